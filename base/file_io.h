@@ -1,0 +1,45 @@
+// Reading and writing whole files, with errors that name the path.
+//
+// File contents are returned in an AlignedBuffer whose data is aligned to
+// kFileAlignment bytes, so FlatBuffer-embedded data (rodata, executables) that
+// the writer aligned stays aligned in memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "base/result.h"
+
+namespace kiln {
+
+inline constexpr size_t kFileAlignment = 64;
+
+// A heap byte buffer aligned to kFileAlignment.
+class AlignedBuffer {
+ public:
+  AlignedBuffer() = default;
+  explicit AlignedBuffer(size_t size);
+  static AlignedBuffer CopyOf(std::span<const uint8_t> bytes);
+
+  uint8_t* data() { return data_.get(); }
+  const uint8_t* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+  std::span<const uint8_t> span() const { return {data_.get(), size_}; }
+
+ private:
+  struct Free {
+    void operator()(uint8_t* p) const;
+  };
+  std::unique_ptr<uint8_t, Free> data_;
+  size_t size_ = 0;
+};
+
+// Reads `path` ("-" reads standard input).
+Result<AlignedBuffer> ReadFile(const std::string& path);
+// Writes `bytes` to `path` ("-" writes standard output).
+Status WriteFile(const std::string& path, std::span<const uint8_t> bytes);
+
+}  // namespace kiln

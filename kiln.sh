@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# kiln.sh: one entry point to set up, build, test and demo kiln.
+#
+#   ./kiln.sh demo            install missing packages, build, run the end-to-end demo
+#   ./kiln.sh test [ARGS...]  install missing packages, build, run ctest (ARGS go to ctest)
+#   ./kiln.sh build           install missing packages, build
+#   ./kiln.sh asan [ARGS...]  build the `asan` preset (ASan+LSan+UBSan) into build-asan, run ctest
+#   ./kiln.sh help            this text
+#
+# Environment:
+#   KILN_BUILD_DIR    build directory (default: build)
+#   KILN_CMAKE_ARGS   extra arguments for the first cmake configure (word-split)
+#
+# A second run is fast: packages are checked with dpkg-query (apt is only called when
+# something is missing), cmake configures only when <build>/build.ninja does not exist,
+# and Ninja does nothing when nothing changed.
+set -euo pipefail
+
+# THE list of Debian packages kiln needs; nothing else in the repository repeats it.
+#   lua5.4, luajit          : VM benchmarks compare against them
+#   llvm-15-tools           : lit + FileCheck for the end-to-end tests
+#   clang-14, libclang-rt-14-dev : the libFuzzer/ASan configuration (`cmake --preset fuzz`)
+KILN_DEBIAN_PACKAGES=(
+  cmake
+  ninja-build
+  g++
+  flatbuffers-compiler
+  libflatbuffers-dev
+  libcxxopts-dev
+  libgtest-dev
+  libgmock-dev
+  libbenchmark-dev
+  lua5.4
+  luajit
+  llvm-15-tools
+  clang-14
+  libclang-rt-14-dev
+  python3
+)
+
+KILN_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "${KILN_ROOT}"
+
+BUILD_DIR="${KILN_BUILD_DIR:-build}"
+
+header() { printf '==> %s\n' "$*"; }
+die() { printf 'kiln.sh: %s\n' "$*" >&2; exit 1; }
+
+usage() {
+  cat <<'EOF'
+usage: ./kiln.sh <command> [args...]
+
+commands:
+  demo            install missing packages, build, run the end-to-end demo
+  test [ARGS...]  install missing packages, build, run the tests (ARGS go to ctest,
+                  e.g. ./kiln.sh test -R verifier)
+  build           install missing packages, build
+  asan [ARGS...]  build with ASan+LSan+UBSan (cmake --preset asan, into build-asan)
+                  and run the tests (ARGS go to ctest)
+  help            show this text
+
+environment:
+  KILN_BUILD_DIR   build directory (default: build)
+  KILN_CMAKE_ARGS  extra arguments for the first cmake configure
+EOF
+}
+
+# Installs the packages of KILN_DEBIAN_PACKAGES that are not installed yet.
+ensure_packages() {
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    printf 'kiln.sh: warning: dpkg-query not found (not Debian?); not checking packages: %s\n' \
+      "${KILN_DEBIAN_PACKAGES[*]}" >&2
+    return 0
+  fi
+  local missing=() pkg status
+  for pkg in "${KILN_DEBIAN_PACKAGES[@]}"; do
+    status="$(dpkg-query -W -f='${Status}' "${pkg}" 2>/dev/null || true)"
+    if [[ "${status}" != "install ok installed" ]]; then
+      missing+=("${pkg}")
+    fi
+  done
+  if ((${#missing[@]} == 0)); then
+    return 0
+  fi
+  if [[ "$(id -u)" -ne 0 ]]; then
+    {
+      printf 'kiln.sh: missing Debian packages: %s\n' "${missing[*]}"
+      printf 'install them with:\n'
+      printf '  sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends %s\n' \
+        "${missing[*]}"
+    } >&2
+    exit 1
+  fi
+  header "installing missing packages: ${missing[*]}"
+  apt-get update
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+# Configures BUILD_DIR once, then builds it (a no-op build takes well under a second).
+configure_and_build() {
+  if [[ ! -f "${BUILD_DIR}/build.ninja" ]]; then
+    local extra_args=()
+    read -r -a extra_args <<<"${KILN_CMAKE_ARGS:-}"
+    header "configuring (${BUILD_DIR})"
+    cmake -S . -B "${BUILD_DIR}" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      ${extra_args[@]+"${extra_args[@]}"}
+  fi
+  header "building (${BUILD_DIR})"
+  cmake --build "${BUILD_DIR}"
+}
+
+setup() {
+  ensure_packages
+  configure_and_build
+}
+
+# The end-to-end demo. For now: write a sample module with the VM's module builder and
+# run it through the embedding sample. When the compiler and the HAL drivers land, this
+# becomes `kiln-compile <sample>.mlir -o <build>/demo/<sample>.kmod` followed by
+# `kiln-run-module --module=... --device=<best available: cuda, vulkan, cpu>`.
+run_demo() {
+  local bin="${BUILD_DIR}/bin"
+  local module="${BUILD_DIR}/demo/fib.kmod"
+  mkdir -p "$(dirname "${module}")"
+  header "running demo"
+  printf '+ %s\n' "${bin}/kiln-make-sample-module ${module}"
+  "${bin}/kiln-make-sample-module" "${module}"
+  printf '+ %s\n' "${bin}/kiln-embedding-sample ${module}"
+  "${bin}/kiln-embedding-sample" "${module}"
+}
+
+run_tests() {
+  local dir="$1"
+  shift
+  header "testing (${dir})"
+  ctest --test-dir "${dir}" --output-on-failure -j2 "$@"
+}
+
+main() {
+  local cmd="${1:-help}"
+  if (($# > 0)); then shift; fi
+  case "${cmd}" in
+    demo)
+      (($# == 0)) || die "demo takes no arguments"
+      setup
+      run_demo
+      ;;
+    test)
+      setup
+      run_tests "${BUILD_DIR}" "$@"
+      ;;
+    build)
+      (($# == 0)) || die "build takes no arguments"
+      setup
+      ;;
+    asan)
+      ensure_packages
+      BUILD_DIR="build-asan"  # the binaryDir of the `asan` preset
+      if [[ ! -f "${BUILD_DIR}/build.ninja" ]]; then
+        header "configuring (${BUILD_DIR}: cmake --preset asan)"
+        cmake --preset asan
+      fi
+      header "building (${BUILD_DIR})"
+      cmake --build "${BUILD_DIR}"
+      run_tests "${BUILD_DIR}" "$@"
+      ;;
+    help | -h | --help)
+      usage
+      ;;
+    *)
+      usage >&2
+      die "unknown command: ${cmd}"
+      ;;
+  esac
+}
+
+main "$@"

@@ -1,0 +1,780 @@
+#include "vm/interpreter.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "vm/list.h"
+
+namespace kiln::vm {
+namespace {
+
+// Frame header, stored at the start of each frame in the stack arena.
+struct Frame {
+  const FunctionInfo* function;
+  Frame* caller;                // Null for the entry frame of an Execute call.
+  const uint8_t* return_pc;     // Caller's next instruction.
+  const uint8_t* result_list;   // Caller's call-instruction result list.
+  const uint8_t* pc;            // Current instruction, saved at calls for backtraces.
+  size_t saved_used;            // Stack arena use before this frame.
+  uint32_t ordinal;             // Function ordinal within the module.
+};
+static_assert(sizeof(Frame) <= kFrameHeaderBytes);
+
+template <typename T>
+inline T Load(const uint8_t* p) {
+  T value;
+  std::memcpy(&value, p, sizeof(T));
+  return value;
+}
+
+inline void SetRef(Object** slot, Object* value) {
+  if (value) value->Retain();
+  Object* old = *slot;
+  *slot = value;
+  if (old) old->Release();
+}
+
+inline void ReleaseRefs(Object** refs, uint32_t count) {
+  for (uint32_t i = 0; i < count; ++i) {
+    if (refs[i]) {
+      refs[i]->Release();
+      refs[i] = nullptr;
+    }
+  }
+}
+
+// Float → integer conversions saturate and send NaN to 0.
+template <typename I, typename F>
+inline I SaturatingCast(F value) {
+  if (value != value) return 0;
+  constexpr I kMin = std::numeric_limits<I>::min();
+  constexpr I kMax = std::numeric_limits<I>::max();
+  if (value <= static_cast<F>(kMin)) return kMin;
+  if (value >= static_cast<F>(kMax)) return kMax;
+  return static_cast<I>(value);
+}
+
+// IEEE 754-2019 minimum/maximum: NaN-propagating, -0 < +0 (arith.minimumf).
+template <typename F>
+inline F Minimum(F a, F b) {
+  if (a != a || b != b) return std::numeric_limits<F>::quiet_NaN();
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+template <typename F>
+inline F Maximum(F a, F b) {
+  if (a != a || b != b) return std::numeric_limits<F>::quiet_NaN();
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+template <typename T, typename U>
+inline T DivS(T a, T b) {
+  return (a == std::numeric_limits<T>::min() && b == -1) ? a : a / b;
+}
+template <typename T>
+inline T RemS(T a, T b) {
+  return b == -1 ? 0 : a % b;
+}
+
+// Bound on list sizes requested by bytecode.
+constexpr int32_t kMaxListSize = 1 << 24;
+
+std::string RefDescription(const Object* object) {
+  return object ? std::string(object->type().name) : std::string("null");
+}
+
+}  // namespace
+
+Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_t function,
+               std::span<const Variant> args, std::span<Variant> results, Stack& stack) {
+  // Register files and globals of the current frame.
+  const FunctionInfo* fn;
+  Frame* frame;
+  const uint8_t* pc;
+  int32_t* ri;
+  int64_t* rl;
+  float* rf;
+  double* rd;
+  Object** rr;
+  const uint8_t* code;  // Start of the current function's bytecode.
+  uint8_t* const globals = state.global_bytes();
+  Object** const global_refs = state.global_refs();
+  uint8_t* const arena = stack.arena();
+  const size_t arena_capacity = stack.arena_capacity();
+  const int max_depth = stack.options().max_depth;
+  const size_t entry_used = stack.used();
+  const int entry_depth = stack.depth();
+  Status trap_status;
+
+#define KILN_LOAD_FRAME_()                                                              \
+  do {                                                                                 \
+    uint8_t* base_ = reinterpret_cast<uint8_t*>(frame);                                \
+    ri = reinterpret_cast<int32_t*>(base_ + fn->bank_offsets[0]);                      \
+    rl = reinterpret_cast<int64_t*>(base_ + fn->bank_offsets[1]);                      \
+    rf = reinterpret_cast<float*>(base_ + fn->bank_offsets[2]);                        \
+    rd = reinterpret_cast<double*>(base_ + fn->bank_offsets[3]);                       \
+    rr = reinterpret_cast<Object**>(base_ + fn->bank_offsets[4]);                      \
+    code = fn->code;                                                                   \
+  } while (false)
+
+  // --- Entry frame. ---
+  fn = &module.function(function);
+  if (stack.depth() >= max_depth || entry_used + fn->frame_bytes > arena_capacity) {
+    return ResourceExhaustedError("stack overflow calling " +
+                                  module.DescribeLocation(function, 0));
+  }
+  if (args.size() != fn->arguments.size() || results.size() != fn->results.size()) {
+    return InvalidArgumentError("function '" + fn->name + "' called with " +
+                                std::to_string(args.size()) + " argument(s) and " +
+                                std::to_string(results.size()) + " result slot(s); signature " +
+                                fn->signature);
+  }
+  frame = reinterpret_cast<Frame*>(arena + entry_used);
+  *frame = Frame{fn, nullptr, nullptr, nullptr, fn->code, entry_used, function};
+  // The arena top and call depth live in locals while the loop runs (stores
+  // through register pointers would otherwise force reloads from the Stack);
+  // they are written back around import calls and on exit.
+  size_t used = entry_used + fn->frame_bytes;
+  int depth = entry_depth + 1;
+  KILN_LOAD_FRAME_();
+  std::memset(rr, 0, sizeof(Object*) * fn->register_counts[4]);
+  {
+    uint16_t next[kBankCount] = {};
+    for (size_t i = 0; i < args.size(); ++i) {
+      const Variant& v = args[i];
+      switch (fn->arguments[i]) {
+        case 'i': ri[next[0]++] = v.i32(); break;
+        case 'I': rl[next[1]++] = v.i64(); break;
+        case 'f': rf[next[2]++] = v.f32(); break;
+        case 'F': rd[next[3]++] = v.f64(); break;
+        default: SetRef(&rr[next[4]++], v.ref().get()); break;
+      }
+    }
+  }
+  pc = fn->code;
+
+  // --- Dispatch. ---
+  static const void* const kDispatch[256] = {
+#define KILN_DISPATCH_ENTRY_(name, ...) &&op_##name,
+      KILN_FOR_EACH_OPCODE(KILN_DISPATCH_ENTRY_)
+#undef KILN_DISPATCH_ENTRY_
+  };
+#define NEXT() goto* kDispatch[*pc]
+#define R(offset) Load<uint16_t>(pc + (offset))
+#define U32(offset) Load<uint32_t>(pc + (offset))
+#define TRAP(status_expr)      \
+  do {                         \
+    trap_status = (status_expr); \
+    goto trap;                 \
+  } while (false)
+#define OP(name) op_##name:
+#define LEN(name) FixedLength(Opcode::k##name)
+
+// dst = expr(a, b) over one register file.
+#define BINARY(name, file, T, expr)          \
+  OP(name) {                                 \
+    T a = file[R(3)];                        \
+    T b = file[R(5)];                        \
+    file[R(1)] = (expr);                     \
+    pc += 7;                                 \
+    NEXT();                                  \
+  }
+#define UNARY(name, dst_file, src_file, T, expr) \
+  OP(name) {                                     \
+    T a = src_file[R(3)];                        \
+    dst_file[R(1)] = (expr);                     \
+    pc += 5;                                     \
+    NEXT();                                      \
+  }
+#define COMPARE(name, file, T, expr) \
+  OP(name) {                         \
+    T a = file[R(3)];                \
+    T b = file[R(5)];                \
+    ri[R(1)] = (expr) ? 1 : 0;       \
+    pc += 7;                         \
+    NEXT();                          \
+  }
+
+  NEXT();
+
+  // Constants and moves.
+  OP(ConstI32) { ri[R(1)] = Load<int32_t>(pc + 3); pc += 7; NEXT(); }
+  OP(ConstI64) { rl[R(1)] = Load<int64_t>(pc + 3); pc += 11; NEXT(); }
+  OP(ConstF32) { rf[R(1)] = Load<float>(pc + 3); pc += 7; NEXT(); }
+  OP(ConstF64) { rd[R(1)] = Load<double>(pc + 3); pc += 11; NEXT(); }
+  OP(ConstRefNull) { SetRef(&rr[R(1)], nullptr); pc += 3; NEXT(); }
+  OP(ConstRefRodata) { SetRef(&rr[R(1)], module.rodata(U32(3)).get()); pc += 7; NEXT(); }
+  OP(MovI32) { ri[R(1)] = ri[R(3)]; pc += 5; NEXT(); }
+  OP(MovI64) { rl[R(1)] = rl[R(3)]; pc += 5; NEXT(); }
+  OP(MovF32) { rf[R(1)] = rf[R(3)]; pc += 5; NEXT(); }
+  OP(MovF64) { rd[R(1)] = rd[R(3)]; pc += 5; NEXT(); }
+  OP(MovRef) { SetRef(&rr[R(1)], rr[R(3)]); pc += 5; NEXT(); }
+
+  // Integer arithmetic. Wrapping ops go through the unsigned type.
+#define INT_OPS(T, S, U, file)                                                         \
+  BINARY(Add##T, file, S, static_cast<S>(static_cast<U>(a) + static_cast<U>(b)))       \
+  BINARY(Sub##T, file, S, static_cast<S>(static_cast<U>(a) - static_cast<U>(b)))       \
+  BINARY(Mul##T, file, S, static_cast<S>(static_cast<U>(a) * static_cast<U>(b)))       \
+  OP(DivS##T) {                                                                        \
+    S a = file[R(3)], b = file[R(5)];                                                  \
+    if (b == 0) TRAP(InvalidArgumentError("integer division by zero"));                \
+    file[R(1)] = DivS<S, U>(a, b);                                                     \
+    pc += 7;                                                                           \
+    NEXT();                                                                            \
+  }                                                                                    \
+  OP(DivU##T) {                                                                        \
+    U a = static_cast<U>(file[R(3)]), b = static_cast<U>(file[R(5)]);                  \
+    if (b == 0) TRAP(InvalidArgumentError("integer division by zero"));                \
+    file[R(1)] = static_cast<S>(a / b);                                                \
+    pc += 7;                                                                           \
+    NEXT();                                                                            \
+  }                                                                                    \
+  OP(RemS##T) {                                                                        \
+    S a = file[R(3)], b = file[R(5)];                                                  \
+    if (b == 0) TRAP(InvalidArgumentError("integer remainder by zero"));               \
+    file[R(1)] = RemS<S>(a, b);                                                        \
+    pc += 7;                                                                           \
+    NEXT();                                                                            \
+  }                                                                                    \
+  OP(RemU##T) {                                                                        \
+    U a = static_cast<U>(file[R(3)]), b = static_cast<U>(file[R(5)]);                  \
+    if (b == 0) TRAP(InvalidArgumentError("integer remainder by zero"));               \
+    file[R(1)] = static_cast<S>(a % b);                                                \
+    pc += 7;                                                                           \
+    NEXT();                                                                            \
+  }                                                                                    \
+  BINARY(MinS##T, file, S, a < b ? a : b)                                              \
+  BINARY(MaxS##T, file, S, a > b ? a : b)                                              \
+  BINARY(MinU##T, file, S, static_cast<U>(a) < static_cast<U>(b) ? a : b)              \
+  BINARY(MaxU##T, file, S, static_cast<U>(a) > static_cast<U>(b) ? a : b)              \
+  UNARY(Abs##T, file, file, S, a < 0 ? static_cast<S>(U{0} - static_cast<U>(a)) : a)   \
+  UNARY(Neg##T, file, file, S, static_cast<S>(U{0} - static_cast<U>(a)))               \
+  BINARY(And##T, file, S, a & b)                                                       \
+  BINARY(Or##T, file, S, a | b)                                                        \
+  BINARY(Xor##T, file, S, a ^ b)                                                       \
+  UNARY(Not##T, file, file, S, ~a)                                                     \
+  BINARY(Shl##T, file, S,                                                              \
+         static_cast<S>(static_cast<U>(a) << (static_cast<U>(b) & (sizeof(S) * 8 - 1)))) \
+  BINARY(ShrS##T, file, S, a >> (static_cast<U>(b) & (sizeof(S) * 8 - 1)))             \
+  BINARY(ShrU##T, file, S,                                                             \
+         static_cast<S>(static_cast<U>(a) >> (static_cast<U>(b) & (sizeof(S) * 8 - 1))))
+  INT_OPS(I32, int32_t, uint32_t, ri)
+  INT_OPS(I64, int64_t, uint64_t, rl)
+#undef INT_OPS
+
+  // Float arithmetic.
+#define FLOAT_OPS(T, F, file)                                    \
+  BINARY(Add##T, file, F, a + b)                                 \
+  BINARY(Sub##T, file, F, a - b)                                 \
+  BINARY(Mul##T, file, F, a * b)                                 \
+  BINARY(Div##T, file, F, a / b)                                 \
+  BINARY(Rem##T, file, F, std::fmod(a, b))                       \
+  BINARY(Min##T, file, F, Minimum(a, b))                         \
+  BINARY(Max##T, file, F, Maximum(a, b))                         \
+  BINARY(Pow##T, file, F, std::pow(a, b))                        \
+  OP(Fma##T) {                                                   \
+    file[R(1)] = std::fma(file[R(3)], file[R(5)], file[R(7)]);   \
+    pc += 9;                                                     \
+    NEXT();                                                      \
+  }                                                              \
+  UNARY(Neg##T, file, file, F, -a)                               \
+  UNARY(Abs##T, file, file, F, std::fabs(a))                     \
+  UNARY(Sqrt##T, file, file, F, std::sqrt(a))                    \
+  UNARY(Exp##T, file, file, F, std::exp(a))                      \
+  UNARY(Log##T, file, file, F, std::log(a))                      \
+  UNARY(Sin##T, file, file, F, std::sin(a))                      \
+  UNARY(Cos##T, file, file, F, std::cos(a))                      \
+  UNARY(Tanh##T, file, file, F, std::tanh(a))                    \
+  UNARY(Floor##T, file, file, F, std::floor(a))                  \
+  UNARY(Ceil##T, file, file, F, std::ceil(a))                    \
+  UNARY(Round##T, file, file, F, std::round(a))
+  FLOAT_OPS(F32, float, rf)
+  FLOAT_OPS(F64, double, rd)
+#undef FLOAT_OPS
+
+  // Comparisons.
+#define INT_CMPS(T, S, U, file)                                 \
+  COMPARE(CmpEq##T, file, S, a == b)                            \
+  COMPARE(CmpNe##T, file, S, a != b)                            \
+  COMPARE(CmpLtS##T, file, S, a < b)                            \
+  COMPARE(CmpLeS##T, file, S, a <= b)                           \
+  COMPARE(CmpGtS##T, file, S, a > b)                            \
+  COMPARE(CmpGeS##T, file, S, a >= b)                           \
+  COMPARE(CmpLtU##T, file, S, static_cast<U>(a) < static_cast<U>(b))  \
+  COMPARE(CmpLeU##T, file, S, static_cast<U>(a) <= static_cast<U>(b)) \
+  COMPARE(CmpGtU##T, file, S, static_cast<U>(a) > static_cast<U>(b))  \
+  COMPARE(CmpGeU##T, file, S, static_cast<U>(a) >= static_cast<U>(b))
+  INT_CMPS(I32, int32_t, uint32_t, ri)
+  INT_CMPS(I64, int64_t, uint64_t, rl)
+#undef INT_CMPS
+#define FLOAT_CMPS(T, F, file)                         \
+  COMPARE(CmpOeq##T, file, F, a == b)                  \
+  COMPARE(CmpOne##T, file, F, a < b || a > b)          \
+  COMPARE(CmpOlt##T, file, F, a < b)                   \
+  COMPARE(CmpOle##T, file, F, a <= b)                  \
+  COMPARE(CmpOgt##T, file, F, a > b)                   \
+  COMPARE(CmpOge##T, file, F, a >= b)                  \
+  COMPARE(CmpUeq##T, file, F, !(a < b || a > b))       \
+  COMPARE(CmpUne##T, file, F, !(a == b))               \
+  COMPARE(CmpUlt##T, file, F, !(a >= b))               \
+  COMPARE(CmpUle##T, file, F, !(a > b))                \
+  COMPARE(CmpUgt##T, file, F, !(a <= b))               \
+  COMPARE(CmpUge##T, file, F, !(a < b))                \
+  COMPARE(CmpOrd##T, file, F, a == a && b == b)        \
+  COMPARE(CmpUno##T, file, F, a != a || b != b)
+  FLOAT_CMPS(F32, float, rf)
+  FLOAT_CMPS(F64, double, rd)
+#undef FLOAT_CMPS
+
+  // Select.
+  OP(SelectI32) { ri[R(1)] = ri[R(3)] ? ri[R(5)] : ri[R(7)]; pc += 9; NEXT(); }
+  OP(SelectI64) { rl[R(1)] = ri[R(3)] ? rl[R(5)] : rl[R(7)]; pc += 9; NEXT(); }
+  OP(SelectF32) { rf[R(1)] = ri[R(3)] ? rf[R(5)] : rf[R(7)]; pc += 9; NEXT(); }
+  OP(SelectF64) { rd[R(1)] = ri[R(3)] ? rd[R(5)] : rd[R(7)]; pc += 9; NEXT(); }
+  OP(SelectRef) { SetRef(&rr[R(1)], ri[R(3)] ? rr[R(5)] : rr[R(7)]); pc += 9; NEXT(); }
+
+  // Conversions.
+  UNARY(TruncI64I32, ri, rl, int64_t, static_cast<int32_t>(static_cast<uint32_t>(a)))
+  UNARY(TruncI32I8, ri, ri, int32_t, a & 0xFF)
+  UNARY(TruncI32I16, ri, ri, int32_t, a & 0xFFFF)
+  UNARY(ExtI8I32S, ri, ri, int32_t, static_cast<int8_t>(a & 0xFF))
+  UNARY(ExtI16I32S, ri, ri, int32_t, static_cast<int16_t>(a & 0xFFFF))
+  UNARY(ExtI32I64S, rl, ri, int32_t, static_cast<int64_t>(a))
+  UNARY(ExtI32I64U, rl, ri, int32_t, static_cast<int64_t>(static_cast<uint32_t>(a)))
+  UNARY(CastSI32F32, rf, ri, int32_t, static_cast<float>(a))
+  UNARY(CastUI32F32, rf, ri, int32_t, static_cast<float>(static_cast<uint32_t>(a)))
+  UNARY(CastSI32F64, rd, ri, int32_t, static_cast<double>(a))
+  UNARY(CastUI32F64, rd, ri, int32_t, static_cast<double>(static_cast<uint32_t>(a)))
+  UNARY(CastSI64F32, rf, rl, int64_t, static_cast<float>(a))
+  UNARY(CastUI64F32, rf, rl, int64_t, static_cast<float>(static_cast<uint64_t>(a)))
+  UNARY(CastSI64F64, rd, rl, int64_t, static_cast<double>(a))
+  UNARY(CastUI64F64, rd, rl, int64_t, static_cast<double>(static_cast<uint64_t>(a)))
+  UNARY(CastF32SI32, ri, rf, float, SaturatingCast<int32_t>(a))
+  UNARY(CastF32UI32, ri, rf, float, static_cast<int32_t>(SaturatingCast<uint32_t>(a)))
+  UNARY(CastF64SI32, ri, rd, double, SaturatingCast<int32_t>(a))
+  UNARY(CastF64UI32, ri, rd, double, static_cast<int32_t>(SaturatingCast<uint32_t>(a)))
+  UNARY(CastF32SI64, rl, rf, float, SaturatingCast<int64_t>(a))
+  UNARY(CastF32UI64, rl, rf, float, static_cast<int64_t>(SaturatingCast<uint64_t>(a)))
+  UNARY(CastF64SI64, rl, rd, double, SaturatingCast<int64_t>(a))
+  UNARY(CastF64UI64, rl, rd, double, static_cast<int64_t>(SaturatingCast<uint64_t>(a)))
+  UNARY(ExtF32F64, rd, rf, float, static_cast<double>(a))
+  UNARY(TruncF64F32, rf, rd, double, static_cast<float>(a))
+  OP(BitcastI32F32) { std::memcpy(&rf[R(1)], &ri[R(3)], 4); pc += 5; NEXT(); }
+  OP(BitcastF32I32) { std::memcpy(&ri[R(1)], &rf[R(3)], 4); pc += 5; NEXT(); }
+  OP(BitcastI64F64) { std::memcpy(&rd[R(1)], &rl[R(3)], 8); pc += 5; NEXT(); }
+  OP(BitcastF64I64) { std::memcpy(&rl[R(1)], &rd[R(3)], 8); pc += 5; NEXT(); }
+
+  // Control flow.
+  OP(Br) { pc = code + U32(1); NEXT(); }
+  OP(CondBr) { pc = code + (ri[R(1)] ? U32(3) : U32(7)); NEXT(); }
+  OP(BrLtI32S) { pc = code + (ri[R(1)] < ri[R(3)] ? U32(5) : U32(9)); NEXT(); }
+  OP(BrLtI64S) { pc = code + (rl[R(1)] < rl[R(3)] ? U32(5) : U32(9)); NEXT(); }
+  OP(Switch) {
+    uint32_t index = static_cast<uint32_t>(ri[R(1)]);
+    uint16_t count = Load<uint16_t>(pc + 7);
+    pc = code + (index < count ? U32(9 + 4 * index) : U32(3));
+    NEXT();
+  }
+  OP(Fail) { TRAP(AbortedError(std::string(module.string(U32(1))))); }
+
+  OP(Call) {
+    const FunctionInfo* callee = &module.function(U32(1));
+    const uint8_t* arg_list = pc + 5;
+    const uint8_t* result_list = arg_list + 1 + 2 * arg_list[0];
+    if (depth >= max_depth) {
+      TRAP(ResourceExhaustedError("stack overflow: call depth limit of " +
+                                  std::to_string(max_depth) + " exceeded"));
+    }
+    if (used + callee->frame_bytes > arena_capacity) {
+      TRAP(ResourceExhaustedError("stack overflow: register frames exceed the " +
+                                  std::to_string(arena_capacity) + "-byte stack"));
+    }
+    frame->pc = pc;
+    Frame* callee_frame = reinterpret_cast<Frame*>(arena + used);
+    *callee_frame = Frame{callee, frame, result_list + 1 + 2 * result_list[0], result_list,
+                          callee->code, used, U32(1)};
+    used += callee->frame_bytes;
+    ++depth;
+    // Copy arguments into the callee's banks, in signature order.
+    uint8_t* base = reinterpret_cast<uint8_t*>(callee_frame);
+    int32_t* ci = reinterpret_cast<int32_t*>(base + callee->bank_offsets[0]);
+    int64_t* cl = reinterpret_cast<int64_t*>(base + callee->bank_offsets[1]);
+    float* cf = reinterpret_cast<float*>(base + callee->bank_offsets[2]);
+    double* cd = reinterpret_cast<double*>(base + callee->bank_offsets[3]);
+    Object** cr = reinterpret_cast<Object**>(base + callee->bank_offsets[4]);
+    if (callee->register_counts[4]) {
+      std::memset(cr, 0, sizeof(Object*) * callee->register_counts[4]);
+    }
+    const char* types = callee->arguments.data();
+    const uint8_t count = arg_list[0];
+    for (uint8_t i = 0; i < count; ++i) {
+      uint16_t src = Load<uint16_t>(arg_list + 1 + 2 * i);
+      switch (types[i]) {
+        case 'i': *ci++ = ri[src]; break;
+        case 'I': *cl++ = rl[src]; break;
+        case 'f': *cf++ = rf[src]; break;
+        case 'F': *cd++ = rd[src]; break;
+        default: SetRef(cr++, rr[src]); break;
+      }
+    }
+    frame = callee_frame;
+    fn = callee;
+    KILN_LOAD_FRAME_();
+    pc = fn->code;
+    NEXT();
+  }
+
+  OP(Return) {
+    const uint8_t count = pc[1];
+    if (!frame->caller) {
+      // Leaving the entry frame: hand results to the host.
+      for (uint8_t i = 0; i < count; ++i) {
+        uint16_t src = Load<uint16_t>(pc + 2 + 2 * i);
+        switch (fn->results[i]) {
+          case 'i': results[i] = Variant::I32(ri[src]); break;
+          case 'I': results[i] = Variant::I64(rl[src]); break;
+          case 'f': results[i] = Variant::F32(rf[src]); break;
+          case 'F': results[i] = Variant::F64(rd[src]); break;
+          default: results[i] = Variant::FromRef(Ref<Object>(rr[src])); break;
+        }
+      }
+      ReleaseRefs(rr, fn->register_counts[4]);
+      stack.set_used(entry_used);
+      stack.set_depth(entry_depth);
+      return OkStatus();
+    }
+    Frame* caller = frame->caller;
+    const FunctionInfo* caller_fn = caller->function;
+    uint8_t* base = reinterpret_cast<uint8_t*>(caller);
+    int32_t* ci = reinterpret_cast<int32_t*>(base + caller_fn->bank_offsets[0]);
+    int64_t* cl = reinterpret_cast<int64_t*>(base + caller_fn->bank_offsets[1]);
+    float* cf = reinterpret_cast<float*>(base + caller_fn->bank_offsets[2]);
+    double* cd = reinterpret_cast<double*>(base + caller_fn->bank_offsets[3]);
+    Object** cr = reinterpret_cast<Object**>(base + caller_fn->bank_offsets[4]);
+    const uint8_t* result_list = frame->result_list;
+    for (uint8_t i = 0; i < count; ++i) {
+      uint16_t src = Load<uint16_t>(pc + 2 + 2 * i);
+      uint16_t dst = Load<uint16_t>(result_list + 1 + 2 * i);
+      switch (fn->results[i]) {
+        case 'i': ci[dst] = ri[src]; break;
+        case 'I': cl[dst] = rl[src]; break;
+        case 'f': cf[dst] = rf[src]; break;
+        case 'F': cd[dst] = rd[src]; break;
+        default: SetRef(&cr[dst], rr[src]); break;
+      }
+    }
+    if (fn->register_counts[4]) ReleaseRefs(rr, fn->register_counts[4]);
+    used = frame->saved_used;
+    --depth;
+    pc = frame->return_pc;
+    frame = caller;
+    fn = caller_fn;
+    KILN_LOAD_FRAME_();
+    NEXT();
+  }
+
+  OP(CallImport) {
+    const uint32_t ordinal = U32(1);
+    const ImportTarget& target = state.imports()[ordinal];
+    const ImportDecl& decl = module.imports()[ordinal];
+    if (!target.resolved()) {
+      TRAP(FailedPreconditionError("call to optional import '" + decl.name +
+                                   "' that was not resolved"));
+    }
+    if (depth >= max_depth) {
+      TRAP(ResourceExhaustedError("stack overflow: call depth limit of " +
+                                  std::to_string(max_depth) + " exceeded"));
+    }
+    const uint8_t* arg_list = pc + 5;
+    const uint8_t* result_list = arg_list + 1 + 2 * arg_list[0];
+    const size_t arg_count = arg_list[0];
+    const size_t result_count = result_list[0];
+    const std::string_view types = decl.signature;
+    // Small calls marshal through fixed storage; large ones through the heap.
+    Variant inline_values[8];
+    std::vector<Variant> heap_values;
+    Variant* values = inline_values;
+    if (arg_count + result_count > 8) {
+      heap_values.resize(arg_count + result_count);
+      values = heap_values.data();
+    }
+    for (size_t i = 0; i < arg_count; ++i) {
+      uint16_t src = Load<uint16_t>(arg_list + 1 + 2 * i);
+      switch (types[i]) {
+        case 'i': values[i] = Variant::I32(ri[src]); break;
+        case 'I': values[i] = Variant::I64(rl[src]); break;
+        case 'f': values[i] = Variant::F32(rf[src]); break;
+        case 'F': values[i] = Variant::F64(rd[src]); break;
+        default: values[i] = Variant::FromRef(Ref<Object>(rr[src])); break;
+      }
+    }
+    frame->pc = pc;
+    stack.set_used(used);
+    stack.set_depth(depth + 1);
+    Status status = target.module->Call(*target.state, target.ordinal,
+                                        std::span<const Variant>(values, arg_count),
+                                        std::span<Variant>(values + arg_count, result_count),
+                                        stack);
+    if (!status.ok()) TRAP(status.WithContext("import '" + decl.name + "' failed"));
+    const std::string_view result_types = types.substr(arg_count + 1);
+    for (size_t i = 0; i < result_count; ++i) {
+      const Variant& value = values[arg_count + i];
+      uint16_t dst = Load<uint16_t>(result_list + 1 + 2 * i);
+      ValueType expected;
+      switch (result_types[i]) {
+        case 'i': expected = ValueType::kI32; ri[dst] = value.i32(); break;
+        case 'I': expected = ValueType::kI64; rl[dst] = value.i64(); break;
+        case 'f': expected = ValueType::kF32; rf[dst] = value.f32(); break;
+        case 'F': expected = ValueType::kF64; rd[dst] = value.f64(); break;
+        default: expected = ValueType::kRef; SetRef(&rr[dst], value.ref().get()); break;
+      }
+      if (value.type() != expected) {
+        TRAP(InternalError("import '" + decl.name + "' returned " + value.ToString() +
+                           " for result " + std::to_string(i) + ", expected " +
+                           std::string(ValueTypeName(expected))));
+      }
+    }
+    pc = result_list + 1 + 2 * result_count;
+    NEXT();
+  }
+
+  OP(ImportResolved) {
+    ri[R(1)] = state.imports()[U32(3)].resolved() ? 1 : 0;
+    pc += 7;
+    NEXT();
+  }
+
+  // Globals.
+  OP(GlobalLoadI32) { std::memcpy(&ri[R(1)], globals + U32(3), 4); pc += 7; NEXT(); }
+  OP(GlobalLoadI64) { std::memcpy(&rl[R(1)], globals + U32(3), 8); pc += 7; NEXT(); }
+  OP(GlobalLoadF32) { std::memcpy(&rf[R(1)], globals + U32(3), 4); pc += 7; NEXT(); }
+  OP(GlobalLoadF64) { std::memcpy(&rd[R(1)], globals + U32(3), 8); pc += 7; NEXT(); }
+  OP(GlobalLoadRef) { SetRef(&rr[R(1)], global_refs[U32(3)]); pc += 7; NEXT(); }
+  OP(GlobalStoreI32) { std::memcpy(globals + U32(1), &ri[R(5)], 4); pc += 7; NEXT(); }
+  OP(GlobalStoreI64) { std::memcpy(globals + U32(1), &rl[R(5)], 8); pc += 7; NEXT(); }
+  OP(GlobalStoreF32) { std::memcpy(globals + U32(1), &rf[R(5)], 4); pc += 7; NEXT(); }
+  OP(GlobalStoreF64) { std::memcpy(globals + U32(1), &rd[R(5)], 8); pc += 7; NEXT(); }
+  OP(GlobalStoreRef) { SetRef(&global_refs[U32(1)], rr[R(5)]); pc += 7; NEXT(); }
+
+  // Refs.
+  OP(RefIsNull) { ri[R(1)] = rr[R(3)] == nullptr; pc += 5; NEXT(); }
+  OP(RefEq) { ri[R(1)] = rr[R(3)] == rr[R(5)]; pc += 7; NEXT(); }
+  OP(RefIsType) {
+    Object* object = rr[R(3)];
+    ri[R(1)] = object && &object->type() == &module.type(U32(5));
+    pc += 9;
+    NEXT();
+  }
+
+  // Lists and buffers: refs are checked for null and type, indices for range.
+#define AS(T, var, offset)                                                              \
+  T* var = DynCast<T>(rr[R(offset)]);                                                   \
+  if (!var) {                                                                           \
+    TRAP(InvalidArgumentError("expected a " + std::string(T::Type().name) +             \
+                              " in register ref:" + std::to_string(R(offset)) +        \
+                              ", got " + RefDescription(rr[R(offset)])));              \
+  }
+  OP(ListAlloc) {
+    int32_t capacity = ri[R(3)];
+    if (capacity < 0 || capacity > kMaxListSize) {
+      TRAP(OutOfRangeError("list capacity " + std::to_string(capacity) + " out of range"));
+    }
+    Ref<List> list = List::Create(static_cast<size_t>(capacity));
+    SetRef(&rr[R(1)], list.get());
+    pc += 5;
+    NEXT();
+  }
+  OP(ListSize) {
+    AS(List, list, 3);
+    ri[R(1)] = static_cast<int32_t>(list->size());
+    pc += 5;
+    NEXT();
+  }
+  OP(ListResize) {
+    AS(List, list, 1);
+    int32_t size = ri[R(3)];
+    if (size < 0 || size > kMaxListSize) {
+      TRAP(OutOfRangeError("list size " + std::to_string(size) + " out of range"));
+    }
+    list->Resize(static_cast<size_t>(size));
+    pc += 5;
+    NEXT();
+  }
+#define LIST_GET(name, file, getter)                                        \
+  OP(name) {                                                                \
+    AS(List, list, 3);                                                      \
+    auto value = list->getter(static_cast<size_t>(static_cast<uint32_t>(ri[R(5)]))); \
+    if (!value.ok()) TRAP(value.status());                                  \
+    file[R(1)] = *value;                                                    \
+    pc += 7;                                                                \
+    NEXT();                                                                 \
+  }
+  LIST_GET(ListGetI32, ri, GetI32)
+  LIST_GET(ListGetI64, rl, GetI64)
+  LIST_GET(ListGetF32, rf, GetF32)
+  LIST_GET(ListGetF64, rd, GetF64)
+#undef LIST_GET
+  OP(ListGetRef) {
+    AS(List, list, 3);
+    auto value = list->GetRef(static_cast<size_t>(static_cast<uint32_t>(ri[R(5)])));
+    if (!value.ok()) TRAP(value.status());
+    SetRef(&rr[R(1)], value->get());
+    pc += 7;
+    NEXT();
+  }
+#define LIST_SET(name, make)                                                 \
+  OP(name) {                                                                 \
+    AS(List, list, 1);                                                       \
+    Status status = list->Set(static_cast<size_t>(static_cast<uint32_t>(ri[R(3)])), make); \
+    if (!status.ok()) TRAP(status);                                          \
+    pc += 7;                                                                 \
+    NEXT();                                                                  \
+  }
+  LIST_SET(ListSetI32, Variant::I32(ri[R(5)]))
+  LIST_SET(ListSetI64, Variant::I64(rl[R(5)]))
+  LIST_SET(ListSetF32, Variant::F32(rf[R(5)]))
+  LIST_SET(ListSetF64, Variant::F64(rd[R(5)]))
+  LIST_SET(ListSetRef, Variant::FromRef(Ref<Object>(rr[R(5)])))
+#undef LIST_SET
+
+  OP(BufferAlloc) {
+    int64_t length = rl[R(3)];
+    if (length < 0) TRAP(OutOfRangeError("negative buffer length " + std::to_string(length)));
+    auto buffer = ByteBuffer::Allocate(static_cast<size_t>(length));
+    if (!buffer.ok()) TRAP(buffer.status());
+    SetRef(&rr[R(1)], buffer->get());
+    pc += 5;
+    NEXT();
+  }
+  OP(BufferLength) {
+    AS(ByteBuffer, buffer, 3);
+    rl[R(1)] = static_cast<int64_t>(buffer->length());
+    pc += 5;
+    NEXT();
+  }
+  OP(BufferCopy) {
+    AS(ByteBuffer, source, 1);
+    AS(ByteBuffer, target, 5);
+    int64_t source_offset = rl[R(3)], target_offset = rl[R(7)], length = rl[R(9)];
+    Status status = source->CheckRange(source_offset, length, false);
+    if (status.ok()) status = target->CheckRange(target_offset, length, true);
+    if (!status.ok()) TRAP(status);
+    std::memmove(target->mutable_data() + target_offset, source->data() + source_offset,
+                 static_cast<size_t>(length));
+    pc += 11;
+    NEXT();
+  }
+  OP(BufferFill) {
+    AS(ByteBuffer, buffer, 1);
+    int64_t offset = rl[R(3)], length = rl[R(5)];
+    Status status = buffer->CheckRange(offset, length, true);
+    if (!status.ok()) TRAP(status);
+    std::memset(buffer->mutable_data() + offset, ri[R(7)] & 0xFF, static_cast<size_t>(length));
+    pc += 9;
+    NEXT();
+  }
+#define BUFFER_LOAD(name, file, T, convert)                           \
+  OP(name) {                                                          \
+    AS(ByteBuffer, buffer, 3);                                        \
+    int64_t offset = rl[R(5)];                                        \
+    Status status = buffer->CheckRange(offset, sizeof(T), false);     \
+    if (!status.ok()) TRAP(status);                                   \
+    T value;                                                          \
+    std::memcpy(&value, buffer->data() + offset, sizeof(T));          \
+    file[R(1)] = convert;                                             \
+    pc += 7;                                                          \
+    NEXT();                                                           \
+  }
+  BUFFER_LOAD(BufferLoadI8S, ri, int8_t, value)
+  BUFFER_LOAD(BufferLoadI8U, ri, uint8_t, value)
+  BUFFER_LOAD(BufferLoadI16S, ri, int16_t, value)
+  BUFFER_LOAD(BufferLoadI16U, ri, uint16_t, value)
+  BUFFER_LOAD(BufferLoadI32, ri, int32_t, value)
+  BUFFER_LOAD(BufferLoadI64, rl, int64_t, value)
+  BUFFER_LOAD(BufferLoadF32, rf, float, value)
+  BUFFER_LOAD(BufferLoadF64, rd, double, value)
+#undef BUFFER_LOAD
+#define BUFFER_STORE(name, T, value_expr)                             \
+  OP(name) {                                                          \
+    AS(ByteBuffer, buffer, 1);                                        \
+    int64_t offset = rl[R(3)];                                        \
+    Status status = buffer->CheckRange(offset, sizeof(T), true);      \
+    if (!status.ok()) TRAP(status);                                   \
+    T value = static_cast<T>(value_expr);                             \
+    std::memcpy(buffer->mutable_data() + offset, &value, sizeof(T));  \
+    pc += 7;                                                          \
+    NEXT();                                                           \
+  }
+  BUFFER_STORE(BufferStoreI8, uint8_t, ri[R(5)])
+  BUFFER_STORE(BufferStoreI16, uint16_t, ri[R(5)])
+  BUFFER_STORE(BufferStoreI32, int32_t, ri[R(5)])
+  BUFFER_STORE(BufferStoreI64, int64_t, rl[R(5)])
+  BUFFER_STORE(BufferStoreF32, float, rf[R(5)])
+  BUFFER_STORE(BufferStoreF64, double, rd[R(5)])
+#undef BUFFER_STORE
+#undef AS
+
+  OP(Trace) {
+    std::string line = "[trace] " + std::string(module.string(U32(1)));
+    const uint8_t count = pc[5];
+    for (uint8_t i = 0; i < count; ++i) {
+      const uint8_t* operand = pc + 6 + 3 * i;
+      uint16_t reg = Load<uint16_t>(operand + 1);
+      line += i ? ", " : " ";
+      switch (static_cast<Bank>(operand[0])) {
+        case Bank::kI32: line += Variant::I32(ri[reg]).ToString(); break;
+        case Bank::kI64: line += Variant::I64(rl[reg]).ToString(); break;
+        case Bank::kF32: line += Variant::F32(rf[reg]).ToString(); break;
+        case Bank::kF64: line += Variant::F64(rd[reg]).ToString(); break;
+        case Bank::kRef: line += Variant::FromRef(Ref<Object>(rr[reg])).ToString(); break;
+      }
+    }
+    std::string source = module.SourceLocation(frame->ordinal, static_cast<uint32_t>(pc - fn->code));
+    if (!source.empty()) line += "  (" + source + ")";
+    stack.Trace(line);
+    pc += 6 + 3 * count;
+    NEXT();
+  }
+
+trap : {
+  // Name where it happened, then every enclosing frame of this Execute.
+  std::string message = module.DescribeLocation(frame->ordinal,
+                                                static_cast<uint32_t>(pc - fn->code)) +
+                        ": " + trap_status.message();
+  int lines = 0;
+  for (Frame* f = frame->caller; f; f = f->caller) {
+    if (++lines > 16) {
+      message += "\n  ...";
+      break;
+    }
+    message += "\n  called from " +
+               module.DescribeLocation(f->ordinal, static_cast<uint32_t>(f->pc - f->function->code));
+  }
+  // Unwind: release every frame's refs.
+  for (Frame* f = frame; f; f = f->caller) {
+    Object** refs = reinterpret_cast<Object**>(reinterpret_cast<uint8_t*>(f) +
+                                               f->function->bank_offsets[4]);
+    ReleaseRefs(refs, f->function->register_counts[4]);
+  }
+  stack.set_used(entry_used);
+  stack.set_depth(entry_depth);
+  return Status(trap_status.code(), std::move(message));
+}
+
+#undef NEXT
+#undef R
+#undef U32
+#undef TRAP
+#undef OP
+#undef LEN
+#undef BINARY
+#undef UNARY
+#undef COMPARE
+#undef KILN_LOAD_FRAME_
+}
+
+}  // namespace kiln::vm

@@ -1,0 +1,68 @@
+#include "vm/invocation.h"
+
+#include <vector>
+
+#include "vm/signature.h"
+
+namespace kiln::vm {
+
+namespace {
+
+ValueType ValueTypeOfChar(char c) {
+  switch (c) {
+    case 'i': return ValueType::kI32;
+    case 'I': return ValueType::kI64;
+    case 'f': return ValueType::kF32;
+    case 'F': return ValueType::kF64;
+    default: return ValueType::kRef;
+  }
+}
+
+}  // namespace
+
+Status InvokeWithStack(const Function& function, std::span<const Variant> arguments,
+                       std::span<Variant> results, Stack& stack) {
+  if (!function.module || !function.info) return InvalidArgumentError("invalid function");
+  SignatureParts parts;
+  KILN_RETURN_IF_ERROR(ParseSignature(function.info->signature, &parts));
+  const std::string& name = function.info->name;
+  if (arguments.size() != parts.arguments.size()) {
+    return InvalidArgumentError("function '" + name + "' expects " +
+                                std::to_string(parts.arguments.size()) + " argument(s) " +
+                                FormatSignature(function.info->signature) + ", got " +
+                                std::to_string(arguments.size()));
+  }
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    ValueType expected = ValueTypeOfChar(parts.arguments[i]);
+    if (arguments[i].type() != expected) {
+      return InvalidArgumentError("argument " + std::to_string(i) + " of '" + name + "' must be " +
+                                  std::string(ValueTypeName(expected)) + ", got " +
+                                  arguments[i].ToString());
+    }
+  }
+  if (results.size() != parts.results.size()) {
+    return InvalidArgumentError("function '" + name + "' returns " +
+                                std::to_string(parts.results.size()) + " result(s)");
+  }
+  return function.module->Call(*function.state, function.info->ordinal, arguments, results, stack);
+}
+
+Result<Ref<List>> Invoke(Context& context, const Function& function, const List& arguments) {
+  if (!function.info) return InvalidArgumentError("invalid function");
+  SignatureParts parts;
+  KILN_RETURN_IF_ERROR(ParseSignature(function.info->signature, &parts));
+  std::vector<Variant> results(parts.results.size());
+  Stack stack(context.options().stack, context.options().trace_sink);
+  KILN_RETURN_IF_ERROR(InvokeWithStack(function, arguments.items(), results, stack));
+  Ref<List> list = List::Create(results.size());
+  for (Variant& result : results) list->Push(std::move(result));
+  return list;
+}
+
+Result<Ref<List>> Invoke(Context& context, std::string_view function_name,
+                         const List& arguments) {
+  KILN_ASSIGN_OR_RETURN(Function function, context.LookupFunction(function_name));
+  return Invoke(context, function, arguments);
+}
+
+}  // namespace kiln::vm

@@ -1,0 +1,47 @@
+#include "vm/signature.h"
+
+namespace kiln::vm {
+
+Status ParseSignature(std::string_view signature, SignatureParts* parts) {
+  size_t split = signature.find('_');
+  if (split == std::string_view::npos || signature.find('_', split + 1) != std::string_view::npos) {
+    return InvalidArgumentError("malformed signature '" + std::string(signature) +
+                                "': expected exactly one '_' between arguments and results");
+  }
+  for (size_t i = 0; i < signature.size(); ++i) {
+    Bank bank;
+    if (i != split && !BankOfTypeChar(signature[i], &bank)) {
+      return InvalidArgumentError("malformed signature '" + std::string(signature) +
+                                  "': unknown type character '" +
+                                  std::string(1, signature[i]) + "'");
+    }
+  }
+  if (split > 255 || signature.size() - split - 1 > 255) {
+    return InvalidArgumentError("signature '" + std::string(signature) +
+                                "' has more than 255 arguments or results");
+  }
+  parts->arguments = signature.substr(0, split);
+  parts->results = signature.substr(split + 1);
+  return OkStatus();
+}
+
+std::string FormatSignature(std::string_view signature) {
+  auto list = [](std::string_view chars) {
+    std::string text = "(";
+    for (size_t i = 0; i < chars.size(); ++i) {
+      if (i) text += ", ";
+      Bank bank;
+      if (BankOfTypeChar(chars[i], &bank)) {
+        text += BankName(bank);
+      } else {
+        text += '?';
+      }
+    }
+    return text + ")";
+  };
+  size_t split = signature.find('_');
+  if (split == std::string_view::npos) return "<malformed '" + std::string(signature) + "'>";
+  return list(signature.substr(0, split)) + " -> " + list(signature.substr(split + 1));
+}
+
+}  // namespace kiln::vm

@@ -1,0 +1,56 @@
+// Stack: the execution stack of one invocation.
+//
+// Register frames of bytecode functions are carved out of one contiguous arena
+// (no allocation per call), and the stack counts call depth across bytecode
+// and native calls alike, so runaway recursion ends in a clean "stack
+// overflow" error naming the function rather than a crash. A Stack belongs to
+// one thread for the duration of an invocation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string_view>
+
+namespace kiln::vm {
+
+// Receives the output of the `trace` instruction, one line per call.
+using TraceSink = std::function<void(std::string_view line)>;
+
+struct StackOptions {
+  // Most nested calls (bytecode and native) an invocation may make.
+  int max_depth = 4096;
+  // Bytes of register-frame storage; a deep recursion with big frames ends in
+  // "stack overflow" when this runs out.
+  size_t arena_bytes = size_t{4} << 20;
+};
+
+class Stack {
+ public:
+  explicit Stack(const StackOptions& options = {}, TraceSink trace_sink = nullptr);
+  Stack(const Stack&) = delete;
+  Stack& operator=(const Stack&) = delete;
+
+  const StackOptions& options() const { return options_; }
+  // The trace sink, or a sink writing to stderr when none was given.
+  void Trace(std::string_view line) const;
+
+  // --- Used by module implementations. ---
+  // Arena storage: a frame takes `bytes` (a multiple of 8) at `used()`.
+  uint8_t* arena() { return arena_.get(); }
+  size_t arena_capacity() const { return options_.arena_bytes; }
+  size_t used() const { return used_; }
+  void set_used(size_t used) { used_ = used; }
+  int depth() const { return depth_; }
+  void set_depth(int depth) { depth_ = depth; }
+
+ private:
+  StackOptions options_;
+  TraceSink trace_sink_;
+  std::unique_ptr<uint8_t[]> arena_;
+  size_t used_ = 0;
+  int depth_ = 0;
+};
+
+}  // namespace kiln::vm
