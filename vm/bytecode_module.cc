@@ -1,11 +1,93 @@
 #include "vm/bytecode_module.h"
 
+#include <cstring>
+
 #include "schemas/module_generated.h"
 #include "vm/interpreter.h"
 #include "vm/signature.h"
 #include "vm/verifier.h"
 
 namespace kiln::vm {
+
+namespace {
+
+// Rewrites every register operand of one (verified) function from its
+// bank-relative index to its frame slot. Walks instructions exactly as the
+// verifier did, so every access is known to be in bounds.
+void RewriteRegistersToSlots(const BytecodeModule& module, const FunctionInfo& info,
+                             uint8_t* code) {
+  const schema::Module& flat = module.flat();
+  auto rewrite = [&](uint8_t* at, Bank bank) {
+    uint16_t reg;
+    std::memcpy(&reg, at, 2);
+    reg = static_cast<uint16_t>(reg + info.bank_slots[static_cast<int>(bank)]);
+    std::memcpy(at, &reg, 2);
+  };
+  auto rewrite_list = [&](uint8_t*& at, std::string_view types) {
+    uint8_t count = *at++;
+    for (uint8_t i = 0; i < count; ++i, at += 2) {
+      Bank bank;
+      BankOfTypeChar(types[i], &bank);
+      rewrite(at, bank);
+    }
+  };
+  // Signatures of call targets, split into arguments and results.
+  auto callee_types = [&](bool is_import, uint32_t index, SignatureParts* parts) {
+    const flatbuffers::String* signature =
+        is_import ? flat.imports()->Get(index)->signature()
+                  : flat.functions()->Get(index)->signature();
+    (void)ParseSignature(signature->string_view(), parts);
+  };
+  uint8_t* pc = code;
+  uint8_t* end = code + info.code_length;
+  while (pc < end) {
+    const OpcodeInfo& op = GetOpcodeInfo(static_cast<Opcode>(*pc++));
+    SignatureParts callee;
+    for (int i = 0; i < op.operand_count; ++i) {
+      OperandKind kind = op.operands[i];
+      if (IsRegisterKind(kind)) {
+        rewrite(pc, BankOfRegisterKind(kind));
+        pc += 2;
+        continue;
+      }
+      switch (kind) {
+        case OperandKind::kFunction:
+        case OperandKind::kImport: {
+          uint32_t index;
+          std::memcpy(&index, pc, 4);
+          callee_types(kind == OperandKind::kImport, index, &callee);
+          pc += 4;
+          break;
+        }
+        case OperandKind::kCallArgs:
+          rewrite_list(pc, callee.arguments);
+          break;
+        case OperandKind::kCallResults:
+          rewrite_list(pc, callee.results);
+          break;
+        case OperandKind::kReturnValues:
+          rewrite_list(pc, info.results);
+          break;
+        case OperandKind::kSwitchTargets: {
+          uint16_t count;
+          std::memcpy(&count, pc, 2);
+          pc += 2 + 4 * count;
+          break;
+        }
+        case OperandKind::kTraceOperands: {
+          uint8_t count = *pc++;
+          for (uint8_t c = 0; c < count; ++c, pc += 3) rewrite(pc + 1, static_cast<Bank>(pc[0]));
+          break;
+        }
+        default:
+          pc += FixedOperandSize(kind);
+          break;
+      }
+    }
+  }
+}
+
+}  // namespace
 
 Result<Ref<BytecodeModule>> BytecodeModule::Load(const Instance& instance, AlignedBuffer bytes) {
   KILN_RETURN_IF_ERROR(VerifyModule(bytes.span(), instance.types()));
@@ -16,12 +98,10 @@ Result<Ref<BytecodeModule>> BytecodeModule::Load(const Instance& instance, Align
   module->flat_ = &flat;
   module->name_ = flat.name()->str();
 
-  const uint8_t* bytecode = flat.bytecode() ? flat.bytecode()->data() : nullptr;
   for (const schema::Function* f : *flat.functions()) {
     FunctionInfo info;
     info.name = f->name() ? f->name()->str() : std::string("<unnamed>");
     info.signature = f->signature()->str();
-    info.code = bytecode + f->bytecode_offset();
     info.code_length = f->bytecode_length();
     info.register_counts = {f->i32_register_count(), f->i64_register_count(),
                             f->f32_register_count(), f->f64_register_count(),
@@ -35,19 +115,29 @@ Result<Ref<BytecodeModule>> BytecodeModule::Load(const Instance& instance, Align
     (void)ParseSignature(info.signature, &parts);
     info.arguments = parts.arguments;
     info.results = parts.results;
-    // Frame layout: header, then 8-byte banks (i64, f64, ref), then 4-byte
-    // banks (i32, f32); every offset stays naturally aligned.
-    uint32_t offset = kFrameHeaderBytes;
-    auto place = [&](Bank bank, uint32_t width) {
-      info.bank_offsets[static_cast<int>(bank)] = offset;
-      offset += info.register_counts[static_cast<int>(bank)] * width;
-    };
-    place(Bank::kI64, 8);
-    place(Bank::kF64, 8);
-    place(Bank::kRef, sizeof(Object*));
-    place(Bank::kI32, 4);
-    place(Bank::kF32, 4);
-    info.frame_bytes = (offset + 7) & ~7u;
+    info.ref_free_signature = info.signature.find('r') == std::string::npos;
+    uint32_t slot = 0;
+    for (int b = 0; b < kBankCount; ++b) {
+      info.bank_slots[b] = static_cast<uint16_t>(slot);
+      slot += info.register_counts[b];
+    }
+    info.slot_count = slot;  // The verifier bounds this by kMaxFrameSlots.
+    info.frame_bytes = kFrameHeaderBytes + 8 * slot;
+    std::array<uint16_t, kBankCount> next = info.bank_slots;
+    for (char c : info.arguments) {
+      Bank bank;
+      BankOfTypeChar(c, &bank);
+      info.argument_slots.push_back(next[static_cast<int>(bank)]++);
+    }
+  }
+  // Copy the bytecode and rewrite register operands to slots.
+  if (flat.bytecode()) {
+    module->code_ = AlignedBuffer::CopyOf({flat.bytecode()->data(), flat.bytecode()->size()});
+  }
+  for (FunctionInfo& info : module->functions_) {
+    const schema::Function* f = info.descriptor;
+    info.code = module->code_.data() + f->bytecode_offset();
+    RewriteRegistersToSlots(*module, info, module->code_.data() + f->bytecode_offset());
   }
   if (flat.exports()) {
     for (uint32_t i = 0; i < flat.exports()->size(); ++i) {

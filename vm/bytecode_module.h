@@ -30,18 +30,25 @@ struct Function;
 namespace kiln::vm {
 
 // A bytecode function as the interpreter sees it.
+//
+// Frames are a header followed by 8-byte slots, one per register of every
+// bank (bank by bank: i32, i64, f32, f64, ref). At load time every register
+// operand in the bytecode is rewritten from its bank-relative index to its
+// slot index, so the interpreter addresses all banks through one frame pointer
+// and copies any primitive value as one 8-byte move.
 struct FunctionInfo {
   std::string name;
   std::string signature;
   std::string_view arguments;  // Type characters, views into `signature`.
   std::string_view results;
-  const uint8_t* code = nullptr;
+  const uint8_t* code = nullptr;  // Rewritten (slot-addressed) bytecode.
   uint32_t code_length = 0;
   std::array<uint16_t, kBankCount> register_counts{};
-  // Frame layout: byte offsets of each bank from the frame start, and the
-  // frame's total size (a multiple of 8) including the interpreter's header.
-  std::array<uint32_t, kBankCount> bank_offsets{};
-  uint32_t frame_bytes = 0;
+  std::array<uint16_t, kBankCount> bank_slots{};  // First slot of each bank.
+  uint32_t slot_count = 0;
+  uint32_t frame_bytes = 0;                // Header plus slots.
+  std::vector<uint16_t> argument_slots;    // Slot of each argument, in order.
+  bool ref_free_signature = false;         // No ref arguments or results.
   const schema::Function* descriptor = nullptr;
 };
 
@@ -83,6 +90,7 @@ class BytecodeModule final : public Module {
   };
 
   Ref<Bytes> bytes_;
+  AlignedBuffer code_;  // All functions' bytecode, register operands as slots.
   const schema::Module* flat_ = nullptr;
   std::string name_;
   std::vector<FunctionInfo> functions_;

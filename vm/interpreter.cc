@@ -11,6 +11,33 @@
 namespace kiln::vm {
 namespace {
 
+// One register of any bank. Frames are arrays of slots (see FunctionInfo);
+// the bank an instruction reads is fixed by its opcode and was verified, so
+// each slot is only ever read as the member it was written as.
+union Slot {
+  int32_t i32;
+  int64_t i64;
+  float f32;
+  double f64;
+  Object* ref;  // Owning: each non-null ref slot holds one reference.
+  uint64_t bits;
+};
+static_assert(sizeof(Slot) == 8);
+
+// Typed views of the current frame's slots: `ri[r]` reads slot r as an i32.
+// They hold a reference to the frame pointer so they follow calls/returns.
+#define KILN_SLOT_VIEW_(View, T, member)                                 \
+  struct View {                                                          \
+    Slot* const& slots;                                                  \
+    T& operator[](uint32_t i) const { return slots[i].member; }          \
+  };
+KILN_SLOT_VIEW_(I32View, int32_t, i32)
+KILN_SLOT_VIEW_(I64View, int64_t, i64)
+KILN_SLOT_VIEW_(F32View, float, f32)
+KILN_SLOT_VIEW_(F64View, double, f64)
+KILN_SLOT_VIEW_(RefView, Object*, ref)
+#undef KILN_SLOT_VIEW_
+
 // Frame header, stored at the start of each frame in the stack arena.
 struct Frame {
   const FunctionInfo* function;
@@ -22,6 +49,10 @@ struct Frame {
   uint32_t ordinal;             // Function ordinal within the module.
 };
 static_assert(sizeof(Frame) <= kFrameHeaderBytes);
+
+inline Slot* SlotsOf(Frame* frame) {
+  return reinterpret_cast<Slot*>(reinterpret_cast<uint8_t*>(frame) + kFrameHeaderBytes);
+}
 
 template <typename T>
 inline T Load(const uint8_t* p) {
@@ -37,12 +68,20 @@ inline void SetRef(Object** slot, Object* value) {
   if (old) old->Release();
 }
 
-inline void ReleaseRefs(Object** refs, uint32_t count) {
-  for (uint32_t i = 0; i < count; ++i) {
-    if (refs[i]) {
-      refs[i]->Release();
-      refs[i] = nullptr;
+// Releases the ref bank of a frame.
+inline void ReleaseRefs(Slot* slots, const FunctionInfo& fn) {
+  Slot* refs = slots + fn.bank_slots[4];
+  for (uint32_t i = 0; i < fn.register_counts[4]; ++i) {
+    if (refs[i].ref) {
+      refs[i].ref->Release();
+      refs[i].ref = nullptr;
     }
+  }
+}
+
+inline void ClearRefs(Slot* slots, const FunctionInfo& fn) {
+  if (fn.register_counts[4]) {
+    std::memset(slots + fn.bank_slots[4], 0, sizeof(Slot) * fn.register_counts[4]);
   }
 }
 
@@ -95,11 +134,12 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   const FunctionInfo* fn;
   Frame* frame;
   const uint8_t* pc;
-  int32_t* ri;
-  int64_t* rl;
-  float* rf;
-  double* rd;
-  Object** rr;
+  Slot* regs;
+  const I32View ri{regs};
+  const I64View rl{regs};
+  const F32View rf{regs};
+  const F64View rd{regs};
+  const RefView rr{regs};
   const uint8_t* code;  // Start of the current function's bytecode.
   uint8_t* const globals = state.global_bytes();
   Object** const global_refs = state.global_refs();
@@ -110,15 +150,10 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   const int entry_depth = stack.depth();
   Status trap_status;
 
-#define KILN_LOAD_FRAME_()                                                              \
-  do {                                                                                 \
-    uint8_t* base_ = reinterpret_cast<uint8_t*>(frame);                                \
-    ri = reinterpret_cast<int32_t*>(base_ + fn->bank_offsets[0]);                      \
-    rl = reinterpret_cast<int64_t*>(base_ + fn->bank_offsets[1]);                      \
-    rf = reinterpret_cast<float*>(base_ + fn->bank_offsets[2]);                        \
-    rd = reinterpret_cast<double*>(base_ + fn->bank_offsets[3]);                       \
-    rr = reinterpret_cast<Object**>(base_ + fn->bank_offsets[4]);                      \
-    code = fn->code;                                                                   \
+#define KILN_LOAD_FRAME_() \
+  do {                     \
+    regs = SlotsOf(frame); \
+    code = fn->code;       \
   } while (false)
 
   // --- Entry frame. ---
@@ -141,18 +176,16 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   size_t used = entry_used + fn->frame_bytes;
   int depth = entry_depth + 1;
   KILN_LOAD_FRAME_();
-  std::memset(rr, 0, sizeof(Object*) * fn->register_counts[4]);
-  {
-    uint16_t next[kBankCount] = {};
-    for (size_t i = 0; i < args.size(); ++i) {
-      const Variant& v = args[i];
-      switch (fn->arguments[i]) {
-        case 'i': ri[next[0]++] = v.i32(); break;
-        case 'I': rl[next[1]++] = v.i64(); break;
-        case 'f': rf[next[2]++] = v.f32(); break;
-        case 'F': rd[next[3]++] = v.f64(); break;
-        default: SetRef(&rr[next[4]++], v.ref().get()); break;
-      }
+  ClearRefs(regs, *fn);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Variant& v = args[i];
+    Slot& slot = regs[fn->argument_slots[i]];
+    switch (fn->arguments[i]) {
+      case 'i': slot.i32 = v.i32(); break;
+      case 'I': slot.i64 = v.i64(); break;
+      case 'f': slot.f32 = v.f32(); break;
+      case 'F': slot.f64 = v.f64(); break;
+      default: SetRef(&slot.ref, v.ref().get()); break;
     }
   }
   pc = fn->code;
@@ -399,26 +432,26 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
                           callee->code, used, U32(1)};
     used += callee->frame_bytes;
     ++depth;
-    // Copy arguments into the callee's banks, in signature order.
-    uint8_t* base = reinterpret_cast<uint8_t*>(callee_frame);
-    int32_t* ci = reinterpret_cast<int32_t*>(base + callee->bank_offsets[0]);
-    int64_t* cl = reinterpret_cast<int64_t*>(base + callee->bank_offsets[1]);
-    float* cf = reinterpret_cast<float*>(base + callee->bank_offsets[2]);
-    double* cd = reinterpret_cast<double*>(base + callee->bank_offsets[3]);
-    Object** cr = reinterpret_cast<Object**>(base + callee->bank_offsets[4]);
-    if (callee->register_counts[4]) {
-      std::memset(cr, 0, sizeof(Object*) * callee->register_counts[4]);
-    }
+    // Copy arguments into the callee's argument slots, in signature order:
+    // one 8-byte move per primitive, a retain per ref.
+    Slot* callee_regs = SlotsOf(callee_frame);
+    ClearRefs(callee_regs, *callee);
     const char* types = callee->arguments.data();
+    const uint16_t* arg_slots = callee->argument_slots.data();
     const uint8_t count = arg_list[0];
-    for (uint8_t i = 0; i < count; ++i) {
-      uint16_t src = Load<uint16_t>(arg_list + 1 + 2 * i);
-      switch (types[i]) {
-        case 'i': *ci++ = ri[src]; break;
-        case 'I': *cl++ = rl[src]; break;
-        case 'f': *cf++ = rf[src]; break;
-        case 'F': *cd++ = rd[src]; break;
-        default: SetRef(cr++, rr[src]); break;
+    if (callee->ref_free_signature) {
+      for (uint8_t i = 0; i < count; ++i) {
+        callee_regs[arg_slots[i]].bits = regs[Load<uint16_t>(arg_list + 1 + 2 * i)].bits;
+      }
+    } else {
+      for (uint8_t i = 0; i < count; ++i) {
+        const Slot& value = regs[Load<uint16_t>(arg_list + 1 + 2 * i)];
+        Slot& target = callee_regs[arg_slots[i]];
+        if (types[i] == 'r') {
+          SetRef(&target.ref, value.ref);
+        } else {
+          target.bits = value.bits;
+        }
       }
     }
     frame = callee_frame;
@@ -442,32 +475,33 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
           default: results[i] = Variant::FromRef(Ref<Object>(rr[src])); break;
         }
       }
-      ReleaseRefs(rr, fn->register_counts[4]);
+      ReleaseRefs(regs, *fn);
       stack.set_used(entry_used);
       stack.set_depth(entry_depth);
       return OkStatus();
     }
     Frame* caller = frame->caller;
     const FunctionInfo* caller_fn = caller->function;
-    uint8_t* base = reinterpret_cast<uint8_t*>(caller);
-    int32_t* ci = reinterpret_cast<int32_t*>(base + caller_fn->bank_offsets[0]);
-    int64_t* cl = reinterpret_cast<int64_t*>(base + caller_fn->bank_offsets[1]);
-    float* cf = reinterpret_cast<float*>(base + caller_fn->bank_offsets[2]);
-    double* cd = reinterpret_cast<double*>(base + caller_fn->bank_offsets[3]);
-    Object** cr = reinterpret_cast<Object**>(base + caller_fn->bank_offsets[4]);
+    Slot* caller_regs = SlotsOf(caller);
     const uint8_t* result_list = frame->result_list;
-    for (uint8_t i = 0; i < count; ++i) {
-      uint16_t src = Load<uint16_t>(pc + 2 + 2 * i);
-      uint16_t dst = Load<uint16_t>(result_list + 1 + 2 * i);
-      switch (fn->results[i]) {
-        case 'i': ci[dst] = ri[src]; break;
-        case 'I': cl[dst] = rl[src]; break;
-        case 'f': cf[dst] = rf[src]; break;
-        case 'F': cd[dst] = rd[src]; break;
-        default: SetRef(&cr[dst], rr[src]); break;
+    const char* types = fn->results.data();
+    if (fn->ref_free_signature) {
+      for (uint8_t i = 0; i < count; ++i) {
+        caller_regs[Load<uint16_t>(result_list + 1 + 2 * i)].bits =
+            regs[Load<uint16_t>(pc + 2 + 2 * i)].bits;
+      }
+    } else {
+      for (uint8_t i = 0; i < count; ++i) {
+        const Slot& value = regs[Load<uint16_t>(pc + 2 + 2 * i)];
+        Slot& target = caller_regs[Load<uint16_t>(result_list + 1 + 2 * i)];
+        if (types[i] == 'r') {
+          SetRef(&target.ref, value.ref);
+        } else {
+          target.bits = value.bits;
+        }
       }
     }
-    if (fn->register_counts[4]) ReleaseRefs(rr, fn->register_counts[4]);
+    if (fn->register_counts[4]) ReleaseRefs(regs, *fn);
     used = frame->saved_used;
     --depth;
     pc = frame->return_pc;
@@ -755,11 +789,7 @@ trap : {
                module.DescribeLocation(f->ordinal, static_cast<uint32_t>(f->pc - f->function->code));
   }
   // Unwind: release every frame's refs.
-  for (Frame* f = frame; f; f = f->caller) {
-    Object** refs = reinterpret_cast<Object**>(reinterpret_cast<uint8_t*>(f) +
-                                               f->function->bank_offsets[4]);
-    ReleaseRefs(refs, f->function->register_counts[4]);
-  }
+  for (Frame* f = frame; f; f = f->caller) ReleaseRefs(SlotsOf(f), *f->function);
   stack.set_used(entry_used);
   stack.set_depth(entry_depth);
   return Status(trap_status.code(), std::move(message));

@@ -276,6 +276,10 @@ inline constexpr int kOpcodeCount = static_cast<int>(Opcode::kCount);
 
 inline constexpr int kMaxFixedOperands = 5;
 
+// A function's registers, all banks together, may number at most this many:
+// the loader rewrites each u16 register operand into a u16 frame slot index.
+inline constexpr uint32_t kMaxFrameSlots = 65535;
+
 struct OpcodeInfo {
   std::string_view mnemonic;
   uint8_t flags;

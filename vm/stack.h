@@ -23,7 +23,7 @@ struct StackOptions {
   int max_depth = 4096;
   // Bytes of register-frame storage; a deep recursion with big frames ends in
   // "stack overflow" when this runs out.
-  size_t arena_bytes = size_t{4} << 20;
+  size_t arena_bytes = size_t{1} << 20;
 };
 
 class Stack {
@@ -48,7 +48,10 @@ class Stack {
  private:
   StackOptions options_;
   TraceSink trace_sink_;
-  std::unique_ptr<uint8_t[]> arena_;
+  struct Free {
+    void operator()(uint8_t* p) const;
+  };
+  std::unique_ptr<uint8_t, Free> arena_;
   size_t used_ = 0;
   int depth_ = 0;
 };

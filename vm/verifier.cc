@@ -361,6 +361,12 @@ Status VerifyModule(std::span<const uint8_t> bytes, const TypeRegistry& types) {
     RegisterCounts counts = {f->i32_register_count(), f->i64_register_count(),
                              f->f32_register_count(), f->f64_register_count(),
                              f->ref_register_count()};
+    uint32_t total_registers = counts[0] + counts[1] + counts[2] + counts[3] + counts[4];
+    if (total_registers > kMaxFrameSlots) {
+      return InvalidArgumentError(what + " has " + std::to_string(total_registers) +
+                                  " registers in total (limit " + std::to_string(kMaxFrameSlots) +
+                                  ")");
+    }
     RegisterCounts needed{};
     for (char c : signatures[i].arguments) {
       Bank bank;
