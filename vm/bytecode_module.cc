@@ -115,12 +115,12 @@ Result<Ref<BytecodeModule>> BytecodeModule::Load(const Instance& instance, Align
     (void)ParseSignature(info.signature, &parts);
     info.arguments = parts.arguments;
     info.results = parts.results;
-    info.ref_free_signature = info.signature.find('r') == std::string::npos;
     uint32_t slot = 0;
     for (int b = 0; b < kBankCount; ++b) {
       info.bank_slots[b] = static_cast<uint16_t>(slot);
       slot += info.register_counts[b];
     }
+    info.ref_free = info.register_counts[static_cast<int>(Bank::kRef)] == 0;
     info.slot_count = slot;  // The verifier bounds this by kMaxFrameSlots.
     info.frame_bytes = kFrameHeaderBytes + 8 * slot;
     std::array<uint16_t, kBankCount> next = info.bank_slots;

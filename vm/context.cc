@@ -74,6 +74,15 @@ Status Context::Link() {
   return OkStatus();
 }
 
+std::unique_ptr<Stack> Context::AcquireStack() {
+  if (idle_stack_) return std::move(idle_stack_);
+  return std::make_unique<Stack>(options_.stack, options_.trace_sink);
+}
+
+void Context::ReleaseStack(std::unique_ptr<Stack> stack) {
+  if (!idle_stack_) idle_stack_ = std::move(stack);
+}
+
 Result<Function> Context::LookupFunction(std::string_view name) const {
   if (!name.empty() && name.front() == '@') name.remove_prefix(1);
   size_t dot = name.find('.');

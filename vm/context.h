@@ -50,6 +50,12 @@ class Context final : public RefObject {
   const ContextOptions& options() const { return options_; }
   ModuleState* state_of(size_t module_index) const { return states_[module_index].get(); }
 
+  // A stack for one invocation: the context's cached stack when it is idle
+  // (so repeated invocations do not allocate), a new one when it is in use
+  // (an invocation re-entering the context from a native function).
+  std::unique_ptr<Stack> AcquireStack();
+  void ReleaseStack(std::unique_ptr<Stack> stack);
+
  private:
   Context() = default;
   ~Context() override;
@@ -59,6 +65,7 @@ class Context final : public RefObject {
   std::vector<Ref<Module>> modules_;
   std::vector<std::unique_ptr<ModuleState>> states_;
   ContextOptions options_;
+  std::unique_ptr<Stack> idle_stack_;
 };
 
 }  // namespace kiln::vm

@@ -26,10 +26,10 @@ static_assert(sizeof(Slot) == 8);
 
 // Typed views of the current frame's slots: `ri[r]` reads slot r as an i32.
 // They hold a reference to the frame pointer so they follow calls/returns.
-#define KILN_SLOT_VIEW_(View, T, member)                                 \
-  struct View {                                                          \
-    Slot* const& slots;                                                  \
-    T& operator[](uint32_t i) const { return slots[i].member; }          \
+#define KILN_SLOT_VIEW_(View, T, member)                        \
+  struct View {                                                 \
+    Slot* const& slots;                                         \
+    T& operator[](uint32_t i) const { return slots[i].member; } \
   };
 KILN_SLOT_VIEW_(I32View, int32_t, i32)
 KILN_SLOT_VIEW_(I64View, int64_t, i64)
@@ -39,15 +39,28 @@ KILN_SLOT_VIEW_(RefView, Object*, ref)
 #undef KILN_SLOT_VIEW_
 
 // Frame header, stored at the start of each frame in the stack arena.
+// Kept to three words because every call writes it: everything else is
+// derived when needed (the arena top before the frame is the frame's own
+// address, the caller's call instruction and return address follow from
+// `result_list` and the callee's argument count).
 struct Frame {
   const FunctionInfo* function;
-  Frame* caller;                // Null for the entry frame of an Execute call.
-  const uint8_t* return_pc;     // Caller's next instruction.
-  const uint8_t* result_list;   // Caller's call-instruction result list.
-  const uint8_t* pc;            // Current instruction, saved at calls for backtraces.
-  size_t saved_used;            // Stack arena use before this frame.
-  uint32_t ordinal;             // Function ordinal within the module.
+  Frame* caller;               // Null for the entry frame of an Execute call.
+  const uint8_t* result_list;  // Caller's call-instruction result list.
 };
+
+// Encoded call instruction: opcode, u32 callee, u8 argument count, the
+// argument registers, then the result list.
+constexpr int kCallArgListOffset = 5;
+
+// The caller's call instruction that created `frame`.
+inline const uint8_t* CallSiteOf(const Frame* frame) {
+  return frame->result_list - 2 * frame->function->arguments.size() - 1 - kCallArgListOffset;
+}
+// Where the caller continues after `frame` returns.
+inline const uint8_t* ReturnAddressOf(const Frame* frame) {
+  return frame->result_list + 1 + 2 * frame->result_list[0];
+}
 static_assert(sizeof(Frame) <= kFrameHeaderBytes);
 
 inline Slot* SlotsOf(Frame* frame) {
@@ -110,17 +123,33 @@ inline F Maximum(F a, F b) {
   return a > b ? a : b;
 }
 
+// True when both 64-bit operands are small enough for a 32-bit divide, which
+// is several times cheaper than a 64-bit one on many x86 cores.
+template <typename T>
+inline bool FitsDivide32(T a, T b) {
+  if constexpr (sizeof(T) == 8) {
+    return static_cast<uint64_t>(a) <= INT32_MAX && static_cast<uint64_t>(b) <= INT32_MAX;
+  } else {
+    return false;
+  }
+}
 template <typename T, typename U>
 inline T DivS(T a, T b) {
+  if (FitsDivide32(a, b)) return static_cast<uint32_t>(a) / static_cast<uint32_t>(b);
   return (a == std::numeric_limits<T>::min() && b == -1) ? a : a / b;
 }
 template <typename T>
 inline T RemS(T a, T b) {
+  if (FitsDivide32(a, b)) return static_cast<uint32_t>(a) % static_cast<uint32_t>(b);
   return b == -1 ? 0 : a % b;
 }
 
 // Bound on list sizes requested by bytecode.
 constexpr int32_t kMaxListSize = 1 << 24;
+
+inline uint32_t OrdinalOf(const BytecodeModule& module, const FunctionInfo* fn) {
+  return static_cast<uint32_t>(fn - module.functions().data());
+}
 
 std::string RefDescription(const Object* object) {
   return object ? std::string(object->type().name) : std::string("null");
@@ -159,8 +188,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   // --- Entry frame. ---
   fn = &module.function(function);
   if (stack.depth() >= max_depth || entry_used + fn->frame_bytes > arena_capacity) {
-    return ResourceExhaustedError("stack overflow calling " +
-                                  module.DescribeLocation(function, 0));
+    return ResourceExhaustedError("stack overflow calling " + module.DescribeLocation(function, 0));
   }
   if (args.size() != fn->arguments.size() || results.size() != fn->results.size()) {
     return InvalidArgumentError("function '" + fn->name + "' called with " +
@@ -169,7 +197,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
                                 fn->signature);
   }
   frame = reinterpret_cast<Frame*>(arena + entry_used);
-  *frame = Frame{fn, nullptr, nullptr, nullptr, fn->code, entry_used, function};
+  *frame = Frame{fn, nullptr, nullptr};
   // The arena top and call depth live in locals while the loop runs (stores
   // through register pointers would otherwise force reloads from the Stack);
   // they are written back around import calls and on exit.
@@ -181,11 +209,21 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
     const Variant& v = args[i];
     Slot& slot = regs[fn->argument_slots[i]];
     switch (fn->arguments[i]) {
-      case 'i': slot.i32 = v.i32(); break;
-      case 'I': slot.i64 = v.i64(); break;
-      case 'f': slot.f32 = v.f32(); break;
-      case 'F': slot.f64 = v.f64(); break;
-      default: SetRef(&slot.ref, v.ref().get()); break;
+      case 'i':
+        slot.i32 = v.i32();
+        break;
+      case 'I':
+        slot.i64 = v.i64();
+        break;
+      case 'f':
+        slot.f32 = v.f32();
+        break;
+      case 'F':
+        slot.f64 = v.f64();
+        break;
+      default:
+        SetRef(&slot.ref, v.ref().get());
+        break;
     }
   }
   pc = fn->code;
@@ -199,22 +237,22 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
 #define NEXT() goto* kDispatch[*pc]
 #define R(offset) Load<uint16_t>(pc + (offset))
 #define U32(offset) Load<uint32_t>(pc + (offset))
-#define TRAP(status_expr)      \
-  do {                         \
+#define TRAP(status_expr)        \
+  do {                           \
     trap_status = (status_expr); \
-    goto trap;                 \
+    goto trap;                   \
   } while (false)
 #define OP(name) op_##name:
 #define LEN(name) FixedLength(Opcode::k##name)
 
 // dst = expr(a, b) over one register file.
-#define BINARY(name, file, T, expr)          \
-  OP(name) {                                 \
-    T a = file[R(3)];                        \
-    T b = file[R(5)];                        \
-    file[R(1)] = (expr);                     \
-    pc += 7;                                 \
-    NEXT();                                  \
+#define BINARY(name, file, T, expr) \
+  OP(name) {                        \
+    T a = file[R(3)];               \
+    T b = file[R(5)];               \
+    file[R(1)] = (expr);            \
+    pc += 7;                        \
+    NEXT();                         \
   }
 #define UNARY(name, dst_file, src_file, T, expr) \
   OP(name) {                                     \
@@ -235,108 +273,152 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   NEXT();
 
   // Constants and moves.
-  OP(ConstI32) { ri[R(1)] = Load<int32_t>(pc + 3); pc += 7; NEXT(); }
-  OP(ConstI64) { rl[R(1)] = Load<int64_t>(pc + 3); pc += 11; NEXT(); }
-  OP(ConstF32) { rf[R(1)] = Load<float>(pc + 3); pc += 7; NEXT(); }
-  OP(ConstF64) { rd[R(1)] = Load<double>(pc + 3); pc += 11; NEXT(); }
-  OP(ConstRefNull) { SetRef(&rr[R(1)], nullptr); pc += 3; NEXT(); }
-  OP(ConstRefRodata) { SetRef(&rr[R(1)], module.rodata(U32(3)).get()); pc += 7; NEXT(); }
-  OP(MovI32) { ri[R(1)] = ri[R(3)]; pc += 5; NEXT(); }
-  OP(MovI64) { rl[R(1)] = rl[R(3)]; pc += 5; NEXT(); }
-  OP(MovF32) { rf[R(1)] = rf[R(3)]; pc += 5; NEXT(); }
-  OP(MovF64) { rd[R(1)] = rd[R(3)]; pc += 5; NEXT(); }
-  OP(MovRef) { SetRef(&rr[R(1)], rr[R(3)]); pc += 5; NEXT(); }
+  OP(ConstI32) {
+    ri[R(1)] = Load<int32_t>(pc + 3);
+    pc += 7;
+    NEXT();
+  }
+  OP(ConstI64) {
+    rl[R(1)] = Load<int64_t>(pc + 3);
+    pc += 11;
+    NEXT();
+  }
+  OP(ConstF32) {
+    rf[R(1)] = Load<float>(pc + 3);
+    pc += 7;
+    NEXT();
+  }
+  OP(ConstF64) {
+    rd[R(1)] = Load<double>(pc + 3);
+    pc += 11;
+    NEXT();
+  }
+  OP(ConstRefNull) {
+    SetRef(&rr[R(1)], nullptr);
+    pc += 3;
+    NEXT();
+  }
+  OP(ConstRefRodata) {
+    SetRef(&rr[R(1)], module.rodata(U32(3)).get());
+    pc += 7;
+    NEXT();
+  }
+  OP(MovI32) {
+    ri[R(1)] = ri[R(3)];
+    pc += 5;
+    NEXT();
+  }
+  OP(MovI64) {
+    rl[R(1)] = rl[R(3)];
+    pc += 5;
+    NEXT();
+  }
+  OP(MovF32) {
+    rf[R(1)] = rf[R(3)];
+    pc += 5;
+    NEXT();
+  }
+  OP(MovF64) {
+    rd[R(1)] = rd[R(3)];
+    pc += 5;
+    NEXT();
+  }
+  OP(MovRef) {
+    SetRef(&rr[R(1)], rr[R(3)]);
+    pc += 5;
+    NEXT();
+  }
 
   // Integer arithmetic. Wrapping ops go through the unsigned type.
-#define INT_OPS(T, S, U, file)                                                         \
-  BINARY(Add##T, file, S, static_cast<S>(static_cast<U>(a) + static_cast<U>(b)))       \
-  BINARY(Sub##T, file, S, static_cast<S>(static_cast<U>(a) - static_cast<U>(b)))       \
-  BINARY(Mul##T, file, S, static_cast<S>(static_cast<U>(a) * static_cast<U>(b)))       \
-  OP(DivS##T) {                                                                        \
-    S a = file[R(3)], b = file[R(5)];                                                  \
-    if (b == 0) TRAP(InvalidArgumentError("integer division by zero"));                \
-    file[R(1)] = DivS<S, U>(a, b);                                                     \
-    pc += 7;                                                                           \
-    NEXT();                                                                            \
-  }                                                                                    \
-  OP(DivU##T) {                                                                        \
-    U a = static_cast<U>(file[R(3)]), b = static_cast<U>(file[R(5)]);                  \
-    if (b == 0) TRAP(InvalidArgumentError("integer division by zero"));                \
-    file[R(1)] = static_cast<S>(a / b);                                                \
-    pc += 7;                                                                           \
-    NEXT();                                                                            \
-  }                                                                                    \
-  OP(RemS##T) {                                                                        \
-    S a = file[R(3)], b = file[R(5)];                                                  \
-    if (b == 0) TRAP(InvalidArgumentError("integer remainder by zero"));               \
-    file[R(1)] = RemS<S>(a, b);                                                        \
-    pc += 7;                                                                           \
-    NEXT();                                                                            \
-  }                                                                                    \
-  OP(RemU##T) {                                                                        \
-    U a = static_cast<U>(file[R(3)]), b = static_cast<U>(file[R(5)]);                  \
-    if (b == 0) TRAP(InvalidArgumentError("integer remainder by zero"));               \
-    file[R(1)] = static_cast<S>(a % b);                                                \
-    pc += 7;                                                                           \
-    NEXT();                                                                            \
-  }                                                                                    \
-  BINARY(MinS##T, file, S, a < b ? a : b)                                              \
-  BINARY(MaxS##T, file, S, a > b ? a : b)                                              \
-  BINARY(MinU##T, file, S, static_cast<U>(a) < static_cast<U>(b) ? a : b)              \
-  BINARY(MaxU##T, file, S, static_cast<U>(a) > static_cast<U>(b) ? a : b)              \
-  UNARY(Abs##T, file, file, S, a < 0 ? static_cast<S>(U{0} - static_cast<U>(a)) : a)   \
-  UNARY(Neg##T, file, file, S, static_cast<S>(U{0} - static_cast<U>(a)))               \
-  BINARY(And##T, file, S, a & b)                                                       \
-  BINARY(Or##T, file, S, a | b)                                                        \
-  BINARY(Xor##T, file, S, a ^ b)                                                       \
-  UNARY(Not##T, file, file, S, ~a)                                                     \
-  BINARY(Shl##T, file, S,                                                              \
+#define INT_OPS(T, S, U, file)                                                           \
+  BINARY(Add##T, file, S, static_cast<S>(static_cast<U>(a) + static_cast<U>(b)))         \
+  BINARY(Sub##T, file, S, static_cast<S>(static_cast<U>(a) - static_cast<U>(b)))         \
+  BINARY(Mul##T, file, S, static_cast<S>(static_cast<U>(a) * static_cast<U>(b)))         \
+  OP(DivS##T) {                                                                          \
+    S a = file[R(3)], b = file[R(5)];                                                    \
+    if (b == 0) TRAP(InvalidArgumentError("integer division by zero"));                  \
+    file[R(1)] = DivS<S, U>(a, b);                                                       \
+    pc += 7;                                                                             \
+    NEXT();                                                                              \
+  }                                                                                      \
+  OP(DivU##T) {                                                                          \
+    U a = static_cast<U>(file[R(3)]), b = static_cast<U>(file[R(5)]);                    \
+    if (b == 0) TRAP(InvalidArgumentError("integer division by zero"));                  \
+    file[R(1)] = static_cast<S>(a / b);                                                  \
+    pc += 7;                                                                             \
+    NEXT();                                                                              \
+  }                                                                                      \
+  OP(RemS##T) {                                                                          \
+    S a = file[R(3)], b = file[R(5)];                                                    \
+    if (b == 0) TRAP(InvalidArgumentError("integer remainder by zero"));                 \
+    file[R(1)] = RemS<S>(a, b);                                                          \
+    pc += 7;                                                                             \
+    NEXT();                                                                              \
+  }                                                                                      \
+  OP(RemU##T) {                                                                          \
+    U a = static_cast<U>(file[R(3)]), b = static_cast<U>(file[R(5)]);                    \
+    if (b == 0) TRAP(InvalidArgumentError("integer remainder by zero"));                 \
+    file[R(1)] = static_cast<S>(a % b);                                                  \
+    pc += 7;                                                                             \
+    NEXT();                                                                              \
+  }                                                                                      \
+  BINARY(MinS##T, file, S, a < b ? a : b)                                                \
+  BINARY(MaxS##T, file, S, a > b ? a : b)                                                \
+  BINARY(MinU##T, file, S, static_cast<U>(a) < static_cast<U>(b) ? a : b)                \
+  BINARY(MaxU##T, file, S, static_cast<U>(a) > static_cast<U>(b) ? a : b)                \
+  UNARY(Abs##T, file, file, S, a < 0 ? static_cast<S>(U{0} - static_cast<U>(a)) : a)     \
+  UNARY(Neg##T, file, file, S, static_cast<S>(U{0} - static_cast<U>(a)))                 \
+  BINARY(And##T, file, S, a& b)                                                          \
+  BINARY(Or##T, file, S, a | b)                                                          \
+  BINARY(Xor##T, file, S, a ^ b)                                                         \
+  UNARY(Not##T, file, file, S, ~a)                                                       \
+  BINARY(Shl##T, file, S,                                                                \
          static_cast<S>(static_cast<U>(a) << (static_cast<U>(b) & (sizeof(S) * 8 - 1)))) \
-  BINARY(ShrS##T, file, S, a >> (static_cast<U>(b) & (sizeof(S) * 8 - 1)))             \
-  BINARY(ShrU##T, file, S,                                                             \
+  BINARY(ShrS##T, file, S, a >> (static_cast<U>(b) & (sizeof(S) * 8 - 1)))               \
+  BINARY(ShrU##T, file, S,                                                               \
          static_cast<S>(static_cast<U>(a) >> (static_cast<U>(b) & (sizeof(S) * 8 - 1))))
   INT_OPS(I32, int32_t, uint32_t, ri)
   INT_OPS(I64, int64_t, uint64_t, rl)
 #undef INT_OPS
 
   // Float arithmetic.
-#define FLOAT_OPS(T, F, file)                                    \
-  BINARY(Add##T, file, F, a + b)                                 \
-  BINARY(Sub##T, file, F, a - b)                                 \
-  BINARY(Mul##T, file, F, a * b)                                 \
-  BINARY(Div##T, file, F, a / b)                                 \
-  BINARY(Rem##T, file, F, std::fmod(a, b))                       \
-  BINARY(Min##T, file, F, Minimum(a, b))                         \
-  BINARY(Max##T, file, F, Maximum(a, b))                         \
-  BINARY(Pow##T, file, F, std::pow(a, b))                        \
-  OP(Fma##T) {                                                   \
-    file[R(1)] = std::fma(file[R(3)], file[R(5)], file[R(7)]);   \
-    pc += 9;                                                     \
-    NEXT();                                                      \
-  }                                                              \
-  UNARY(Neg##T, file, file, F, -a)                               \
-  UNARY(Abs##T, file, file, F, std::fabs(a))                     \
-  UNARY(Sqrt##T, file, file, F, std::sqrt(a))                    \
-  UNARY(Exp##T, file, file, F, std::exp(a))                      \
-  UNARY(Log##T, file, file, F, std::log(a))                      \
-  UNARY(Sin##T, file, file, F, std::sin(a))                      \
-  UNARY(Cos##T, file, file, F, std::cos(a))                      \
-  UNARY(Tanh##T, file, file, F, std::tanh(a))                    \
-  UNARY(Floor##T, file, file, F, std::floor(a))                  \
-  UNARY(Ceil##T, file, file, F, std::ceil(a))                    \
+#define FLOAT_OPS(T, F, file)                                  \
+  BINARY(Add##T, file, F, a + b)                               \
+  BINARY(Sub##T, file, F, a - b)                               \
+  BINARY(Mul##T, file, F, a* b)                                \
+  BINARY(Div##T, file, F, a / b)                               \
+  BINARY(Rem##T, file, F, std::fmod(a, b))                     \
+  BINARY(Min##T, file, F, Minimum(a, b))                       \
+  BINARY(Max##T, file, F, Maximum(a, b))                       \
+  BINARY(Pow##T, file, F, std::pow(a, b))                      \
+  OP(Fma##T) {                                                 \
+    file[R(1)] = std::fma(file[R(3)], file[R(5)], file[R(7)]); \
+    pc += 9;                                                   \
+    NEXT();                                                    \
+  }                                                            \
+  UNARY(Neg##T, file, file, F, -a)                             \
+  UNARY(Abs##T, file, file, F, std::fabs(a))                   \
+  UNARY(Sqrt##T, file, file, F, std::sqrt(a))                  \
+  UNARY(Exp##T, file, file, F, std::exp(a))                    \
+  UNARY(Log##T, file, file, F, std::log(a))                    \
+  UNARY(Sin##T, file, file, F, std::sin(a))                    \
+  UNARY(Cos##T, file, file, F, std::cos(a))                    \
+  UNARY(Tanh##T, file, file, F, std::tanh(a))                  \
+  UNARY(Floor##T, file, file, F, std::floor(a))                \
+  UNARY(Ceil##T, file, file, F, std::ceil(a))                  \
   UNARY(Round##T, file, file, F, std::round(a))
   FLOAT_OPS(F32, float, rf)
   FLOAT_OPS(F64, double, rd)
 #undef FLOAT_OPS
 
   // Comparisons.
-#define INT_CMPS(T, S, U, file)                                 \
-  COMPARE(CmpEq##T, file, S, a == b)                            \
-  COMPARE(CmpNe##T, file, S, a != b)                            \
-  COMPARE(CmpLtS##T, file, S, a < b)                            \
-  COMPARE(CmpLeS##T, file, S, a <= b)                           \
-  COMPARE(CmpGtS##T, file, S, a > b)                            \
-  COMPARE(CmpGeS##T, file, S, a >= b)                           \
+#define INT_CMPS(T, S, U, file)                                       \
+  COMPARE(CmpEq##T, file, S, a == b)                                  \
+  COMPARE(CmpNe##T, file, S, a != b)                                  \
+  COMPARE(CmpLtS##T, file, S, a < b)                                  \
+  COMPARE(CmpLeS##T, file, S, a <= b)                                 \
+  COMPARE(CmpGtS##T, file, S, a > b)                                  \
+  COMPARE(CmpGeS##T, file, S, a >= b)                                 \
   COMPARE(CmpLtU##T, file, S, static_cast<U>(a) < static_cast<U>(b))  \
   COMPARE(CmpLeU##T, file, S, static_cast<U>(a) <= static_cast<U>(b)) \
   COMPARE(CmpGtU##T, file, S, static_cast<U>(a) > static_cast<U>(b))  \
@@ -344,31 +426,51 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   INT_CMPS(I32, int32_t, uint32_t, ri)
   INT_CMPS(I64, int64_t, uint64_t, rl)
 #undef INT_CMPS
-#define FLOAT_CMPS(T, F, file)                         \
-  COMPARE(CmpOeq##T, file, F, a == b)                  \
-  COMPARE(CmpOne##T, file, F, a < b || a > b)          \
-  COMPARE(CmpOlt##T, file, F, a < b)                   \
-  COMPARE(CmpOle##T, file, F, a <= b)                  \
-  COMPARE(CmpOgt##T, file, F, a > b)                   \
-  COMPARE(CmpOge##T, file, F, a >= b)                  \
-  COMPARE(CmpUeq##T, file, F, !(a < b || a > b))       \
-  COMPARE(CmpUne##T, file, F, !(a == b))               \
-  COMPARE(CmpUlt##T, file, F, !(a >= b))               \
-  COMPARE(CmpUle##T, file, F, !(a > b))                \
-  COMPARE(CmpUgt##T, file, F, !(a <= b))               \
-  COMPARE(CmpUge##T, file, F, !(a < b))                \
-  COMPARE(CmpOrd##T, file, F, a == a && b == b)        \
+#define FLOAT_CMPS(T, F, file)                   \
+  COMPARE(CmpOeq##T, file, F, a == b)            \
+  COMPARE(CmpOne##T, file, F, a<b || a> b)       \
+  COMPARE(CmpOlt##T, file, F, a < b)             \
+  COMPARE(CmpOle##T, file, F, a <= b)            \
+  COMPARE(CmpOgt##T, file, F, a > b)             \
+  COMPARE(CmpOge##T, file, F, a >= b)            \
+  COMPARE(CmpUeq##T, file, F, !(a < b || a > b)) \
+  COMPARE(CmpUne##T, file, F, !(a == b))         \
+  COMPARE(CmpUlt##T, file, F, !(a >= b))         \
+  COMPARE(CmpUle##T, file, F, !(a > b))          \
+  COMPARE(CmpUgt##T, file, F, !(a <= b))         \
+  COMPARE(CmpUge##T, file, F, !(a < b))          \
+  COMPARE(CmpOrd##T, file, F, a == a && b == b)  \
   COMPARE(CmpUno##T, file, F, a != a || b != b)
   FLOAT_CMPS(F32, float, rf)
   FLOAT_CMPS(F64, double, rd)
 #undef FLOAT_CMPS
 
   // Select.
-  OP(SelectI32) { ri[R(1)] = ri[R(3)] ? ri[R(5)] : ri[R(7)]; pc += 9; NEXT(); }
-  OP(SelectI64) { rl[R(1)] = ri[R(3)] ? rl[R(5)] : rl[R(7)]; pc += 9; NEXT(); }
-  OP(SelectF32) { rf[R(1)] = ri[R(3)] ? rf[R(5)] : rf[R(7)]; pc += 9; NEXT(); }
-  OP(SelectF64) { rd[R(1)] = ri[R(3)] ? rd[R(5)] : rd[R(7)]; pc += 9; NEXT(); }
-  OP(SelectRef) { SetRef(&rr[R(1)], ri[R(3)] ? rr[R(5)] : rr[R(7)]); pc += 9; NEXT(); }
+  OP(SelectI32) {
+    ri[R(1)] = ri[R(3)] ? ri[R(5)] : ri[R(7)];
+    pc += 9;
+    NEXT();
+  }
+  OP(SelectI64) {
+    rl[R(1)] = ri[R(3)] ? rl[R(5)] : rl[R(7)];
+    pc += 9;
+    NEXT();
+  }
+  OP(SelectF32) {
+    rf[R(1)] = ri[R(3)] ? rf[R(5)] : rf[R(7)];
+    pc += 9;
+    NEXT();
+  }
+  OP(SelectF64) {
+    rd[R(1)] = ri[R(3)] ? rd[R(5)] : rd[R(7)];
+    pc += 9;
+    NEXT();
+  }
+  OP(SelectRef) {
+    SetRef(&rr[R(1)], ri[R(3)] ? rr[R(5)] : rr[R(7)]);
+    pc += 9;
+    NEXT();
+  }
 
   // Conversions.
   UNARY(TruncI64I32, ri, rl, int64_t, static_cast<int32_t>(static_cast<uint32_t>(a)))
@@ -396,16 +498,44 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   UNARY(CastF64UI64, rl, rd, double, static_cast<int64_t>(SaturatingCast<uint64_t>(a)))
   UNARY(ExtF32F64, rd, rf, float, static_cast<double>(a))
   UNARY(TruncF64F32, rf, rd, double, static_cast<float>(a))
-  OP(BitcastI32F32) { std::memcpy(&rf[R(1)], &ri[R(3)], 4); pc += 5; NEXT(); }
-  OP(BitcastF32I32) { std::memcpy(&ri[R(1)], &rf[R(3)], 4); pc += 5; NEXT(); }
-  OP(BitcastI64F64) { std::memcpy(&rd[R(1)], &rl[R(3)], 8); pc += 5; NEXT(); }
-  OP(BitcastF64I64) { std::memcpy(&rl[R(1)], &rd[R(3)], 8); pc += 5; NEXT(); }
+  OP(BitcastI32F32) {
+    std::memcpy(&rf[R(1)], &ri[R(3)], 4);
+    pc += 5;
+    NEXT();
+  }
+  OP(BitcastF32I32) {
+    std::memcpy(&ri[R(1)], &rf[R(3)], 4);
+    pc += 5;
+    NEXT();
+  }
+  OP(BitcastI64F64) {
+    std::memcpy(&rd[R(1)], &rl[R(3)], 8);
+    pc += 5;
+    NEXT();
+  }
+  OP(BitcastF64I64) {
+    std::memcpy(&rl[R(1)], &rd[R(3)], 8);
+    pc += 5;
+    NEXT();
+  }
 
   // Control flow.
-  OP(Br) { pc = code + U32(1); NEXT(); }
-  OP(CondBr) { pc = code + (ri[R(1)] ? U32(3) : U32(7)); NEXT(); }
-  OP(BrLtI32S) { pc = code + (ri[R(1)] < ri[R(3)] ? U32(5) : U32(9)); NEXT(); }
-  OP(BrLtI64S) { pc = code + (rl[R(1)] < rl[R(3)] ? U32(5) : U32(9)); NEXT(); }
+  OP(Br) {
+    pc = code + U32(1);
+    NEXT();
+  }
+  OP(CondBr) {
+    pc = code + (ri[R(1)] ? U32(3) : U32(7));
+    NEXT();
+  }
+  OP(BrLtI32S) {
+    pc = code + (ri[R(1)] < ri[R(3)] ? U32(5) : U32(9));
+    NEXT();
+  }
+  OP(BrLtI64S) {
+    pc = code + (rl[R(1)] < rl[R(3)] ? U32(5) : U32(9));
+    NEXT();
+  }
   OP(Switch) {
     uint32_t index = static_cast<uint32_t>(ri[R(1)]);
     uint16_t count = Load<uint16_t>(pc + 7);
@@ -426,24 +556,28 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
       TRAP(ResourceExhaustedError("stack overflow: register frames exceed the " +
                                   std::to_string(arena_capacity) + "-byte stack"));
     }
-    frame->pc = pc;
     Frame* callee_frame = reinterpret_cast<Frame*>(arena + used);
-    *callee_frame = Frame{callee, frame, result_list + 1 + 2 * result_list[0], result_list,
-                          callee->code, used, U32(1)};
+    *callee_frame = Frame{callee, frame, result_list};
     used += callee->frame_bytes;
     ++depth;
     // Copy arguments into the callee's argument slots, in signature order:
     // one 8-byte move per primitive, a retain per ref.
     Slot* callee_regs = SlotsOf(callee_frame);
-    ClearRefs(callee_regs, *callee);
     const char* types = callee->arguments.data();
     const uint16_t* arg_slots = callee->argument_slots.data();
     const uint8_t count = arg_list[0];
-    if (callee->ref_free_signature) {
-      for (uint8_t i = 0; i < count; ++i) {
-        callee_regs[arg_slots[i]].bits = regs[Load<uint16_t>(arg_list + 1 + 2 * i)].bits;
+    if (callee->ref_free) {
+      // No refs anywhere in the callee: plain slot copies, the one-argument
+      // case (most recursive helpers) without a loop.
+      if (count == 1) {
+        callee_regs[arg_slots[0]].bits = regs[Load<uint16_t>(arg_list + 1)].bits;
+      } else {
+        for (uint8_t i = 0; i < count; ++i) {
+          callee_regs[arg_slots[i]].bits = regs[Load<uint16_t>(arg_list + 1 + 2 * i)].bits;
+        }
       }
     } else {
+      ClearRefs(callee_regs, *callee);
       for (uint8_t i = 0; i < count; ++i) {
         const Slot& value = regs[Load<uint16_t>(arg_list + 1 + 2 * i)];
         Slot& target = callee_regs[arg_slots[i]];
@@ -468,11 +602,21 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
       for (uint8_t i = 0; i < count; ++i) {
         uint16_t src = Load<uint16_t>(pc + 2 + 2 * i);
         switch (fn->results[i]) {
-          case 'i': results[i] = Variant::I32(ri[src]); break;
-          case 'I': results[i] = Variant::I64(rl[src]); break;
-          case 'f': results[i] = Variant::F32(rf[src]); break;
-          case 'F': results[i] = Variant::F64(rd[src]); break;
-          default: results[i] = Variant::FromRef(Ref<Object>(rr[src])); break;
+          case 'i':
+            results[i] = Variant::I32(ri[src]);
+            break;
+          case 'I':
+            results[i] = Variant::I64(rl[src]);
+            break;
+          case 'f':
+            results[i] = Variant::F32(rf[src]);
+            break;
+          case 'F':
+            results[i] = Variant::F64(rd[src]);
+            break;
+          default:
+            results[i] = Variant::FromRef(Ref<Object>(rr[src]));
+            break;
         }
       }
       ReleaseRefs(regs, *fn);
@@ -485,10 +629,14 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
     Slot* caller_regs = SlotsOf(caller);
     const uint8_t* result_list = frame->result_list;
     const char* types = fn->results.data();
-    if (fn->ref_free_signature) {
-      for (uint8_t i = 0; i < count; ++i) {
-        caller_regs[Load<uint16_t>(result_list + 1 + 2 * i)].bits =
-            regs[Load<uint16_t>(pc + 2 + 2 * i)].bits;
+    if (fn->ref_free) {
+      if (count == 1) {
+        caller_regs[Load<uint16_t>(result_list + 1)].bits = regs[Load<uint16_t>(pc + 2)].bits;
+      } else {
+        for (uint8_t i = 0; i < count; ++i) {
+          caller_regs[Load<uint16_t>(result_list + 1 + 2 * i)].bits =
+              regs[Load<uint16_t>(pc + 2 + 2 * i)].bits;
+        }
       }
     } else {
       for (uint8_t i = 0; i < count; ++i) {
@@ -501,10 +649,10 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
         }
       }
     }
-    if (fn->register_counts[4]) ReleaseRefs(regs, *fn);
-    used = frame->saved_used;
+    if (!fn->ref_free) ReleaseRefs(regs, *fn);
+    used = static_cast<size_t>(reinterpret_cast<uint8_t*>(frame) - arena);
     --depth;
-    pc = frame->return_pc;
+    pc = ReturnAddressOf(frame);
     frame = caller;
     fn = caller_fn;
     KILN_LOAD_FRAME_();
@@ -512,67 +660,92 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   }
 
   OP(CallImport) {
-    const uint32_t ordinal = U32(1);
-    const ImportTarget& target = state.imports()[ordinal];
-    const ImportDecl& decl = module.imports()[ordinal];
-    if (!target.resolved()) {
-      TRAP(FailedPreconditionError("call to optional import '" + decl.name +
-                                   "' that was not resolved"));
-    }
-    if (depth >= max_depth) {
-      TRAP(ResourceExhaustedError("stack overflow: call depth limit of " +
-                                  std::to_string(max_depth) + " exceeded"));
-    }
-    const uint8_t* arg_list = pc + 5;
-    const uint8_t* result_list = arg_list + 1 + 2 * arg_list[0];
-    const size_t arg_count = arg_list[0];
-    const size_t result_count = result_list[0];
-    const std::string_view types = decl.signature;
-    // Small calls marshal through fixed storage; large ones through the heap.
-    Variant inline_values[8];
-    std::vector<Variant> heap_values;
-    Variant* values = inline_values;
-    if (arg_count + result_count > 8) {
-      heap_values.resize(arg_count + result_count);
-      values = heap_values.data();
-    }
-    for (size_t i = 0; i < arg_count; ++i) {
-      uint16_t src = Load<uint16_t>(arg_list + 1 + 2 * i);
-      switch (types[i]) {
-        case 'i': values[i] = Variant::I32(ri[src]); break;
-        case 'I': values[i] = Variant::I64(rl[src]); break;
-        case 'f': values[i] = Variant::F32(rf[src]); break;
-        case 'F': values[i] = Variant::F64(rd[src]); break;
-        default: values[i] = Variant::FromRef(Ref<Object>(rr[src])); break;
+    {  // Locals with destructors end before the dispatch jump.
+      const uint32_t ordinal = U32(1);
+      const ImportTarget& target = state.imports()[ordinal];
+      const ImportDecl& decl = module.imports()[ordinal];
+      if (!target.resolved()) {
+        TRAP(FailedPreconditionError("call to optional import '" + decl.name +
+                                     "' that was not resolved"));
       }
-    }
-    frame->pc = pc;
-    stack.set_used(used);
-    stack.set_depth(depth + 1);
-    Status status = target.module->Call(*target.state, target.ordinal,
-                                        std::span<const Variant>(values, arg_count),
-                                        std::span<Variant>(values + arg_count, result_count),
-                                        stack);
-    if (!status.ok()) TRAP(status.WithContext("import '" + decl.name + "' failed"));
-    const std::string_view result_types = types.substr(arg_count + 1);
-    for (size_t i = 0; i < result_count; ++i) {
-      const Variant& value = values[arg_count + i];
-      uint16_t dst = Load<uint16_t>(result_list + 1 + 2 * i);
-      ValueType expected;
-      switch (result_types[i]) {
-        case 'i': expected = ValueType::kI32; ri[dst] = value.i32(); break;
-        case 'I': expected = ValueType::kI64; rl[dst] = value.i64(); break;
-        case 'f': expected = ValueType::kF32; rf[dst] = value.f32(); break;
-        case 'F': expected = ValueType::kF64; rd[dst] = value.f64(); break;
-        default: expected = ValueType::kRef; SetRef(&rr[dst], value.ref().get()); break;
+      if (depth >= max_depth) {
+        TRAP(ResourceExhaustedError("stack overflow: call depth limit of " +
+                                    std::to_string(max_depth) + " exceeded"));
       }
-      if (value.type() != expected) {
-        TRAP(InternalError("import '" + decl.name + "' returned " + value.ToString() +
-                           " for result " + std::to_string(i) + ", expected " +
-                           std::string(ValueTypeName(expected))));
+      const uint8_t* arg_list = pc + 5;
+      const uint8_t* result_list = arg_list + 1 + 2 * arg_list[0];
+      const size_t arg_count = arg_list[0];
+      const size_t result_count = result_list[0];
+      const std::string_view types = decl.signature;
+      // Small calls marshal through fixed storage; large ones through the heap.
+      Variant inline_values[8];
+      std::vector<Variant> heap_values;
+      Variant* values = inline_values;
+      if (arg_count + result_count > 8) {
+        heap_values.resize(arg_count + result_count);
+        values = heap_values.data();
       }
+      for (size_t i = 0; i < arg_count; ++i) {
+        uint16_t src = Load<uint16_t>(arg_list + 1 + 2 * i);
+        switch (types[i]) {
+          case 'i':
+            values[i] = Variant::I32(ri[src]);
+            break;
+          case 'I':
+            values[i] = Variant::I64(rl[src]);
+            break;
+          case 'f':
+            values[i] = Variant::F32(rf[src]);
+            break;
+          case 'F':
+            values[i] = Variant::F64(rd[src]);
+            break;
+          default:
+            values[i] = Variant::FromRef(Ref<Object>(rr[src]));
+            break;
+        }
+      }
+      stack.set_used(used);
+      stack.set_depth(depth + 1);
+      Status status = target.module->Call(
+          *target.state, target.ordinal, std::span<const Variant>(values, arg_count),
+          std::span<Variant>(values + arg_count, result_count), stack);
+      if (!status.ok()) TRAP(status.WithContext("import '" + decl.name + "' failed"));
+      const std::string_view result_types = types.substr(arg_count + 1);
+      for (size_t i = 0; i < result_count; ++i) {
+        const Variant& value = values[arg_count + i];
+        uint16_t dst = Load<uint16_t>(result_list + 1 + 2 * i);
+        ValueType expected;
+        switch (result_types[i]) {
+          case 'i':
+            expected = ValueType::kI32;
+            ri[dst] = value.i32();
+            break;
+          case 'I':
+            expected = ValueType::kI64;
+            rl[dst] = value.i64();
+            break;
+          case 'f':
+            expected = ValueType::kF32;
+            rf[dst] = value.f32();
+            break;
+          case 'F':
+            expected = ValueType::kF64;
+            rd[dst] = value.f64();
+            break;
+          default:
+            expected = ValueType::kRef;
+            SetRef(&rr[dst], value.ref().get());
+            break;
+        }
+        if (value.type() != expected) {
+          TRAP(InternalError("import '" + decl.name + "' returned " + value.ToString() +
+                             " for result " + std::to_string(i) + ", expected " +
+                             std::string(ValueTypeName(expected))));
+        }
+      }
+      pc = result_list + 1 + 2 * result_count;
     }
-    pc = result_list + 1 + 2 * result_count;
     NEXT();
   }
 
@@ -583,20 +756,68 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   }
 
   // Globals.
-  OP(GlobalLoadI32) { std::memcpy(&ri[R(1)], globals + U32(3), 4); pc += 7; NEXT(); }
-  OP(GlobalLoadI64) { std::memcpy(&rl[R(1)], globals + U32(3), 8); pc += 7; NEXT(); }
-  OP(GlobalLoadF32) { std::memcpy(&rf[R(1)], globals + U32(3), 4); pc += 7; NEXT(); }
-  OP(GlobalLoadF64) { std::memcpy(&rd[R(1)], globals + U32(3), 8); pc += 7; NEXT(); }
-  OP(GlobalLoadRef) { SetRef(&rr[R(1)], global_refs[U32(3)]); pc += 7; NEXT(); }
-  OP(GlobalStoreI32) { std::memcpy(globals + U32(1), &ri[R(5)], 4); pc += 7; NEXT(); }
-  OP(GlobalStoreI64) { std::memcpy(globals + U32(1), &rl[R(5)], 8); pc += 7; NEXT(); }
-  OP(GlobalStoreF32) { std::memcpy(globals + U32(1), &rf[R(5)], 4); pc += 7; NEXT(); }
-  OP(GlobalStoreF64) { std::memcpy(globals + U32(1), &rd[R(5)], 8); pc += 7; NEXT(); }
-  OP(GlobalStoreRef) { SetRef(&global_refs[U32(1)], rr[R(5)]); pc += 7; NEXT(); }
+  OP(GlobalLoadI32) {
+    std::memcpy(&ri[R(1)], globals + U32(3), 4);
+    pc += 7;
+    NEXT();
+  }
+  OP(GlobalLoadI64) {
+    std::memcpy(&rl[R(1)], globals + U32(3), 8);
+    pc += 7;
+    NEXT();
+  }
+  OP(GlobalLoadF32) {
+    std::memcpy(&rf[R(1)], globals + U32(3), 4);
+    pc += 7;
+    NEXT();
+  }
+  OP(GlobalLoadF64) {
+    std::memcpy(&rd[R(1)], globals + U32(3), 8);
+    pc += 7;
+    NEXT();
+  }
+  OP(GlobalLoadRef) {
+    SetRef(&rr[R(1)], global_refs[U32(3)]);
+    pc += 7;
+    NEXT();
+  }
+  OP(GlobalStoreI32) {
+    std::memcpy(globals + U32(1), &ri[R(5)], 4);
+    pc += 7;
+    NEXT();
+  }
+  OP(GlobalStoreI64) {
+    std::memcpy(globals + U32(1), &rl[R(5)], 8);
+    pc += 7;
+    NEXT();
+  }
+  OP(GlobalStoreF32) {
+    std::memcpy(globals + U32(1), &rf[R(5)], 4);
+    pc += 7;
+    NEXT();
+  }
+  OP(GlobalStoreF64) {
+    std::memcpy(globals + U32(1), &rd[R(5)], 8);
+    pc += 7;
+    NEXT();
+  }
+  OP(GlobalStoreRef) {
+    SetRef(&global_refs[U32(1)], rr[R(5)]);
+    pc += 7;
+    NEXT();
+  }
 
   // Refs.
-  OP(RefIsNull) { ri[R(1)] = rr[R(3)] == nullptr; pc += 5; NEXT(); }
-  OP(RefEq) { ri[R(1)] = rr[R(3)] == rr[R(5)]; pc += 7; NEXT(); }
+  OP(RefIsNull) {
+    ri[R(1)] = rr[R(3)] == nullptr;
+    pc += 5;
+    NEXT();
+  }
+  OP(RefEq) {
+    ri[R(1)] = rr[R(3)] == rr[R(5)];
+    pc += 7;
+    NEXT();
+  }
   OP(RefIsType) {
     Object* object = rr[R(3)];
     ri[R(1)] = object && &object->type() == &module.type(U32(5));
@@ -605,21 +826,23 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   }
 
   // Lists and buffers: refs are checked for null and type, indices for range.
-#define AS(T, var, offset)                                                              \
-  T* var = DynCast<T>(rr[R(offset)]);                                                   \
-  if (!var) {                                                                           \
-    TRAP(InvalidArgumentError("expected a " + std::string(T::Type().name) +             \
-                              " in register ref:" + std::to_string(R(offset)) +        \
-                              ", got " + RefDescription(rr[R(offset)])));              \
+#define AS(T, var, offset)                                                                        \
+  T* var = DynCast<T>(rr[R(offset)]);                                                             \
+  if (!var) {                                                                                     \
+    TRAP(InvalidArgumentError("expected a " + std::string(T::Type().name) + " in register ref:" + \
+                              std::to_string(R(offset) - fn->bank_slots[4]) + ", got " +          \
+                              RefDescription(rr[R(offset)])));                                    \
   }
   OP(ListAlloc) {
-    int32_t capacity = ri[R(3)];
-    if (capacity < 0 || capacity > kMaxListSize) {
-      TRAP(OutOfRangeError("list capacity " + std::to_string(capacity) + " out of range"));
+    {  // Locals with destructors end before the dispatch jump.
+      int32_t capacity = ri[R(3)];
+      if (capacity < 0 || capacity > kMaxListSize) {
+        TRAP(OutOfRangeError("list capacity " + std::to_string(capacity) + " out of range"));
+      }
+      Ref<List> list = List::Create(static_cast<size_t>(capacity));
+      SetRef(&rr[R(1)], list.get());
+      pc += 5;
     }
-    Ref<List> list = List::Create(static_cast<size_t>(capacity));
-    SetRef(&rr[R(1)], list.get());
-    pc += 5;
     NEXT();
   }
   OP(ListSize) {
@@ -638,14 +861,16 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
     pc += 5;
     NEXT();
   }
-#define LIST_GET(name, file, getter)                                        \
-  OP(name) {                                                                \
-    AS(List, list, 3);                                                      \
-    auto value = list->getter(static_cast<size_t>(static_cast<uint32_t>(ri[R(5)]))); \
-    if (!value.ok()) TRAP(value.status());                                  \
-    file[R(1)] = *value;                                                    \
-    pc += 7;                                                                \
-    NEXT();                                                                 \
+#define LIST_GET(name, file, getter)                                                   \
+  OP(name) {                                                                           \
+    {                                                                                  \
+      AS(List, list, 3);                                                               \
+      auto value = list->getter(static_cast<size_t>(static_cast<uint32_t>(ri[R(5)]))); \
+      if (!value.ok()) TRAP(value.status());                                           \
+      file[R(1)] = *value;                                                             \
+      pc += 7;                                                                         \
+    }                                                                                  \
+    NEXT();                                                                            \
   }
   LIST_GET(ListGetI32, ri, GetI32)
   LIST_GET(ListGetI64, rl, GetI64)
@@ -653,20 +878,24 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   LIST_GET(ListGetF64, rd, GetF64)
 #undef LIST_GET
   OP(ListGetRef) {
-    AS(List, list, 3);
-    auto value = list->GetRef(static_cast<size_t>(static_cast<uint32_t>(ri[R(5)])));
-    if (!value.ok()) TRAP(value.status());
-    SetRef(&rr[R(1)], value->get());
-    pc += 7;
+    {  // Locals with destructors end before the dispatch jump.
+      AS(List, list, 3);
+      auto value = list->GetRef(static_cast<size_t>(static_cast<uint32_t>(ri[R(5)])));
+      if (!value.ok()) TRAP(value.status());
+      SetRef(&rr[R(1)], value->get());
+      pc += 7;
+    }
     NEXT();
   }
-#define LIST_SET(name, make)                                                 \
-  OP(name) {                                                                 \
-    AS(List, list, 1);                                                       \
-    Status status = list->Set(static_cast<size_t>(static_cast<uint32_t>(ri[R(3)])), make); \
-    if (!status.ok()) TRAP(status);                                          \
-    pc += 7;                                                                 \
-    NEXT();                                                                  \
+#define LIST_SET(name, make)                                                                 \
+  OP(name) {                                                                                 \
+    {                                                                                        \
+      AS(List, list, 1);                                                                     \
+      Status status = list->Set(static_cast<size_t>(static_cast<uint32_t>(ri[R(3)])), make); \
+      if (!status.ok()) TRAP(status);                                                        \
+      pc += 7;                                                                               \
+    }                                                                                        \
+    NEXT();                                                                                  \
   }
   LIST_SET(ListSetI32, Variant::I32(ri[R(5)]))
   LIST_SET(ListSetI64, Variant::I64(rl[R(5)]))
@@ -676,12 +905,14 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
 #undef LIST_SET
 
   OP(BufferAlloc) {
-    int64_t length = rl[R(3)];
-    if (length < 0) TRAP(OutOfRangeError("negative buffer length " + std::to_string(length)));
-    auto buffer = ByteBuffer::Allocate(static_cast<size_t>(length));
-    if (!buffer.ok()) TRAP(buffer.status());
-    SetRef(&rr[R(1)], buffer->get());
-    pc += 5;
+    {  // Locals with destructors end before the dispatch jump.
+      int64_t length = rl[R(3)];
+      if (length < 0) TRAP(OutOfRangeError("negative buffer length " + std::to_string(length)));
+      auto buffer = ByteBuffer::Allocate(static_cast<size_t>(length));
+      if (!buffer.ok()) TRAP(buffer.status());
+      SetRef(&rr[R(1)], buffer->get());
+      pc += 5;
+    }
     NEXT();
   }
   OP(BufferLength) {
@@ -691,37 +922,43 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
     NEXT();
   }
   OP(BufferCopy) {
-    AS(ByteBuffer, source, 1);
-    AS(ByteBuffer, target, 5);
-    int64_t source_offset = rl[R(3)], target_offset = rl[R(7)], length = rl[R(9)];
-    Status status = source->CheckRange(source_offset, length, false);
-    if (status.ok()) status = target->CheckRange(target_offset, length, true);
-    if (!status.ok()) TRAP(status);
-    std::memmove(target->mutable_data() + target_offset, source->data() + source_offset,
-                 static_cast<size_t>(length));
-    pc += 11;
+    {  // Locals with destructors end before the dispatch jump.
+      AS(ByteBuffer, source, 1);
+      AS(ByteBuffer, target, 5);
+      int64_t source_offset = rl[R(3)], target_offset = rl[R(7)], length = rl[R(9)];
+      Status status = source->CheckRange(source_offset, length, false);
+      if (status.ok()) status = target->CheckRange(target_offset, length, true);
+      if (!status.ok()) TRAP(status);
+      std::memmove(target->mutable_data() + target_offset, source->data() + source_offset,
+                   static_cast<size_t>(length));
+      pc += 11;
+    }
     NEXT();
   }
   OP(BufferFill) {
-    AS(ByteBuffer, buffer, 1);
-    int64_t offset = rl[R(3)], length = rl[R(5)];
-    Status status = buffer->CheckRange(offset, length, true);
-    if (!status.ok()) TRAP(status);
-    std::memset(buffer->mutable_data() + offset, ri[R(7)] & 0xFF, static_cast<size_t>(length));
-    pc += 9;
+    {  // Locals with destructors end before the dispatch jump.
+      AS(ByteBuffer, buffer, 1);
+      int64_t offset = rl[R(3)], length = rl[R(5)];
+      Status status = buffer->CheckRange(offset, length, true);
+      if (!status.ok()) TRAP(status);
+      std::memset(buffer->mutable_data() + offset, ri[R(7)] & 0xFF, static_cast<size_t>(length));
+      pc += 9;
+    }
     NEXT();
   }
-#define BUFFER_LOAD(name, file, T, convert)                           \
-  OP(name) {                                                          \
-    AS(ByteBuffer, buffer, 3);                                        \
-    int64_t offset = rl[R(5)];                                        \
-    Status status = buffer->CheckRange(offset, sizeof(T), false);     \
-    if (!status.ok()) TRAP(status);                                   \
-    T value;                                                          \
-    std::memcpy(&value, buffer->data() + offset, sizeof(T));          \
-    file[R(1)] = convert;                                             \
-    pc += 7;                                                          \
-    NEXT();                                                           \
+#define BUFFER_LOAD(name, file, T, convert)                         \
+  OP(name) {                                                        \
+    {                                                               \
+      AS(ByteBuffer, buffer, 3);                                    \
+      int64_t offset = rl[R(5)];                                    \
+      Status status = buffer->CheckRange(offset, sizeof(T), false); \
+      if (!status.ok()) TRAP(status);                               \
+      T value;                                                      \
+      std::memcpy(&value, buffer->data() + offset, sizeof(T));      \
+      file[R(1)] = convert;                                         \
+      pc += 7;                                                      \
+    }                                                               \
+    NEXT();                                                         \
   }
   BUFFER_LOAD(BufferLoadI8S, ri, int8_t, value)
   BUFFER_LOAD(BufferLoadI8U, ri, uint8_t, value)
@@ -732,16 +969,18 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   BUFFER_LOAD(BufferLoadF32, rf, float, value)
   BUFFER_LOAD(BufferLoadF64, rd, double, value)
 #undef BUFFER_LOAD
-#define BUFFER_STORE(name, T, value_expr)                             \
-  OP(name) {                                                          \
-    AS(ByteBuffer, buffer, 1);                                        \
-    int64_t offset = rl[R(3)];                                        \
-    Status status = buffer->CheckRange(offset, sizeof(T), true);      \
-    if (!status.ok()) TRAP(status);                                   \
-    T value = static_cast<T>(value_expr);                             \
-    std::memcpy(buffer->mutable_data() + offset, &value, sizeof(T));  \
-    pc += 7;                                                          \
-    NEXT();                                                           \
+#define BUFFER_STORE(name, T, value_expr)                              \
+  OP(name) {                                                           \
+    {                                                                  \
+      AS(ByteBuffer, buffer, 1);                                       \
+      int64_t offset = rl[R(3)];                                       \
+      Status status = buffer->CheckRange(offset, sizeof(T), true);     \
+      if (!status.ok()) TRAP(status);                                  \
+      T value = static_cast<T>(value_expr);                            \
+      std::memcpy(buffer->mutable_data() + offset, &value, sizeof(T)); \
+      pc += 7;                                                         \
+    }                                                                  \
+    NEXT();                                                            \
   }
   BUFFER_STORE(BufferStoreI8, uint8_t, ri[R(5)])
   BUFFER_STORE(BufferStoreI16, uint16_t, ri[R(5)])
@@ -753,40 +992,57 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
 #undef AS
 
   OP(Trace) {
-    std::string line = "[trace] " + std::string(module.string(U32(1)));
-    const uint8_t count = pc[5];
-    for (uint8_t i = 0; i < count; ++i) {
-      const uint8_t* operand = pc + 6 + 3 * i;
-      uint16_t reg = Load<uint16_t>(operand + 1);
-      line += i ? ", " : " ";
-      switch (static_cast<Bank>(operand[0])) {
-        case Bank::kI32: line += Variant::I32(ri[reg]).ToString(); break;
-        case Bank::kI64: line += Variant::I64(rl[reg]).ToString(); break;
-        case Bank::kF32: line += Variant::F32(rf[reg]).ToString(); break;
-        case Bank::kF64: line += Variant::F64(rd[reg]).ToString(); break;
-        case Bank::kRef: line += Variant::FromRef(Ref<Object>(rr[reg])).ToString(); break;
+    {  // Locals with destructors end before the dispatch jump.
+      std::string line = "[trace] " + std::string(module.string(U32(1)));
+      const uint8_t count = pc[5];
+      for (uint8_t i = 0; i < count; ++i) {
+        const uint8_t* operand = pc + 6 + 3 * i;
+        uint16_t reg = Load<uint16_t>(operand + 1);
+        line += i ? ", " : " ";
+        switch (static_cast<Bank>(operand[0])) {
+          case Bank::kI32:
+            line += Variant::I32(ri[reg]).ToString();
+            break;
+          case Bank::kI64:
+            line += Variant::I64(rl[reg]).ToString();
+            break;
+          case Bank::kF32:
+            line += Variant::F32(rf[reg]).ToString();
+            break;
+          case Bank::kF64:
+            line += Variant::F64(rd[reg]).ToString();
+            break;
+          case Bank::kRef:
+            line += Variant::FromRef(Ref<Object>(rr[reg])).ToString();
+            break;
+        }
       }
+      std::string source =
+          module.SourceLocation(OrdinalOf(module, fn), static_cast<uint32_t>(pc - code));
+      if (!source.empty()) line += "  (" + source + ")";
+      stack.Trace(line);
+      pc += 6 + 3 * count;
     }
-    std::string source = module.SourceLocation(frame->ordinal, static_cast<uint32_t>(pc - fn->code));
-    if (!source.empty()) line += "  (" + source + ")";
-    stack.Trace(line);
-    pc += 6 + 3 * count;
     NEXT();
   }
 
 trap : {
   // Name where it happened, then every enclosing frame of this Execute.
-  std::string message = module.DescribeLocation(frame->ordinal,
-                                                static_cast<uint32_t>(pc - fn->code)) +
-                        ": " + trap_status.message();
+  std::string message =
+      module.DescribeLocation(OrdinalOf(module, fn), static_cast<uint32_t>(pc - fn->code)) + ": " +
+      trap_status.message();
   int lines = 0;
-  for (Frame* f = frame->caller; f; f = f->caller) {
+  for (Frame *callee = frame, *f = frame->caller; f; callee = f, f = f->caller) {
     if (++lines > 16) {
       message += "\n  ...";
       break;
     }
-    message += "\n  called from " +
-               module.DescribeLocation(f->ordinal, static_cast<uint32_t>(f->pc - f->function->code));
+    // `callee` is the frame f called into; its result list sits inside f's
+    // call instruction.
+    message +=
+        "\n  called from " +
+        module.DescribeLocation(OrdinalOf(module, f->function),
+                                static_cast<uint32_t>(CallSiteOf(callee) - f->function->code));
   }
   // Unwind: release every frame's refs.
   for (Frame* f = frame; f; f = f->caller) ReleaseRefs(SlotsOf(f), *f->function);

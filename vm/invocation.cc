@@ -52,8 +52,10 @@ Result<Ref<List>> Invoke(Context& context, const Function& function, const List&
   SignatureParts parts;
   KILN_RETURN_IF_ERROR(ParseSignature(function.info->signature, &parts));
   std::vector<Variant> results(parts.results.size());
-  Stack stack(context.options().stack, context.options().trace_sink);
-  KILN_RETURN_IF_ERROR(InvokeWithStack(function, arguments.items(), results, stack));
+  std::unique_ptr<Stack> stack = context.AcquireStack();
+  Status status = InvokeWithStack(function, arguments.items(), results, *stack);
+  context.ReleaseStack(std::move(stack));
+  KILN_RETURN_IF_ERROR(status);
   Ref<List> list = List::Create(results.size());
   for (Variant& result : results) list->Push(std::move(result));
   return list;

@@ -417,8 +417,10 @@ Status VerifyModule(std::span<const uint8_t> bytes, const TypeRegistry& types) {
       }
     }
   }
-  if (module.initializer() >= 0) {
-    if (static_cast<uint32_t>(module.initializer()) >= module.functions()->size()) {
+  // -1 (the schema default) means "none"; any other negative value is corrupt.
+  if (module.initializer() != -1) {
+    if (module.initializer() < 0 ||
+        static_cast<uint32_t>(module.initializer()) >= module.functions()->size()) {
       return InvalidArgumentError("initializer function " + std::to_string(module.initializer()) +
                                   " out of range");
     }
