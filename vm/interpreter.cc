@@ -536,6 +536,19 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
     pc = code + (rl[R(1)] < rl[R(3)] ? U32(5) : U32(9));
     NEXT();
   }
+  OP(BrLtImmI32S) { pc = code + (ri[R(1)] < Load<int32_t>(pc + 3) ? U32(7) : U32(11)); NEXT(); }
+  OP(AddImmI32) {
+    ri[R(1)] = static_cast<int32_t>(static_cast<uint32_t>(ri[R(3)]) +
+                                    static_cast<uint32_t>(Load<int32_t>(pc + 5)));
+    pc += 9;
+    NEXT();
+  }
+  OP(AddImmI64) {
+    rl[R(1)] = static_cast<int64_t>(static_cast<uint64_t>(rl[R(3)]) +
+                                    static_cast<uint64_t>(int64_t{Load<int32_t>(pc + 5)}));
+    pc += 9;
+    NEXT();
+  }
   OP(Switch) {
     uint32_t index = static_cast<uint32_t>(ri[R(1)]);
     uint16_t count = Load<uint16_t>(pc + 7);

@@ -185,7 +185,12 @@ inline constexpr int kBankCount = 5;
   X(BufferStoreF32, "buffer.store.f32", 0, kRegRef, kRegI64, kRegF32)                    \
   X(BufferStoreF64, "buffer.store.f64", 0, kRegRef, kRegI64, kRegF64)                    \
   /* Debugging: print the string and the operands through the context's trace sink. */  \
-  X(Trace, "trace", 0, kString, kTraceOperands)
+  X(Trace, "trace", 0, kString, kTraceOperands)                                          \
+  /* Constant-operand forms (as Lua's ADDI/LTI): the immediate is sign-extended and */   \
+  /* the addition wraps. New opcodes go last so existing encodings never change. */      \
+  X(BrLtImmI32S, "br.lt.imm.i32.s", kTerminator, kRegI32, kImmI32, kTarget, kTarget)     \
+  X(AddImmI32, "add.imm.i32", 0, kRegI32, kRegI32, kImmI32)                              \
+  X(AddImmI64, "add.imm.i64", 0, kRegI64, kRegI64, kImmI32)
 
 // Integer ops for one width: binary ops are (dst, a, b), unary ops (dst, a).
 #define KILN_INT_OPS_(X, T, t, R)                    \

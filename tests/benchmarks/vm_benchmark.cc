@@ -27,37 +27,36 @@ namespace kiln::vm {
 namespace {
 
 // fib(i32)->i32: the natural lowering of
-//   fib(n) = n < 2 ? n : fib(n - 1) + fib(n - 2).
-// A leaf call (n < 2) executes 3 instructions (const, br, return r0); a
-// non-leaf call executes the other 9 (const, br, const, sub, call, sub, call,
-// add, return r4).
-constexpr int64_t kFibLeafInstructions = 3;
-constexpr int64_t kFibNonLeafInstructions = 9;
+//   fib(n) = n < 2 ? n : fib(n - 1) + fib(n - 2)
+// using the constant-operand forms a compiler emits for `n < 2` and `n - 1`
+// (as LuaJIT's bytecode does with ISLT/SUBVN and Lua 5.4's with LTI/ADDI).
+// A leaf call (n < 2) executes 2 instructions (br.lt.imm, return r0); a
+// non-leaf call executes 7 (br.lt.imm, add.imm, call, add.imm, call, add,
+// return r4).
+constexpr int64_t kFibLeafInstructions = 2;
+constexpr int64_t kFibNonLeafInstructions = 7;
 
 void BuildFib(ModuleBuilder& builder) {
   FunctionBuilder& fib = builder.AddFunction("fib", "i_i");
   Label base = fib.NewLabel(), recurse = fib.NewLabel();
-  fib.Emit(Opcode::kConstI32, {Reg(1), ImmI32(2)});
-  fib.Emit(Opcode::kBrLtI32S, {Reg(0), Reg(1), Target(base), Target(recurse)});
+  fib.Emit(Opcode::kBrLtImmI32S, {Reg(0), ImmI32(2), Target(base), Target(recurse)});
   fib.Bind(base);
   fib.EmitReturn({0});
   fib.Bind(recurse);
-  fib.Emit(Opcode::kConstI32, {Reg(2), ImmI32(1)});
-  fib.Emit(Opcode::kSubI32, {Reg(3), Reg(0), Reg(2)});
-  const uint16_t arg[] = {3}, first[] = {4}, second[] = {5};
+  fib.Emit(Opcode::kAddImmI32, {Reg(1), Reg(0), ImmI32(-1)});
+  const uint16_t arg[] = {1}, first[] = {2}, second[] = {3};
   fib.EmitCall(fib.ordinal(), arg, first);
-  fib.Emit(Opcode::kSubI32, {Reg(3), Reg(0), Reg(1)});
+  fib.Emit(Opcode::kAddImmI32, {Reg(1), Reg(0), ImmI32(-2)});
   fib.EmitCall(fib.ordinal(), arg, second);
-  fib.Emit(Opcode::kAddI32, {Reg(4), Reg(4), Reg(5)});
-  fib.EmitReturn({4});
+  fib.Emit(Opcode::kAddI32, {Reg(2), Reg(2), Reg(3)});
+  fib.EmitReturn({2});
   builder.AddExport("fib", fib.ordinal());
 }
 
 // loop(i64 n)->i64: s = sum over i in [0, n) of i * 3 % 7, in 64-bit
-// integers like Lua 5.4's. i64 registers: r0 n, r1 s, r2 i, r3 3, r4 7,
-// r5 1, r6 t.
-// 5 setup constants + 1 entry branch + 5 per iteration + 1 return.
-constexpr int64_t kLoopSetupInstructions = 5 + 1 + 1;
+// integers like Lua 5.4's. i64 registers: r0 n, r1 s, r2 i, r3 3, r4 7, r5 t.
+// 4 setup constants + 1 entry branch + 5 per iteration + 1 return.
+constexpr int64_t kLoopSetupInstructions = 4 + 1 + 1;
 constexpr int64_t kLoopBodyInstructions = 5;
 
 void BuildLoop(ModuleBuilder& builder) {
@@ -67,13 +66,12 @@ void BuildLoop(ModuleBuilder& builder) {
   loop.Emit(Opcode::kConstI64, {Reg(2), ImmI64(0)});
   loop.Emit(Opcode::kConstI64, {Reg(3), ImmI64(3)});
   loop.Emit(Opcode::kConstI64, {Reg(4), ImmI64(7)});
-  loop.Emit(Opcode::kConstI64, {Reg(5), ImmI64(1)});
   loop.Emit(Opcode::kBrLtI64S, {Reg(2), Reg(0), Target(body), Target(done)});
   loop.Bind(body);
-  loop.Emit(Opcode::kMulI64, {Reg(6), Reg(2), Reg(3)});
-  loop.Emit(Opcode::kRemSI64, {Reg(6), Reg(6), Reg(4)});
-  loop.Emit(Opcode::kAddI64, {Reg(1), Reg(1), Reg(6)});
-  loop.Emit(Opcode::kAddI64, {Reg(2), Reg(2), Reg(5)});
+  loop.Emit(Opcode::kMulI64, {Reg(5), Reg(2), Reg(3)});
+  loop.Emit(Opcode::kRemSI64, {Reg(5), Reg(5), Reg(4)});
+  loop.Emit(Opcode::kAddI64, {Reg(1), Reg(1), Reg(5)});
+  loop.Emit(Opcode::kAddImmI64, {Reg(2), Reg(2), ImmI32(1)});
   loop.Emit(Opcode::kBrLtI64S, {Reg(2), Reg(0), Target(body), Target(done)});
   loop.Bind(done);
   loop.EmitReturn({1});

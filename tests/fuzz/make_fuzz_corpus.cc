@@ -94,9 +94,15 @@ void EmitRange(FunctionBuilder& f, RegisterPool& pool, Opcode first, Opcode last
     const Bank dst_bank = BankOfRegisterKind(info.operands[0]);
     const uint16_t dst = pool.Fresh(dst_bank);
     switch (info.operand_count) {
-      case 2: f.Emit(opcode, {Reg(dst), Reg(regs[0])}); break;
-      case 3: f.Emit(opcode, {Reg(dst), Reg(regs[0]), Reg(regs[1])}); break;
-      case 4: f.Emit(opcode, {Reg(dst), Reg(regs[0]), Reg(regs[1]), Reg(regs[2])}); break;
+      case 2:
+        f.Emit(opcode, {Reg(dst), Reg(regs[0])});
+        break;
+      case 3:
+        f.Emit(opcode, {Reg(dst), Reg(regs[0]), Reg(regs[1])});
+        break;
+      case 4:
+        f.Emit(opcode, {Reg(dst), Reg(regs[0]), Reg(regs[1]), Reg(regs[2])});
+        break;
     }
     pool.Produce(dst_bank, dst);
   }
@@ -133,7 +139,8 @@ void ArithI32(ModuleBuilder& b) {
 void ArithI64(ModuleBuilder& b) {
   FunctionBuilder& f = b.AddFunction("run", "II_I");
   RegisterPool pool("II");
-  for (int64_t v : {int64_t{1} << 40, int64_t{-7}, INT64_MAX, INT64_MIN, int64_t{63}, int64_t{65}}) {
+  for (int64_t v :
+       {int64_t{1} << 40, int64_t{-7}, INT64_MAX, INT64_MIN, int64_t{63}, int64_t{65}}) {
     ConstI64(f, pool, v);
   }
   ConstI64(f, pool, -1);
@@ -207,8 +214,8 @@ void Conversions(ModuleBuilder& b) {
   for (int round = 0; round < 3; ++round) {
     EmitRange(f, pool, Opcode::kTruncI64I32, Opcode::kBitcastF64I64);
   }
-  f.EmitReturn({pool.Last(Bank::kI32), pool.Last(Bank::kI64), pool.Last(Bank::kF32),
-                pool.Last(Bank::kF64)});
+  f.EmitReturn(
+      {pool.Last(Bank::kI32), pool.Last(Bank::kI64), pool.Last(Bank::kF32), pool.Last(Bank::kF64)});
   b.AddExport("run", f.ordinal());
 }
 
@@ -579,12 +586,12 @@ void Moves(ModuleBuilder& b) {
   f.EmitReturn({1, 1, 1, 1, 1});
   b.AddExport("run", f.ordinal());
   // Exports with many signatures, so argument synthesis sees every bank.
-  const char* signatures[] = {"_", "i_", "I_", "f_", "F_", "r_", "iiii_", "rrrr_r", "FFFF_F",
-                              "fIrFi_"};
+  const char* signatures[] = {"_",  "i_",    "I_",     "f_",     "F_",
+                              "r_", "iiii_", "rrrr_r", "FFFF_F", "fIrFi_"};
   for (const char* signature : signatures) {
     FunctionBuilder& g = b.AddFunction(std::string("sig") + signature, signature);
-    std::string_view results = std::string_view(signature).substr(
-        std::string_view(signature).find('_') + 1);
+    std::string_view results =
+        std::string_view(signature).substr(std::string_view(signature).find('_') + 1);
     std::vector<uint16_t> values(results.size(), 0);
     g.EmitReturn(values);
     b.AddExport(g.name(), g.ordinal());
@@ -732,14 +739,29 @@ struct Seed {
 };
 
 constexpr Seed kSeeds[] = {
-    {"arith_i32", ArithI32},      {"arith_i64", ArithI64},       {"arith_f32", ArithF32},
-    {"arith_f64", ArithF64},      {"compare_int", CompareInt},   {"compare_float", CompareFloat},
-    {"conversions", Conversions}, {"branches", Branches},        {"switch", Switch},
-    {"calls", Calls},             {"imports", Imports},          {"globals", Globals},
-    {"rodata", Rodata},           {"lists", Lists},              {"buffers", Buffers},
-    {"refs", Refs},               {"moves", Moves},              {"trace", Trace},
-    {"fail", Fail},               {"traps", Traps},              {"stack_limits", StackLimits},
-    {"loops", Loops},             {"reflection", Reflection, 7},
+    {"arith_i32", ArithI32},
+    {"arith_i64", ArithI64},
+    {"arith_f32", ArithF32},
+    {"arith_f64", ArithF64},
+    {"compare_int", CompareInt},
+    {"compare_float", CompareFloat},
+    {"conversions", Conversions},
+    {"branches", Branches},
+    {"switch", Switch},
+    {"calls", Calls},
+    {"imports", Imports},
+    {"globals", Globals},
+    {"rodata", Rodata},
+    {"lists", Lists},
+    {"buffers", Buffers},
+    {"refs", Refs},
+    {"moves", Moves},
+    {"trace", Trace},
+    {"fail", Fail},
+    {"traps", Traps},
+    {"stack_limits", StackLimits},
+    {"loops", Loops},
+    {"reflection", Reflection, 7},
 };
 
 }  // namespace

@@ -123,11 +123,16 @@ void Log(const std::string& line) {
 
 Variant ZeroValue(char type) {
   switch (type) {
-    case 'i': return Variant::I32(0);
-    case 'I': return Variant::I64(0);
-    case 'f': return Variant::F32(0.0f);
-    case 'F': return Variant::F64(0.0);
-    default: return Variant::FromRef(nullptr);
+    case 'i':
+      return Variant::I32(0);
+    case 'I':
+      return Variant::I64(0);
+    case 'f':
+      return Variant::F32(0.0f);
+    case 'F':
+      return Variant::F64(0.0);
+    default:
+      return Variant::FromRef(nullptr);
   }
 }
 

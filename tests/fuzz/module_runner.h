@@ -18,10 +18,10 @@
 namespace kiln::fuzz {
 
 struct RunSummary {
-  bool loaded = false;   // Load + verify succeeded.
-  bool linked = false;   // The context was created (imports resolved, initializer ran).
-  int invoked = 0;       // Exports invoked (whatever they returned).
-  int skipped = 0;       // Exports (or the initializer) not run: unbounded or over budget.
+  bool loaded = false;  // Load + verify succeeded.
+  bool linked = false;  // The context was created (imports resolved, initializer ran).
+  int invoked = 0;      // Exports invoked (whatever they returned).
+  int skipped = 0;      // Exports (or the initializer) not run: unbounded or over budget.
 };
 
 RunSummary RunModuleBytes(std::span<const uint8_t> bytes);

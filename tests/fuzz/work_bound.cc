@@ -14,9 +14,7 @@ using vm::OperandKind;
 // Counts saturate here, far above any budget, so sums cannot overflow.
 constexpr uint64_t kSaturated = uint64_t{1} << 62;
 
-uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
-  return a + b >= kSaturated ? kSaturated : a + b;
-}
+uint64_t SaturatingAdd(uint64_t a, uint64_t b) { return a + b >= kSaturated ? kSaturated : a + b; }
 
 template <typename T>
 T Load(const uint8_t* p) {

@@ -29,7 +29,7 @@ TEST(WorkBoundTest, StraightLineCodeIsBoundedByItsLength) {
   ModuleBuilder builder("m");
   FunctionBuilder& f = builder.AddFunction("f", "i_i");
   Label done = f.NewLabel();
-  f.Emit(Opcode::kConstI32, {Reg(1), ImmI32(3)});        // 7 bytes
+  f.Emit(Opcode::kConstI32, {Reg(1), ImmI32(3)});                 // 7 bytes
   f.Emit(Opcode::kCondBr, {Reg(0), Target(done), Target(done)});  // 11 bytes
   f.Bind(done);
   f.EmitReturn({1});  // 4 bytes

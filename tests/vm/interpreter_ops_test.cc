@@ -802,6 +802,52 @@ TEST(InterpreterOpsTest, ConstantsAndMovesUseSeparateBanks) {
   for (size_t i = 0; i < 8; ++i) EXPECT_TRUE(SameValue((*results)[i], expected[i])) << i;
 }
 
+// --- Constant-operand forms. ---
+
+// add.imm.* adds a sign-extended 32-bit immediate with wrapping;
+// br.lt.imm.i32.s compares against an immediate.
+TEST(InterpreterOpsTest, ImmediateOperandForms) {
+  ModuleBuilder builder("imm");
+  FunctionBuilder& add32 = builder.AddFunction("add32", "i_iii");
+  add32.Emit(kAddImmI32, {Reg(1), Reg(0), ImmI32(-2)});
+  add32.Emit(kAddImmI32, {Reg(2), Reg(0), ImmI32(kI32Max)});
+  add32.Emit(kAddImmI32, {Reg(3), Reg(0), ImmI32(0)});
+  add32.EmitReturn({1, 2, 3});
+  builder.AddExport("add32", add32.ordinal());
+  FunctionBuilder& add64 = builder.AddFunction("add64", "I_II");
+  add64.Emit(kAddImmI64, {Reg(1), Reg(0), ImmI32(-1)});
+  add64.Emit(kAddImmI64, {Reg(2), Reg(0), ImmI32(kI32Max)});
+  add64.EmitReturn({1, 2});
+  builder.AddExport("add64", add64.ordinal());
+  FunctionBuilder& below = builder.AddFunction("below_minus3", "i_i");
+  Label yes = below.NewLabel(), no = below.NewLabel();
+  below.Emit(kBrLtImmI32S, {Reg(0), ImmI32(-3), Target(yes), Target(no)});
+  below.Bind(yes);
+  below.Emit(kConstI32, {Reg(1), ImmI32(1)});
+  below.EmitReturn({1});
+  below.Bind(no);
+  below.Emit(kConstI32, {Reg(1), ImmI32(0)});
+  below.EmitReturn({1});
+  builder.AddExport("below_minus3", below.ordinal());
+  auto context = MakeContext(builder);
+  ASSERT_TRUE(context.ok()) << context.status().ToString();
+
+  auto r32 = Call(**context, "add32", {I32(5)});
+  ASSERT_TRUE(r32.ok()) << r32.status().ToString();
+  EXPECT_EQ((*r32)[0].i32(), 3);
+  EXPECT_EQ((*r32)[1].i32(), kI32Min + 4);  // 5 + INT32_MAX wraps.
+  EXPECT_EQ((*r32)[2].i32(), 5);
+  auto r64 = Call(**context, "add64", {I64(kI64Min)});
+  ASSERT_TRUE(r64.ok()) << r64.status().ToString();
+  EXPECT_EQ((*r64)[0].i64(), kI64Max);  // The immediate -1 is sign-extended; wraps.
+  EXPECT_EQ((*r64)[1].i64(), kI64Min + kI32Max);
+  for (auto [value, expected] : {std::pair{-4, 1}, {-3, 0}, {-2, 0}, {kI32Min, 1}, {7, 0}}) {
+    auto r = Call(**context, "below_minus3", {I32(value)});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ((*r)[0].i32(), expected) << value;
+  }
+}
+
 // --- Every opcode has a test. ---
 
 // Opcodes exercised by tests/vm/interpreter_test.cc (control flow, calls,
@@ -824,8 +870,8 @@ constexpr Opcode kCoveredByInterpreterTest[] = {
 
 // Opcodes covered here outside the tables.
 constexpr Opcode kCoveredByThisFile[] = {
-    kConstI32, kConstI64, kConstF32, kConstF64, kMovI32,
-    kMovI64,   kMovF32,   kMovF64,   kFmaF32,   kFmaF64,
+    kConstI32, kConstI64, kConstF32, kConstF64,  kMovI32,    kMovI64,      kMovF32,
+    kMovF64,   kFmaF32,   kFmaF64,   kAddImmI32, kAddImmI64, kBrLtImmI32S,
 };
 
 TEST(InterpreterOpsTest, EveryOpcodeIsCovered) {

@@ -342,6 +342,16 @@ std::vector<MalformedCase> MalformedCases() {
          });
        },
        "function 0 'fn' has 1 i64 arguments but only 0 registers in that bank"},
+      {"TooManyRegistersInTotal",
+       // Each bank fits in a u16, but all banks share one frame of slots.
+       [] {
+         return OneFunction("_", [](FunctionBuilder& fn) {
+           fn.EmitReturn({});
+           fn.SetRegisterCounts({40000, 40000, 0, 0, 0});
+         });
+       },
+       "function 0 'fn' has 80000 registers in total (limit " + std::to_string(kMaxFrameSlots) +
+           ")"},
       {"DebugLocationNamesMissingFile",
        [] {
          return OneFunction("_", [](FunctionBuilder& fn) {
