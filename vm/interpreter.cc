@@ -174,6 +174,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   Object** const global_refs = state.global_refs();
   uint8_t* const arena = stack.arena();
   const size_t arena_capacity = stack.arena_capacity();
+  const uint8_t* const arena_end = arena + arena_capacity;
   const int max_depth = stack.options().max_depth;
   const size_t entry_used = stack.used();
   const int entry_depth = stack.depth();
@@ -198,10 +199,10 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   }
   frame = reinterpret_cast<Frame*>(arena + entry_used);
   *frame = Frame{fn, nullptr, nullptr};
-  // The arena top and call depth live in locals while the loop runs (stores
-  // through register pointers would otherwise force reloads from the Stack);
-  // they are written back around import calls and on exit.
-  size_t used = entry_used + fn->frame_bytes;
+  // The call depth lives in a local while the loop runs (stores through
+  // register pointers would otherwise force reloads from the Stack); the arena
+  // top is implied by the current frame. Both are written back to the Stack
+  // around import calls and on exit.
   int depth = entry_depth + 1;
   KILN_LOAD_FRAME_();
   ClearRefs(regs, *fn);
@@ -536,7 +537,10 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
     pc = code + (rl[R(1)] < rl[R(3)] ? U32(5) : U32(9));
     NEXT();
   }
-  OP(BrLtImmI32S) { pc = code + (ri[R(1)] < Load<int32_t>(pc + 3) ? U32(7) : U32(11)); NEXT(); }
+  OP(BrLtImmI32S) {
+    pc = code + (ri[R(1)] < Load<int32_t>(pc + 3) ? U32(7) : U32(11));
+    NEXT();
+  }
   OP(AddImmI32) {
     ri[R(1)] = static_cast<int32_t>(static_cast<uint32_t>(ri[R(3)]) +
                                     static_cast<uint32_t>(Load<int32_t>(pc + 5)));
@@ -565,13 +569,14 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
       TRAP(ResourceExhaustedError("stack overflow: call depth limit of " +
                                   std::to_string(max_depth) + " exceeded"));
     }
-    if (used + callee->frame_bytes > arena_capacity) {
+    // Frames are contiguous: the callee's starts where the caller's ends.
+    uint8_t* const callee_base = reinterpret_cast<uint8_t*>(frame) + fn->frame_bytes;
+    if (callee_base + callee->frame_bytes > arena_end) {
       TRAP(ResourceExhaustedError("stack overflow: register frames exceed the " +
                                   std::to_string(arena_capacity) + "-byte stack"));
     }
-    Frame* callee_frame = reinterpret_cast<Frame*>(arena + used);
+    Frame* callee_frame = reinterpret_cast<Frame*>(callee_base);
     *callee_frame = Frame{callee, frame, result_list};
-    used += callee->frame_bytes;
     ++depth;
     // Copy arguments into the callee's argument slots, in signature order:
     // one 8-byte move per primitive, a retain per ref.
@@ -663,7 +668,6 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
       }
     }
     if (!fn->ref_free) ReleaseRefs(regs, *fn);
-    used = static_cast<size_t>(reinterpret_cast<uint8_t*>(frame) - arena);
     --depth;
     pc = ReturnAddressOf(frame);
     frame = caller;
@@ -718,7 +722,8 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
             break;
         }
       }
-      stack.set_used(used);
+      stack.set_used(
+          static_cast<size_t>(reinterpret_cast<uint8_t*>(frame) + fn->frame_bytes - arena));
       stack.set_depth(depth + 1);
       Status status = target.module->Call(
           *target.state, target.ordinal, std::span<const Variant>(values, arg_count),

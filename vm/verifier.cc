@@ -1,5 +1,6 @@
 #include "vm/verifier.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -396,6 +397,25 @@ Status VerifyModule(std::span<const uint8_t> bytes, const TypeRegistry& types) {
         }
         previous = location->bytecode_offset();
       }
+    }
+  }
+  // Function spans must not overlap: the loader rewrites each function's
+  // register operands in place, so shared bytes would be rewritten twice and
+  // address registers outside the frame.
+  std::vector<std::pair<uint32_t, uint32_t>> spans;  // (bytecode offset, function)
+  for (uint32_t i = 0; i < module.functions()->size(); ++i) {
+    spans.push_back({module.functions()->Get(i)->bytecode_offset(), i});
+  }
+  std::sort(spans.begin(), spans.end());
+  for (size_t k = 1; k < spans.size(); ++k) {
+    const s::Function* before = module.functions()->Get(spans[k - 1].second);
+    if (uint64_t{before->bytecode_offset()} + before->bytecode_length() > spans[k].first) {
+      const s::Function* f = module.functions()->Get(spans[k].second);
+      return InvalidArgumentError(
+          "function " + std::to_string(spans[k].second) + " '" + Str(f->name()) +
+          "' bytecode span [" + std::to_string(f->bytecode_offset()) + ", +" +
+          std::to_string(f->bytecode_length()) + ") overlaps function " +
+          std::to_string(spans[k - 1].second) + " '" + Str(before->name()) + "'");
     }
   }
   // Exports and the initializer.

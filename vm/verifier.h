@@ -1,7 +1,8 @@
 // The verifier: everything the interpreter trusts is checked here, once.
 //
 // VerifyModule runs the FlatBuffer verifier over the raw bytes, then checks the
-// module tables (bytecode version, signatures, spans, indices, type names,
+// module tables (bytecode version, signatures, spans (in range and disjoint:
+// the loader rewrites each function's code in place), indices, type names,
 // rodata alignment, initializer) and every function's bytecode:
 //   - every opcode is valid and every instruction fits inside its function;
 //   - every register operand is inside the function's declared count for the

@@ -105,6 +105,8 @@ struct RawModule {
   // Adds one 16-byte rodata segment claiming this alignment; its data is
   // placed 16-byte aligned.
   std::optional<uint32_t> rodata_alignment;
+  // Adds a second function "g" of signature "_" with this (offset, length).
+  std::optional<std::pair<uint32_t, uint32_t>> second_function_span;
 };
 
 std::vector<uint8_t> BuildRaw(const RawModule& spec) {
@@ -121,7 +123,13 @@ std::vector<uint8_t> BuildRaw(const RawModule& spec) {
         /*i32_register_count=*/0, 0, 0, 0, 0, spec.bytecode_offset,
         spec.bytecode_length.value_or(static_cast<uint32_t>(spec.bytecode.size())),
         fbb.CreateVector(locations));
-    functions = fbb.CreateVector(std::vector<flatbuffers::Offset<s::Function>>{fn});
+    std::vector<flatbuffers::Offset<s::Function>> list = {fn};
+    if (spec.second_function_span) {
+      auto [offset, length] = *spec.second_function_span;
+      list.push_back(s::CreateFunction(fbb, fbb.CreateString("g"), fbb.CreateString("_"), 0, 0, 0,
+                                       0, 0, offset, length));
+    }
+    functions = fbb.CreateVector(list);
   }
   flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<s::RodataSegment>>> rodata = 0;
   if (spec.rodata_alignment) {
@@ -334,6 +342,21 @@ std::vector<MalformedCase> MalformedCases() {
          });
        },
        "function 0 'fn' bytecode span [4294967295, +2) is outside the module's 2 bytes"},
+      {"FunctionSpansShared",
+       // The loader rewrites registers in place per function: a shared span
+       // would be rewritten twice and address registers beyond the frame.
+       [] { return Raw([](RawModule& m) {
+              m.second_function_span = {{0, 2}};
+            }); },
+       "function 1 'g' bytecode span [0, +2) overlaps function 0 'fn'"},
+      {"FunctionSpansPartiallyOverlap",
+       [] {
+         return Raw([](RawModule& m) {
+           m.bytecode = Code().Op(O::kReturn).U8(0).Op(O::kReturn).U8(0).bytes();
+           m.second_function_span = {{2, 2}};
+         });
+       },
+       "function 1 'g' bytecode span [2, +2) overlaps function 0 'fn'"},
       {"ArgumentsExceedRegisterCount",
        [] {
          return OneFunction("iI_", [](FunctionBuilder& fn) {
@@ -909,6 +932,12 @@ TEST(MalformedModuleTableTest, BaselinesLoad) {
   aligned.locations = {{0, 0}};
   auto raw_aligned = LoadBytes(*instance, BuildRaw(aligned));
   EXPECT_TRUE(raw_aligned.ok()) << raw_aligned.status().ToString();
+  RawModule adjacent;
+  adjacent.bytecode = Code().Op(Opcode::kReturn).U8(0).Op(Opcode::kReturn).U8(0).bytes();
+  adjacent.bytecode_length = 2;
+  adjacent.second_function_span = {{2, 2}};
+  auto raw_adjacent = LoadBytes(*instance, BuildRaw(adjacent));
+  EXPECT_TRUE(raw_adjacent.ok()) << raw_adjacent.status().ToString();
   auto valid = LoadBytes(*instance, ValidModule());
   EXPECT_TRUE(valid.ok()) << valid.status().ToString();
 }
