@@ -55,7 +55,9 @@ ByteBuffer::~ByteBuffer() {
 
 Status ByteBuffer::CheckRange(int64_t offset, int64_t length, bool for_write) const {
   if (for_write && read_only_) return FailedPreconditionError("buffer is read-only");
-  if (offset < 0 || length < 0 || static_cast<uint64_t>(offset) > length_ ||
+  if (offset < 0) return OutOfRangeError("negative buffer offset " + std::to_string(offset));
+  if (length < 0) return OutOfRangeError("negative buffer length " + std::to_string(length));
+  if (static_cast<uint64_t>(offset) > length_ ||
       static_cast<uint64_t>(length) > length_ - static_cast<uint64_t>(offset)) {
     return OutOfRangeError("buffer range [" + std::to_string(offset) + ", " +
                            std::to_string(offset) + "+" + std::to_string(length) +

@@ -151,6 +151,12 @@ inline uint32_t OrdinalOf(const BytecodeModule& module, const FunctionInfo* fn) 
   return static_cast<uint32_t>(fn - module.functions().data());
 }
 
+// The message List gives for an index past the end, for negative indices too.
+std::string ListIndexError(int32_t index, const List& list) {
+  return "list index " + std::to_string(index) + " out of range (size " +
+         std::to_string(list.size()) + ")";
+}
+
 std::string RefDescription(const Object* object) {
   return object ? std::string(object->type().name) : std::string("null");
 }
@@ -879,16 +885,17 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
     pc += 5;
     NEXT();
   }
-#define LIST_GET(name, file, getter)                                                   \
-  OP(name) {                                                                           \
-    {                                                                                  \
-      AS(List, list, 3);                                                               \
-      auto value = list->getter(static_cast<size_t>(static_cast<uint32_t>(ri[R(5)]))); \
-      if (!value.ok()) TRAP(value.status());                                           \
-      file[R(1)] = *value;                                                             \
-      pc += 7;                                                                         \
-    }                                                                                  \
-    NEXT();                                                                            \
+#define LIST_GET(name, file, getter)                                            \
+  OP(name) {                                                                    \
+    {                                                                           \
+      AS(List, list, 3);                                                        \
+      if (ri[R(5)] < 0) TRAP(OutOfRangeError(ListIndexError(ri[R(5)], *list))); \
+      auto value = list->getter(static_cast<size_t>(ri[R(5)]));                 \
+      if (!value.ok()) TRAP(value.status());                                    \
+      file[R(1)] = *value;                                                      \
+      pc += 7;                                                                  \
+    }                                                                           \
+    NEXT();                                                                     \
   }
   LIST_GET(ListGetI32, ri, GetI32)
   LIST_GET(ListGetI64, rl, GetI64)
@@ -898,22 +905,24 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   OP(ListGetRef) {
     {  // Locals with destructors end before the dispatch jump.
       AS(List, list, 3);
-      auto value = list->GetRef(static_cast<size_t>(static_cast<uint32_t>(ri[R(5)])));
+      if (ri[R(5)] < 0) TRAP(OutOfRangeError(ListIndexError(ri[R(5)], *list)));
+      auto value = list->GetRef(static_cast<size_t>(ri[R(5)]));
       if (!value.ok()) TRAP(value.status());
       SetRef(&rr[R(1)], value->get());
       pc += 7;
     }
     NEXT();
   }
-#define LIST_SET(name, make)                                                                 \
-  OP(name) {                                                                                 \
-    {                                                                                        \
-      AS(List, list, 1);                                                                     \
-      Status status = list->Set(static_cast<size_t>(static_cast<uint32_t>(ri[R(3)])), make); \
-      if (!status.ok()) TRAP(status);                                                        \
-      pc += 7;                                                                               \
-    }                                                                                        \
-    NEXT();                                                                                  \
+#define LIST_SET(name, make)                                                    \
+  OP(name) {                                                                    \
+    {                                                                           \
+      AS(List, list, 1);                                                        \
+      if (ri[R(3)] < 0) TRAP(OutOfRangeError(ListIndexError(ri[R(3)], *list))); \
+      Status status = list->Set(static_cast<size_t>(ri[R(3)]), make);           \
+      if (!status.ok()) TRAP(status);                                           \
+      pc += 7;                                                                  \
+    }                                                                           \
+    NEXT();                                                                     \
   }
   LIST_SET(ListSetI32, Variant::I32(ri[R(5)]))
   LIST_SET(ListSetI64, Variant::I64(rl[R(5)]))

@@ -1158,10 +1158,8 @@ TEST(InterpreterTest, ListAccessErrors) {
             "function 'lists.get_i32' at bytecode offset 0: list index 2 out of range (size 2)");
   status = error("get_i32", {RefOf(list), V::I32(-1)});
   EXPECT_EQ(status.code(), StatusCode::kOutOfRange);
-  EXPECT_TRUE(StartsWith(status.message(),
-                         "function 'lists.get_i32' at bytecode offset 0: "
-                         "list index "));
-  EXPECT_TRUE(EndsWith(status.message(), " out of range (size 2)")) << status.message();
+  EXPECT_EQ(status.message(),
+            "function 'lists.get_i32' at bytecode offset 0: list index -1 out of range (size 2)");
   status = error("set_i32", {RefOf(list), V::I32(2)});
   EXPECT_EQ(status.code(), StatusCode::kOutOfRange);
   EXPECT_EQ(status.message(),
@@ -1365,8 +1363,7 @@ TEST(InterpreterTest, BufferAccessErrors) {
         {"load",
          {RefOf(b), V::I64(-1)},
          StatusCode::kOutOfRange,
-         "function 'buf.load' at bytecode offset 0: buffer range [-1, -1+4) out of bounds of a "
-         "8-byte buffer"},
+         "function 'buf.load' at bytecode offset 0: negative buffer offset -1"},
         {"load",
          {RefOf(b), V::I64(INT64_MAX)},
          StatusCode::kOutOfRange,
@@ -1400,8 +1397,7 @@ TEST(InterpreterTest, BufferAccessErrors) {
         {"copy",
          {RefOf(b), V::I64(0), RefOf(b), V::I64(0), V::I64(-1)},
          StatusCode::kOutOfRange,
-         "function 'buf.copy' at bytecode offset 0: buffer range [0, 0+-1) out of bounds of a "
-         "8-byte buffer"},
+         "function 'buf.copy' at bytecode offset 0: negative buffer length -1"},
         {"copy",
          {RefOf(b), V::I64(0), RefOf(nullptr), V::I64(0), V::I64(1)},
          StatusCode::kInvalidArgument,
