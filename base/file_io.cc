@@ -11,18 +11,19 @@ namespace kiln {
 
 void AlignedBuffer::Free::operator()(uint8_t* p) const { std::free(p); }
 
-AlignedBuffer::AlignedBuffer(size_t size) : size_(size) {
+AlignedBuffer::AlignedBuffer(size_t size, size_t alignment) : size_(size) {
+  if (alignment < kFileAlignment) alignment = kFileAlignment;
   // aligned_alloc needs a size that is a multiple of the alignment; 0 bytes
   // still gets a valid pointer so data() is never null.
-  size_t rounded = (size + kFileAlignment - 1) / kFileAlignment * kFileAlignment;
-  if (rounded == 0) rounded = kFileAlignment;
-  auto* p = static_cast<uint8_t*>(std::aligned_alloc(kFileAlignment, rounded));
+  size_t rounded = (size + alignment - 1) / alignment * alignment;
+  if (rounded == 0) rounded = alignment;
+  auto* p = static_cast<uint8_t*>(std::aligned_alloc(alignment, rounded));
   if (!p) throw std::bad_alloc();
   data_.reset(p);
 }
 
-AlignedBuffer AlignedBuffer::CopyOf(std::span<const uint8_t> bytes) {
-  AlignedBuffer buffer(bytes.size());
+AlignedBuffer AlignedBuffer::CopyOf(std::span<const uint8_t> bytes, size_t alignment) {
+  AlignedBuffer buffer(bytes.size(), alignment);
   if (!bytes.empty()) std::memcpy(buffer.data(), bytes.data(), bytes.size());
   return buffer;
 }
@@ -52,7 +53,7 @@ Status WriteFile(const std::string& path, std::span<const uint8_t> bytes) {
   if (!file) {
     return NotFoundError("cannot open '" + path + "' for writing: " + std::strerror(errno));
   }
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  bool ok = bytes.empty() || std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
   ok = (file == stdout ? std::fflush(file) : std::fclose(file)) == 0 && ok;
   if (!ok) return DataLossError("error writing '" + path + "': " + std::strerror(errno));
   return OkStatus();

@@ -21,8 +21,9 @@ inline constexpr size_t kFileAlignment = 64;
 class AlignedBuffer {
  public:
   AlignedBuffer() = default;
-  explicit AlignedBuffer(size_t size);
-  static AlignedBuffer CopyOf(std::span<const uint8_t> bytes);
+  // `alignment` is a power of two, at least kFileAlignment.
+  explicit AlignedBuffer(size_t size, size_t alignment = kFileAlignment);
+  static AlignedBuffer CopyOf(std::span<const uint8_t> bytes, size_t alignment = kFileAlignment);
 
   uint8_t* data() { return data_.get(); }
   const uint8_t* data() const { return data_.get(); }

@@ -1,5 +1,6 @@
 #include "vm/bytecode_module.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "schemas/module_generated.h"
@@ -91,6 +92,17 @@ void RewriteRegistersToSlots(const BytecodeModule& module, const FunctionInfo& i
 
 Result<Ref<BytecodeModule>> BytecodeModule::Load(const Instance& instance, AlignedBuffer bytes) {
   KILN_RETURN_IF_ERROR(VerifyModule(bytes.span(), instance.types()));
+  // The verifier checked each rodata segment's alignment within the file; the
+  // file's own start must be at least as aligned for that to hold in memory.
+  size_t max_alignment = kFileAlignment;
+  if (const auto* rodata = schema::GetModule(bytes.data())->rodata()) {
+    for (const schema::RodataSegment* segment : *rodata) {
+      max_alignment = std::max<size_t>(max_alignment, segment->alignment());
+    }
+  }
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % max_alignment != 0) {
+    bytes = AlignedBuffer::CopyOf(bytes.span(), max_alignment);
+  }
   auto module = Ref<BytecodeModule>::Adopt(new BytecodeModule());
   module->bytes_ = MakeRef<Bytes>(std::move(bytes));
   const uint8_t* base = module->bytes_->buffer.data();

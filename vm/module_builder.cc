@@ -383,12 +383,16 @@ Result<std::vector<uint8_t>> ModuleBuilder::Finish() {
   for (const RodataEntry& r : rodata_) {
     auto name = fbb.CreateString(r.name);
     // Align the vector's data (not its length prefix) within the file.
-    uint32_t alignment = r.alignment == 0 ? 1 : r.alignment;
-    fbb.ForceVectorAlignment(r.data.size(), 1, alignment);
+    // PreAlign is what ForceVectorAlignment does, without its assertion that
+    // alignments stop at 32 bytes. An alignment that is not a power of two is
+    // written as given (for the verifier to reject) and not honoured.
+    if (r.alignment != 0 && (r.alignment & (r.alignment - 1)) == 0 && !r.data.empty()) {
+      fbb.PreAlign(r.data.size(), r.alignment);
+    }
     auto data = fbb.CreateVector(r.data);
     rodata_offsets.push_back(s::CreateRodataSegment(fbb, name, r.alignment, data));
   }
-  fbb.ForceVectorAlignment(bytecode.size(), 1, 8);
+  if (!bytecode.empty()) fbb.PreAlign(bytecode.size(), 8);
   auto bytecode_offset = fbb.CreateVector(bytecode);
   auto module = s::CreateModule(
       fbb, fbb.CreateString(name_), version_, bytecode_major_, bytecode_minor_, strings(types_),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "schemas/module_generated.h"
@@ -420,6 +421,8 @@ Status VerifyModule(std::span<const uint8_t> bytes, const TypeRegistry& types) {
   }
   // Exports and the initializer.
   if (module.exports()) {
+    // A set, not a pairwise scan: a hostile module may hold ~10^5 exports.
+    std::unordered_set<std::string_view> export_names;
     for (uint32_t i = 0; i < module.exports()->size(); ++i) {
       const s::Export* e = module.exports()->Get(i);
       if (!e->name() || e->name()->size() == 0) {
@@ -430,10 +433,8 @@ Status VerifyModule(std::span<const uint8_t> bytes, const TypeRegistry& types) {
                                     std::to_string(e->function()) + " but the module has " +
                                     std::to_string(module.functions()->size()));
       }
-      for (uint32_t j = 0; j < i; ++j) {
-        if (module.exports()->Get(j)->name()->string_view() == e->name()->string_view()) {
-          return InvalidArgumentError("export '" + e->name()->str() + "' is defined twice");
-        }
+      if (!export_names.insert(e->name()->string_view()).second) {
+        return InvalidArgumentError("export '" + e->name()->str() + "' is defined twice");
       }
     }
   }

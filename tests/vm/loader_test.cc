@@ -394,6 +394,13 @@ TEST(LoaderRobustnessTest, BytecodeByteMutationsFailOrLoadCleanly) {
 TEST(LoaderRobustnessTest, RandomByteMutationsFailOrLoadCleanly) {
   std::vector<uint8_t> full = FullModule();
   Ref<Instance> instance = Instance::Create();
+  // The harness itself: the unmutated module runs to completion in the child
+  // (so timeouts below are loops, not a slow or broken harness).
+  auto original = LoadBytes(*instance, full);
+  ASSERT_TRUE(original.ok()) << original.status().ToString();
+  std::string detail;
+  ASSERT_EQ(RunInChild(instance, *original, &detail), RunOutcome::kFinished) << detail;
+
   std::mt19937 random(20240611);  // Fixed seed: failures reproduce.
   std::uniform_int_distribution<size_t> position(0, full.size() - 1);
   std::uniform_int_distribution<int> value(0, 255);

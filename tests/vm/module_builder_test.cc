@@ -5,7 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <vector>
+
+#include "base/file_io.h"
 #include "schemas/module_generated.h"
+#include "vm/bytecode_module.h"
 #include "vm/bytecode_version.h"
 
 namespace kiln::vm {
@@ -107,6 +112,32 @@ TEST(ModuleBuilderTest, EncodesOperandsLittleEndianInTableOrder) {
   };
   EXPECT_EQ(std::vector<uint8_t>(code, code + sizeof(expected)),
             std::vector<uint8_t>(expected, expected + sizeof(expected)));
+}
+
+// Alignments above the file buffer's own (64 bytes) and above FlatBuffers'
+// 32-byte limit hold both in the file and in memory after loading.
+TEST(ModuleBuilderTest, LargeRodataAlignmentsHoldInMemory) {
+  for (uint32_t alignment : {16u, 64u, 256u, 4096u}) {
+    ModuleBuilder builder("aligned");
+    std::vector<uint8_t> data(alignment * 2 + 3, 0xAB);
+    builder.AddRodata("small", std::vector<uint8_t>{1, 2, 3}, 1);
+    uint32_t segment = builder.AddRodata("big", data, alignment);
+    FunctionBuilder& f = builder.AddFunction("f", "_");
+    f.EmitReturn({});
+    auto bytes = builder.Finish();
+    ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+    Ref<Instance> instance = Instance::Create();
+    // Load from a buffer deliberately offset from any large alignment.
+    AlignedBuffer shifted(bytes->size() + 64, 8192);
+    std::memcpy(shifted.data() + 64, bytes->data(), bytes->size());
+    auto module = BytecodeModule::Load(*instance,
+                                       AlignedBuffer::CopyOf({shifted.data() + 64, bytes->size()}));
+    ASSERT_TRUE(module.ok()) << alignment << ": " << module.status().ToString();
+    const Ref<ByteBuffer>& rodata = (*module)->rodata(segment);
+    ASSERT_EQ(rodata->length(), data.size());
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(rodata->data()) % alignment, 0u) << alignment;
+    EXPECT_EQ(rodata->data()[0], 0xAB);
+  }
 }
 
 struct MisuseCase {

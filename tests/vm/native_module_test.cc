@@ -27,7 +27,9 @@ struct NativeState {
   int32_t touches = 0;
 };
 
-int32_t AddI32(NativeState&, int32_t a, int32_t b) { return a + b; }
+int32_t AddI32(NativeState&, int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));  // Wraps.
+}
 uint32_t HalveU32(NativeState&, uint32_t v) { return v / 2; }
 bool NegateBool(NativeState&, bool b) { return !b; }
 int64_t MulI64(NativeState&, int64_t a, int64_t b) { return a * b; }
