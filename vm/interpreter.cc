@@ -210,6 +210,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   // top is implied by the current frame. Both are written back to the Stack
   // around import calls and on exit.
   int depth = entry_depth + 1;
+  int64_t budget = stack.budget();
   KILN_LOAD_FRAME_();
   ClearRefs(regs, *fn);
   for (size_t i = 0; i < args.size(); ++i) {
@@ -527,23 +528,35 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   }
 
   // Control flow.
+  // Taken branches and calls spend the execution budget (StackOptions).
+#define SPEND_BUDGET()                                                          \
+  if (--budget < 0) {                                                           \
+    TRAP(ResourceExhaustedError("execution budget of " +                        \
+                                std::to_string(stack.options().branch_budget) + \
+                                " taken branches and calls exhausted"));        \
+  }
   OP(Br) {
+    SPEND_BUDGET();
     pc = code + U32(1);
     NEXT();
   }
   OP(CondBr) {
+    SPEND_BUDGET();
     pc = code + (ri[R(1)] ? U32(3) : U32(7));
     NEXT();
   }
   OP(BrLtI32S) {
+    SPEND_BUDGET();
     pc = code + (ri[R(1)] < ri[R(3)] ? U32(5) : U32(9));
     NEXT();
   }
   OP(BrLtI64S) {
+    SPEND_BUDGET();
     pc = code + (rl[R(1)] < rl[R(3)] ? U32(5) : U32(9));
     NEXT();
   }
   OP(BrLtImmI32S) {
+    SPEND_BUDGET();
     pc = code + (ri[R(1)] < Load<int32_t>(pc + 3) ? U32(7) : U32(11));
     NEXT();
   }
@@ -560,6 +573,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
     NEXT();
   }
   OP(Switch) {
+    SPEND_BUDGET();
     uint32_t index = static_cast<uint32_t>(ri[R(1)]);
     uint16_t count = Load<uint16_t>(pc + 7);
     pc = code + (index < count ? U32(9 + 4 * index) : U32(3));
@@ -568,6 +582,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   OP(Fail) { TRAP(AbortedError(std::string(module.string(U32(1))))); }
 
   OP(Call) {
+    SPEND_BUDGET();
     const FunctionInfo* callee = &module.function(U32(1));
     const uint8_t* arg_list = pc + 5;
     const uint8_t* result_list = arg_list + 1 + 2 * arg_list[0];
@@ -646,6 +661,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
       ReleaseRefs(regs, *fn);
       stack.set_used(entry_used);
       stack.set_depth(entry_depth);
+      stack.set_budget(budget);
       return OkStatus();
     }
     Frame* caller = frame->caller;
@@ -731,9 +747,11 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
       stack.set_used(
           static_cast<size_t>(reinterpret_cast<uint8_t*>(frame) + fn->frame_bytes - arena));
       stack.set_depth(depth + 1);
+      stack.set_budget(budget);
       Status status = target.module->Call(
           *target.state, target.ordinal, std::span<const Variant>(values, arg_count),
           std::span<Variant>(values + arg_count, result_count), stack);
+      budget = stack.budget();
       if (!status.ok()) TRAP(status.WithContext("import '" + decl.name + "' failed"));
       const std::string_view result_types = types.substr(arg_count + 1);
       for (size_t i = 0; i < result_count; ++i) {
@@ -1075,10 +1093,12 @@ trap : {
   for (Frame* f = frame; f; f = f->caller) ReleaseRefs(SlotsOf(f), *f->function);
   stack.set_used(entry_used);
   stack.set_depth(entry_depth);
+  stack.set_budget(budget);
   return Status(trap_status.code(), std::move(message));
 }
 
 #undef NEXT
+#undef SPEND_BUDGET
 #undef R
 #undef U32
 #undef TRAP

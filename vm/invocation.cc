@@ -44,6 +44,8 @@ Status InvokeWithStack(const Function& function, std::span<const Variant> argume
     return InvalidArgumentError("function '" + name + "' returns " +
                                 std::to_string(parts.results.size()) + " result(s)");
   }
+  // A new top-level invocation gets the whole budget; nested ones share it.
+  if (stack.depth() == 0) stack.ResetBudget();
   return function.module->Call(*function.state, function.info->ordinal, arguments, results, stack);
 }
 

@@ -14,6 +14,7 @@ Stack::Stack(const StackOptions& options, TraceSink trace_sink)
   // zero pages from the OS without touching them. 16-byte aligned.
   arena_.reset(static_cast<uint8_t*>(std::calloc(options_.arena_bytes, 1)));
   if (!arena_) options_.arena_bytes = 0;  // Every call then fails as a stack overflow.
+  ResetBudget();
 }
 
 void Stack::Free::operator()(uint8_t* p) const { std::free(p); }

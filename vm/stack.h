@@ -24,6 +24,11 @@ struct StackOptions {
   // Bytes of register-frame storage; a deep recursion with big frames ends in
   // "stack overflow" when this runs out.
   size_t arena_bytes = size_t{1} << 20;
+  // Most taken branches plus calls an invocation may make before it stops
+  // with RESOURCE_EXHAUSTED; 0 means unlimited. Every instruction lies on a
+  // straight run between such events, so this bounds the work of any
+  // invocation (a watchdog for untrusted modules; the fuzzer relies on it).
+  int64_t branch_budget = 0;
 };
 
 class Stack {
@@ -44,6 +49,13 @@ class Stack {
   void set_used(size_t used) { used_ = used; }
   int depth() const { return depth_; }
   void set_depth(int depth) { depth_ = depth; }
+  // Taken branches and calls left to the current invocation.
+  int64_t budget() const { return budget_; }
+  void set_budget(int64_t budget) { budget_ = budget; }
+  // Refills the budget from the options; done when an invocation starts.
+  void ResetBudget() {
+    budget_ = options_.branch_budget > 0 ? options_.branch_budget : INT64_MAX;
+  }
 
  private:
   StackOptions options_;
@@ -54,6 +66,7 @@ class Stack {
   std::unique_ptr<uint8_t, Free> arena_;
   size_t used_ = 0;
   int depth_ = 0;
+  int64_t budget_ = INT64_MAX;
 };
 
 }  // namespace kiln::vm

@@ -326,7 +326,8 @@ Status VerifyModule(std::span<const uint8_t> bytes, const TypeRegistry& types) {
         return InvalidArgumentError("rodata segment " + std::to_string(i) + " has invalid alignment " +
                                     std::to_string(alignment));
       }
-      if (segment->data() &&
+      // An empty segment has no bytes to align.
+      if (segment->data() && segment->data()->size() > 0 &&
           (segment->data()->data() - bytes.data()) % alignment != 0) {
         return InvalidArgumentError("rodata segment " + std::to_string(i) + " is not aligned to " +
                                     std::to_string(alignment) + " bytes in the file");

@@ -715,6 +715,102 @@ TEST(InterpreterTest, StackDepthLimitStopsRecursion) {
   EXPECT_EQ(CallI32(*context, "count", {Variant::I32(10)}), 10);  // Still usable.
 }
 
+// spin(n) counts i from 0 to n and returns it, taking exactly n + 1 branches
+// (the entry test plus one loop test per iteration). i32 registers: r0 n, r1 i.
+void AddSpin(ModuleBuilder& builder) {
+  FunctionBuilder& f = builder.AddFunction("spin", "i_i");
+  Label body = f.NewLabel(), done = f.NewLabel();
+  f.Emit(kConstI32, {Reg(1), ImmI32(0)});
+  f.Emit(kBrLtI32S, {Reg(1), Reg(0), Target(body), Target(done)});  // 1 branch.
+  f.Bind(body);
+  f.Emit(kAddImmI32, {Reg(1), Reg(1), ImmI32(1)});
+  f.Emit(kBrLtI32S, {Reg(1), Reg(0), Target(body), Target(done)});  // n branches.
+  f.Bind(done);
+  f.EmitReturn({1});
+  builder.AddExport("spin", f.ordinal());
+}
+
+TEST(InterpreterTest, BranchBudgetStopsRunawayLoopsExactly) {
+  ModuleBuilder builder("budget");
+  AddSpin(builder);
+  FunctionBuilder& forever = builder.AddFunction("forever", "_");
+  Label top = forever.NewLabel();
+  forever.Bind(top);
+  forever.Emit(kBr, {Target(top)});
+  builder.AddExport("forever", forever.ordinal());
+  ContextOptions options;
+  options.stack.branch_budget = 1000;
+  Ref<Context> context = MakeContextOrFail(builder, {}, options);
+  ASSERT_TRUE(context);
+  // spin(999) takes 1000 branches: exactly the budget.
+  EXPECT_EQ(CallI32(*context, "spin", {Variant::I32(999)}), 999);
+  // The budget is per invocation: the same again still fits.
+  EXPECT_EQ(CallI32(*context, "spin", {Variant::I32(999)}), 999);
+  Status status = CallError(*context, "spin", {Variant::I32(1000)});
+  EXPECT_EQ(status.code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(status.message(),
+            "function 'budget.spin' at bytecode offset 29: execution budget of 1000 taken "
+            "branches and calls exhausted");
+  status = CallError(*context, "forever", {});
+  EXPECT_EQ(status.message(),
+            "function 'budget.forever' at bytecode offset 0: execution budget of 1000 taken "
+            "branches and calls exhausted");
+  // Unlimited by default.
+  Ref<Context> unlimited = MakeContextOrFail(builder);
+  ASSERT_TRUE(unlimited);
+  EXPECT_EQ(CallI32(*unlimited, "spin", {Variant::I32(100000)}), 100000);
+}
+
+// Calls spend the budget too, and bytecode reached through an import shares
+// the caller's budget rather than starting afresh.
+TEST(InterpreterTest, BranchBudgetCoversCallsAndImportedBytecode) {
+  ModuleBuilder lib("lib");
+  AddSpin(lib);
+  Ref<Instance> instance = Instance::Create();
+  auto lib_module = LoadBytes(*instance, BuildBytes(lib));
+  ASSERT_TRUE(lib_module.ok()) << lib_module.status().ToString();
+  ModuleBuilder app("app");
+  uint32_t spin = app.AddImport("lib.spin", "i_i");
+  FunctionBuilder& twice = app.AddFunction("twice", "i_i");
+  const uint16_t n[] = {0}, r[] = {1};
+  twice.EmitCallImport(spin, n, r);
+  twice.EmitCallImport(spin, n, r);
+  twice.EmitReturn({1});
+  app.AddExport("twice", twice.ordinal());
+  FunctionBuilder& calls = app.AddFunction("calls", "i_i");  // calls(n) = n calls of id.
+  FunctionBuilder& id = app.AddFunction("id", "i_i");
+  id.EmitReturn({0});
+  Label body = calls.NewLabel(), done = calls.NewLabel();
+  calls.Emit(kConstI32, {Reg(1), ImmI32(0)});
+  calls.Emit(kBrLtI32S, {Reg(1), Reg(0), Target(body), Target(done)});
+  calls.Bind(body);
+  const uint16_t in[] = {1}, out[] = {1};
+  calls.EmitCall(id.ordinal(), in, out);
+  calls.Emit(kAddImmI32, {Reg(1), Reg(1), ImmI32(1)});
+  calls.Emit(kBrLtI32S, {Reg(1), Reg(0), Target(body), Target(done)});
+  calls.Bind(done);
+  calls.EmitReturn({1});
+  app.AddExport("calls", calls.ordinal());
+  auto app_module = LoadBytes(*instance, BuildBytes(app));
+  ASSERT_TRUE(app_module.ok()) << app_module.status().ToString();
+  ContextOptions options;
+  options.stack.branch_budget = 100;
+  auto context =
+      Context::Create(instance, {Ref<Module>(*lib_module), Ref<Module>(*app_module)}, options);
+  ASSERT_TRUE(context.ok()) << context.status().ToString();
+  // One spin(49) takes 50 branches; two take the whole budget of 100.
+  EXPECT_EQ(CallI32(**context, "twice", {Variant::I32(49)}), 49);
+  Status status = CallError(**context, "twice", {Variant::I32(50)});
+  EXPECT_EQ(status.code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(status.message().find("execution budget of 100 taken branches and calls exhausted"),
+            std::string::npos)
+      << status.message();
+  // calls(n): 1 + n branches and n calls; 33 iterations = 67 <= 100, 50 = 101.
+  EXPECT_EQ(CallI32(**context, "calls", {Variant::I32(33)}), 33);
+  EXPECT_EQ(CallError(**context, "calls", {Variant::I32(50)}).code(),
+            StatusCode::kResourceExhausted);
+}
+
 TEST(InterpreterTest, UnboundedRecursionEndsInStackOverflow) {
   ModuleBuilder builder("deep");
   AddForever(builder);

@@ -121,6 +121,7 @@ TEST(ModuleBuilderTest, LargeRodataAlignmentsHoldInMemory) {
     ModuleBuilder builder("aligned");
     std::vector<uint8_t> data(alignment * 2 + 3, 0xAB);
     builder.AddRodata("small", std::vector<uint8_t>{1, 2, 3}, 1);
+    builder.AddRodata("empty", std::vector<uint8_t>{}, alignment);  // Nothing to align.
     uint32_t segment = builder.AddRodata("big", data, alignment);
     FunctionBuilder& f = builder.AddFunction("f", "_");
     f.EmitReturn({});
