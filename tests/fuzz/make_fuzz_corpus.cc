@@ -675,8 +675,8 @@ void StackLimits(ModuleBuilder& b) {
 }
 
 void Loops(ModuleBuilder& b) {
-  // sum(0..n) with a br.lt back-edge and recursive fib: verified, never run
-  // by the harness; plus one straight-line export it does run.
+  // sum(0..n) with a br.lt back-edge and recursive fib (run with n = 0 by
+  // the harness, whose arguments are zeros), and one straight-line export.
   FunctionBuilder& sum = b.AddFunction("sum", "i_i");
   Label head = sum.NewLabel(), body = sum.NewLabel(), exit = sum.NewLabel();
   sum.Emit(Opcode::kConstI32, {Reg(1), ImmI32(0)});
@@ -712,6 +712,31 @@ void Loops(ModuleBuilder& b) {
   straight.Emit(Opcode::kNegI32, {Reg(0), Reg(0)});
   straight.EmitReturn({0});
   b.AddExport("straight", straight.ordinal());
+  // Loops and recursion that run for real under the harness's execution
+  // budget: a counted loop with constant operands, fib(12) through the
+  // recursive fib, and a loop that never ends (stopped by the budget).
+  FunctionBuilder& count = b.AddFunction("count", "i_i");
+  Label again = count.NewLabel(), done = count.NewLabel();
+  count.Emit(Opcode::kConstI32, {Reg(1), ImmI32(0)});
+  count.Emit(Opcode::kBr, {Target(again)});  // Blocks are entered by branches only.
+  count.Bind(again);
+  count.Emit(Opcode::kAddImmI32, {Reg(1), Reg(1), ImmI32(3)});
+  count.Emit(Opcode::kBrLtImmI32S, {Reg(1), ImmI32(300), Target(again), Target(done)});
+  count.Bind(done);
+  count.EmitReturn({1});
+  b.AddExport("count", count.ordinal());
+  FunctionBuilder& fib12 = b.AddFunction("fib12", "i_i");
+  fib12.Emit(Opcode::kConstI32, {Reg(1), ImmI32(12)});
+  const uint16_t n12[] = {1}, out[] = {2};
+  fib12.EmitCall(fib.ordinal(), n12, out);
+  fib12.EmitReturn({2});
+  b.AddExport("fib12", fib12.ordinal());
+  FunctionBuilder& forever = b.AddFunction("forever", "I_I");
+  Label top = forever.NewLabel();
+  forever.Bind(top);
+  forever.Emit(Opcode::kAddImmI64, {Reg(0), Reg(0), ImmI32(1)});
+  forever.Emit(Opcode::kBr, {Target(top)});
+  b.AddExport("forever", forever.ordinal());
 }
 
 void Reflection(ModuleBuilder& b) {

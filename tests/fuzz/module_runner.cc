@@ -34,6 +34,21 @@ struct Budget {
   uint64_t allocations = 3;
   uint64_t bulk_operations = 16;
 
+  // Charges a function that loops or recurses, run under kBranchBudget: its
+  // work is at most (budget + 1) straight runs, each no longer than the
+  // longest reachable function. Only when nothing value-dependent (which a
+  // loop could repeat without bound in memory) is reachable.
+  bool TryChargeUnderBudget(const Reach& reach) {
+    if (reach.value_dependent_work) return false;
+    const uint64_t bytes = (kBranchBudget + 1) * reach.longest_function_bytes;
+    if (bytes > bytecode_bytes) return false;
+    bytecode_bytes -= bytes;
+    return true;
+  }
+
+  // Taken branches and calls each invocation may make.
+  static constexpr uint64_t kBranchBudget = 4096;
+
   // Charges `bound` and returns true if it fits (and may therefore run).
   bool TryCharge(const WorkBound& bound) {
     // Reference counting cannot free a list that holds itself; a function
@@ -151,7 +166,14 @@ RunSummary RunModuleBytes(std::span<const uint8_t> bytes) {
   WorkBounds bounds(*module);
   Budget budget;
   const int32_t initializer = module->flat().initializer();
-  if (initializer >= 0 && !budget.TryCharge(bounds.Of(static_cast<uint32_t>(initializer)))) {
+  // Bounded functions are charged their static bound; others run under the
+  // interpreter's execution budget when that bounds them.
+  auto may_run = [&](uint32_t function) {
+    const WorkBound& bound = bounds.Of(function);
+    if (bound.bounded) return budget.TryCharge(bound);
+    return budget.TryChargeUnderBudget(bounds.ReachableFrom(function));
+  };
+  if (initializer >= 0 && !may_run(static_cast<uint32_t>(initializer))) {
     summary.skipped = 1 + static_cast<int>(module->exports().size());
     Log("initializer: not run (unbounded or over budget); no context created");
     return summary;
@@ -162,6 +184,7 @@ RunSummary RunModuleBytes(std::span<const uint8_t> bytes) {
   vm::ContextOptions options;
   options.stack.max_depth = 64;
   options.stack.arena_bytes = 64 << 10;
+  options.stack.branch_budget = Budget::kBranchBudget;
   options.trace_sink = [&traced_bytes](std::string_view line) { traced_bytes += line.size(); };
   auto context = vm::Context::Create(FuzzInstance(), {FuzzImports(), Ref<vm::Module>(module)},
                                      std::move(options));
@@ -173,7 +196,7 @@ RunSummary RunModuleBytes(std::span<const uint8_t> bytes) {
 
   for (const vm::ExportedFunction& exported : module->exports()) {
     const uint32_t function = module->flat().exports()->Get(exported.ordinal)->function();
-    if (!budget.TryCharge(bounds.Of(function))) {
+    if (!may_run(function)) {
       ++summary.skipped;
       Log("export '" + exported.name + "': not run (unbounded or over budget)");
       continue;

@@ -1,5 +1,6 @@
 #include "tests/fuzz/work_bound.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -146,6 +147,28 @@ void WorkBounds::Compute(uint32_t root) {
     states_[top.ordinal] = State::kDone;
     path.pop_back();
   }
+}
+
+Reach WorkBounds::ReachableFrom(uint32_t root) {
+  Reach reach;
+  std::vector<bool> seen(scans_.size(), false);
+  std::vector<uint32_t> pending = {root};
+  seen[root] = true;
+  while (!pending.empty()) {
+    const uint32_t ordinal = pending.back();
+    pending.pop_back();
+    const Scan& scan = scans_[ordinal];
+    reach.longest_function_bytes = std::max(reach.longest_function_bytes, scan.bytes);
+    reach.value_dependent_work = reach.value_dependent_work || scan.allocations > 0 ||
+                                 scan.bulk_operations > 0 || scan.stores_refs_in_lists;
+    for (uint32_t callee : scan.callees) {
+      if (!seen[callee]) {
+        seen[callee] = true;
+        pending.push_back(callee);
+      }
+    }
+  }
+  return reach;
 }
 
 }  // namespace kiln::fuzz

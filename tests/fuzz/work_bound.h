@@ -40,6 +40,17 @@ struct WorkBound {
   bool stores_refs_in_lists = false;
 };
 
+// What a function can reach through calls, loops or not: used to run
+// functions that loop or recurse under the interpreter's execution budget
+// (StackOptions::branch_budget), which bounds their work by
+// (budget + 1) x the longest reachable function, provided nothing whose cost
+// depends on values (allocation, bulk buffer operations, list.set.ref) is
+// reachable.
+struct Reach {
+  uint64_t longest_function_bytes = 0;
+  bool value_dependent_work = false;
+};
+
 // Bounds of every function of one verified module, computed on demand.
 class WorkBounds {
  public:
@@ -47,6 +58,8 @@ class WorkBounds {
 
   // The bound of one call of function `ordinal`.
   const WorkBound& Of(uint32_t ordinal);
+  // Everything reachable from function `ordinal` (each function once).
+  Reach ReachableFrom(uint32_t ordinal);
 
  private:
   // What one function's own bytecode contains, calls not followed.
