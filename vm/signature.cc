@@ -12,8 +12,8 @@ Status ParseSignature(std::string_view signature, SignatureParts* parts) {
     Bank bank;
     if (i != split && !BankOfTypeChar(signature[i], &bank)) {
       return InvalidArgumentError("malformed signature '" + std::string(signature) +
-                                  "': unknown type character '" +
-                                  std::string(1, signature[i]) + "'");
+                                  "': unknown type character '" + std::string(1, signature[i]) +
+                                  "'");
     }
   }
   if (split > 255 || signature.size() - split - 1 > 255) {
@@ -25,20 +25,22 @@ Status ParseSignature(std::string_view signature, SignatureParts* parts) {
   return OkStatus();
 }
 
-std::string FormatSignature(std::string_view signature) {
-  auto list = [](std::string_view chars) {
-    std::string text = "(";
-    for (size_t i = 0; i < chars.size(); ++i) {
-      if (i) text += ", ";
-      Bank bank;
-      if (BankOfTypeChar(chars[i], &bank)) {
-        text += BankName(bank);
-      } else {
-        text += '?';
-      }
+std::string FormatTypeList(std::string_view types) {
+  std::string text = "(";
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (i) text += ", ";
+    Bank bank;
+    if (BankOfTypeChar(types[i], &bank)) {
+      text += BankName(bank);
+    } else {
+      text += '?';
     }
-    return text + ")";
-  };
+  }
+  return text + ")";
+}
+
+std::string FormatSignature(std::string_view signature) {
+  auto list = FormatTypeList;
   size_t split = signature.find('_');
   if (split == std::string_view::npos) return "<malformed '" + std::string(signature) + "'>";
   return list(signature.substr(0, split)) + " -> " + list(signature.substr(split + 1));

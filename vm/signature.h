@@ -24,5 +24,7 @@ Status ParseSignature(std::string_view signature, SignatureParts* parts);
 
 // "(i32, i64) -> f32" for error messages.
 std::string FormatSignature(std::string_view signature);
+// "(i32, i64)" for a run of type characters such as "iI".
+std::string FormatTypeList(std::string_view types);
 
 }  // namespace kiln::vm

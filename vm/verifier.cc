@@ -65,16 +65,16 @@ class FunctionVerifier {
     return OkStatus();
   }
   // A u8-counted register list whose banks come from `types`.
-  Status CheckRegisterList(std::string_view types, std::string_view what,
-                           std::string_view callee) {
-    if (!Has(1)) return Fail(start_, "truncated instruction");
+  Status CheckRegisterList(std::string_view types, std::string_view what, std::string_view callee) {
+    if (!Has(1)) return Fail(start_, "truncated " + std::string(mnemonic_) + " instruction");
     uint8_t count = Read<uint8_t>();
     if (count != types.size()) {
-      return Fail(start_, std::string(what) + " count " + std::to_string(count) + " does not match " +
-                              std::string(callee) + " (expects " + std::to_string(types.size()) +
-                              ")");
+      return Fail(start_, std::string(what) + " count " + std::to_string(count) +
+                              " does not match " + std::string(callee) + " (expects " +
+                              std::to_string(types.size()) + ")");
     }
-    if (!Has(2u * count)) return Fail(start_, "truncated instruction");
+    if (!Has(2u * count))
+      return Fail(start_, "truncated " + std::string(mnemonic_) + " instruction");
     for (char c : types) {
       Bank bank;
       BankOfTypeChar(c, &bank);
@@ -93,7 +93,8 @@ class FunctionVerifier {
   RegisterCounts counts_;
   SignatureParts own_;
   size_t pc_ = 0;
-  uint32_t start_ = 0;  // Offset of the instruction being verified.
+  uint32_t start_ = 0;                                  // Offset of the instruction being verified.
+  std::string_view mnemonic_;                           // Its mnemonic, for messages.
   std::vector<std::pair<uint32_t, uint32_t>> targets_;  // (instruction, target)
 };
 
@@ -111,13 +112,15 @@ Status FunctionVerifier::Verify() {
     marks[pc_] |= kStart;
     uint8_t byte = Read<uint8_t>();
     if (!IsValidOpcode(byte)) {
-      return Fail(start_, "invalid opcode 0x" + [&] {
-        char hex[3];
-        std::snprintf(hex, sizeof(hex), "%02x", byte);
-        return std::string(hex);
-      }());
+      return Fail(
+          start_, "invalid opcode 0x" + [&] {
+            char hex[3];
+            std::snprintf(hex, sizeof(hex), "%02x", byte);
+            return std::string(hex);
+          }());
     }
     const OpcodeInfo& info = GetOpcodeInfo(static_cast<Opcode>(byte));
+    mnemonic_ = info.mnemonic;
     std::string_view callee_arguments, callee_results;
     std::string callee_name;
     for (int i = 0; i < info.operand_count; ++i) {
@@ -170,18 +173,16 @@ Status FunctionVerifier::Verify() {
           break;
         }
         case OperandKind::kRodata:
-          KILN_RETURN_IF_ERROR(CheckIndex(Read<uint32_t>(),
-                                          module_.rodata() ? module_.rodata()->size() : 0,
-                                          "rodata"));
+          KILN_RETURN_IF_ERROR(CheckIndex(
+              Read<uint32_t>(), module_.rodata() ? module_.rodata()->size() : 0, "rodata"));
           break;
         case OperandKind::kString:
-          KILN_RETURN_IF_ERROR(CheckIndex(Read<uint32_t>(),
-                                          module_.strings() ? module_.strings()->size() : 0,
-                                          "string"));
+          KILN_RETURN_IF_ERROR(CheckIndex(
+              Read<uint32_t>(), module_.strings() ? module_.strings()->size() : 0, "string"));
           break;
         case OperandKind::kType:
-          KILN_RETURN_IF_ERROR(CheckIndex(Read<uint32_t>(),
-                                          module_.types() ? module_.types()->size() : 0, "type"));
+          KILN_RETURN_IF_ERROR(
+              CheckIndex(Read<uint32_t>(), module_.types() ? module_.types()->size() : 0, "type"));
           break;
         case OperandKind::kGlobal32:
         case OperandKind::kGlobal64: {
@@ -208,9 +209,9 @@ Status FunctionVerifier::Verify() {
           KILN_RETURN_IF_ERROR(CheckRegisterList(callee_results, "result", callee_name));
           break;
         case OperandKind::kReturnValues:
-          KILN_RETURN_IF_ERROR(CheckRegisterList(
-              own_.results, "return value",
-              "the function's result signature (" + std::string(own_.results) + ")"));
+          KILN_RETURN_IF_ERROR(
+              CheckRegisterList(own_.results, "return value",
+                                "the function's result signature " + FormatTypeList(own_.results)));
           break;
         case OperandKind::kSwitchTargets: {
           if (!Has(2)) return Fail(start_, "truncated switch instruction");
@@ -226,8 +227,8 @@ Status FunctionVerifier::Verify() {
           for (uint8_t c = 0; c < count; ++c) {
             uint8_t bank = Read<uint8_t>();
             if (bank >= kBankCount) {
-              return Fail(start_, "trace operand has invalid register bank " +
-                                      std::to_string(bank));
+              return Fail(start_,
+                          "trace operand has invalid register bank " + std::to_string(bank));
             }
             KILN_RETURN_IF_ERROR(CheckRegister(static_cast<Bank>(bank), Read<uint16_t>()));
           }
@@ -248,8 +249,8 @@ Status FunctionVerifier::Verify() {
                             ")");
     }
     if (!(marks[target] & kStart)) {
-      return Fail(from, "branch target " + std::to_string(target) +
-                            " is not an instruction boundary");
+      return Fail(from,
+                  "branch target " + std::to_string(target) + " is not an instruction boundary");
     }
     if (!(marks[target] & kAfterTerminator)) {
       return Fail(target, "block is entered by falling through from a non-terminator");
@@ -281,8 +282,9 @@ Status VerifyModule(std::span<const uint8_t> bytes, const TypeRegistry& types) {
   options.max_tables = 10'000'000;
   flatbuffers::Verifier fb_verifier(bytes.data(), bytes.size(), options);
   if (!s::VerifyModuleBuffer(fb_verifier)) {
-    return InvalidArgumentError("module is corrupt: FlatBuffer verification failed (truncated "
-                                "or malformed .kmod)");
+    return InvalidArgumentError(
+        "module is corrupt: FlatBuffer verification failed (truncated "
+        "or malformed .kmod)");
   }
   const s::Module& module = *s::GetModule(bytes.data());
 
@@ -323,8 +325,8 @@ Status VerifyModule(std::span<const uint8_t> bytes, const TypeRegistry& types) {
       const s::RodataSegment* segment = module.rodata()->Get(i);
       uint32_t alignment = segment->alignment();
       if (alignment == 0 || (alignment & (alignment - 1)) || alignment > kMaxRodataAlignment) {
-        return InvalidArgumentError("rodata segment " + std::to_string(i) + " has invalid alignment " +
-                                    std::to_string(alignment));
+        return InvalidArgumentError("rodata segment " + std::to_string(i) +
+                                    " has invalid alignment " + std::to_string(alignment));
       }
       // An empty segment has no bytes to align.
       if (segment->data() && segment->data()->size() > 0 &&

@@ -487,11 +487,11 @@ std::vector<MalformedCase> MalformedCases() {
        },
        "function 'fn' at bytecode offset 2: truncated mov.i32 instruction"},
       {"TruncatedReturnCount", [] { return RawBody(Code().Op(O::kReturn)); },
-       "function 'fn' at bytecode offset 0: truncated instruction"},
+       "function 'fn' at bytecode offset 0: truncated return instruction"},
       {"TruncatedCallArgumentRegisters",
        [] { return RawBody(Code().Op(O::kCall).U32(0).U8(1).U8(0), nullptr, "i_"); },
        // fn calls itself: the count (1) matches "i_", the register is cut short.
-       "function 'fn' at bytecode offset 0: truncated instruction"},
+       "function 'fn' at bytecode offset 0: truncated call instruction"},
       {"TruncatedSwitchTable",
        [] { return RawBody(Code().Op(O::kSwitch).U16(0).U32(0).U16(3).U32(0), nullptr, "i_"); },
        "function 'fn' at bytecode offset 0: truncated switch instruction"},
@@ -772,7 +772,7 @@ std::vector<MalformedCase> MalformedCases() {
       {"ReturnWithTooFewValues",
        [] { return OneFunction("i_i", [](FunctionBuilder& fn) { fn.EmitReturn({}); }); },
        "function 'fn' at bytecode offset 0: return value count 0 does not match the function's "
-       "result signature (i) (expects 1)"},
+       "result signature (i32) (expects 1)"},
       {"ReturnWithTooManyValues",
        [] { return OneFunction("ii_", [](FunctionBuilder& fn) {
               fn.EmitReturn({0, 1});
