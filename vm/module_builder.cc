@@ -152,29 +152,28 @@ static void AppendRegisterList(FunctionBuilder* builder, std::vector<uint8_t>* c
   }
 }
 
-void FunctionBuilder::EmitCall(uint32_t function, std::span<const uint16_t> args,
-                               std::span<const uint16_t> results) {
+void FunctionBuilder::EmitCallTo(bool is_import, uint32_t callee, std::span<const uint16_t> args,
+                                 std::span<const uint16_t> results) {
   if (args.size() > 255 || results.size() > 255) return Error("too many call operands");
   RecordLocation();
-  AppendValue(static_cast<uint8_t>(Opcode::kCall));
-  AppendValue(function);
+  AppendValue(static_cast<uint8_t>(is_import ? Opcode::kCallImport : Opcode::kCall));
+  AppendValue(callee);
   AppendRegisterList(this, &code_, args);
   AppendRegisterList(this, &code_, results);
-  // Banks come from the callee signature; record uses once it is known.
-  pending_calls_.push_back({function, false, std::vector<uint16_t>(args.begin(), args.end()),
+  // Banks come from the callee's signature; register uses are recorded once
+  // Finish() knows it.
+  pending_calls_.push_back({callee, is_import, std::vector<uint16_t>(args.begin(), args.end()),
                             std::vector<uint16_t>(results.begin(), results.end())});
+}
+
+void FunctionBuilder::EmitCall(uint32_t function, std::span<const uint16_t> args,
+                               std::span<const uint16_t> results) {
+  EmitCallTo(/*is_import=*/false, function, args, results);
 }
 
 void FunctionBuilder::EmitCallImport(uint32_t import, std::span<const uint16_t> args,
                                      std::span<const uint16_t> results) {
-  if (args.size() > 255 || results.size() > 255) return Error("too many call operands");
-  RecordLocation();
-  AppendValue(static_cast<uint8_t>(Opcode::kCallImport));
-  AppendValue(import);
-  AppendRegisterList(this, &code_, args);
-  AppendRegisterList(this, &code_, results);
-  pending_calls_.push_back({import, true, std::vector<uint16_t>(args.begin(), args.end()),
-                            std::vector<uint16_t>(results.begin(), results.end())});
+  EmitCallTo(/*is_import=*/true, import, args, results);
 }
 
 void FunctionBuilder::EmitReturn(std::span<const uint16_t> values) {

@@ -100,6 +100,8 @@ class FunctionBuilder {
   friend class ModuleBuilder;
   FunctionBuilder(class ModuleBuilder* module, uint32_t ordinal, std::string name,
                   std::string signature);
+  void EmitCallTo(bool is_import, uint32_t callee, std::span<const uint16_t> args,
+                  std::span<const uint16_t> results);
   void RecordLocation();
   void UseRegister(Bank bank, uint16_t index);
   void Append(const void* data, size_t size);
