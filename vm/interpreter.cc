@@ -560,6 +560,22 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
     pc = code + (ri[R(1)] < Load<int32_t>(pc + 3) ? U32(7) : U32(11));
     NEXT();
   }
+  OP(ForStepI32) {
+    SPEND_BUDGET();
+    const int32_t i = static_cast<int32_t>(static_cast<uint32_t>(ri[R(1)]) +
+                                           static_cast<uint32_t>(Load<int32_t>(pc + 3)));
+    ri[R(1)] = i;
+    pc = code + (i < ri[R(7)] ? U32(9) : U32(13));
+    NEXT();
+  }
+  OP(ForStepI64) {
+    SPEND_BUDGET();
+    const int64_t i = static_cast<int64_t>(static_cast<uint64_t>(rl[R(1)]) +
+                                           static_cast<uint64_t>(int64_t{Load<int32_t>(pc + 3)}));
+    rl[R(1)] = i;
+    pc = code + (i < rl[R(7)] ? U32(9) : U32(13));
+    NEXT();
+  }
   OP(AddImmI32) {
     ri[R(1)] = static_cast<int32_t>(static_cast<uint32_t>(ri[R(3)]) +
                                     static_cast<uint32_t>(Load<int32_t>(pc + 5)));

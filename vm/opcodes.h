@@ -190,7 +190,11 @@ inline constexpr int kBankCount = 5;
   /* the addition wraps. New opcodes go last so existing encodings never change. */      \
   X(BrLtImmI32S, "br.lt.imm.i32.s", kTerminator, kRegI32, kImmI32, kTarget, kTarget)     \
   X(AddImmI32, "add.imm.i32", 0, kRegI32, kRegI32, kImmI32)                              \
-  X(AddImmI64, "add.imm.i64", 0, kRegI64, kRegI64, kImmI32)
+  X(AddImmI64, "add.imm.i64", 0, kRegI64, kRegI64, kImmI32)                              \
+  /* Counted-loop back-edge (as Lua's FORLOOP): i += step (sign-extended immediate, */   \
+  /* wrapping), then branch to the body while i < bound (signed), else to the exit. */  \
+  X(ForStepI32, "for.step.i32", kTerminator, kRegI32, kImmI32, kRegI32, kTarget, kTarget) \
+  X(ForStepI64, "for.step.i64", kTerminator, kRegI64, kImmI32, kRegI64, kTarget, kTarget)
 
 // Integer ops for one width: binary ops are (dst, a, b), unary ops (dst, a).
 #define KILN_INT_OPS_(X, T, t, R)                    \

@@ -848,6 +848,57 @@ TEST(InterpreterOpsTest, ImmediateOperandForms) {
   }
 }
 
+// for.step.*: i += step, then body while i < bound. sum(bound) adds the
+// values i takes in the body and also returns the final i.
+TEST(InterpreterOpsTest, ForStepCountsLoops) {
+  ModuleBuilder builder("for");
+  for (bool wide : {false, true}) {
+    FunctionBuilder& f = builder.AddFunction(wide ? "sum64" : "sum32", wide ? "I_II" : "i_ii");
+    // r0 bound, r1 i, r2 sum.
+    Label body = f.NewLabel(), done = f.NewLabel();
+    const Opcode step = wide ? kForStepI64 : kForStepI32;
+    // i starts at -2 (i32) or 2^40 - 2 (i64, past 32 bits).
+    f.Emit(wide ? kConstI64 : kConstI32,
+           {Reg(1), wide ? ImmI64((int64_t{1} << 40) - 2) : ImmI32(-2)});
+    f.Emit(wide ? kConstI64 : kConstI32, {Reg(2), wide ? ImmI64(0) : ImmI32(0)});
+    // Enter through the step: the body sees start + 3, start + 6, ...
+    f.Emit(step, {Reg(1), ImmI32(3), Reg(0), Target(body), Target(done)});
+    f.Bind(body);
+    f.Emit(wide ? kAddI64 : kAddI32, {Reg(2), Reg(2), Reg(1)});
+    f.Emit(step, {Reg(1), ImmI32(3), Reg(0), Target(body), Target(done)});
+    f.Bind(done);
+    f.EmitReturn({2, 1});
+    builder.AddExport(wide ? "sum64" : "sum32", f.ordinal());
+  }
+  FunctionBuilder& wrap = builder.AddFunction("wrap", "i_i");  // One step from INT32_MAX wraps.
+  Label body = wrap.NewLabel(), done = wrap.NewLabel();
+  wrap.Emit(kConstI32, {Reg(1), ImmI32(kI32Max)});
+  wrap.Emit(kForStepI32, {Reg(1), ImmI32(1), Reg(0), Target(body), Target(done)});
+  wrap.Bind(body);
+  wrap.EmitReturn({1});
+  wrap.Bind(done);
+  wrap.Emit(kConstI32, {Reg(1), ImmI32(0)});
+  wrap.EmitReturn({1});
+  builder.AddExport("wrap", wrap.ordinal());
+  auto context = MakeContext(builder);
+  ASSERT_TRUE(context.ok()) << context.status().ToString();
+  auto r32 = Call(**context, "sum32", {I32(10)});
+  ASSERT_TRUE(r32.ok()) << r32.status().ToString();
+  EXPECT_EQ((*r32)[0].i32(), 1 + 4 + 7);  // The body runs for i = 1, 4, 7.
+  EXPECT_EQ((*r32)[1].i32(), 10);         // The step that ends the loop still happened.
+  auto empty = Call(**context, "sum32", {I32(1)});
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_EQ((*empty)[0].i32(), 0);  // 1 < 1 is false: no iteration.
+  const int64_t base = int64_t{1} << 40;
+  auto r64 = Call(**context, "sum64", {I64(base + 8)});
+  ASSERT_TRUE(r64.ok()) << r64.status().ToString();
+  EXPECT_EQ((*r64)[0].i64(), (base + 1) + (base + 4) + (base + 7));
+  EXPECT_EQ((*r64)[1].i64(), base + 10);
+  auto wrapped = Call(**context, "wrap", {I32(0)});
+  ASSERT_TRUE(wrapped.ok()) << wrapped.status().ToString();
+  EXPECT_EQ((*wrapped)[0].i32(), kI32Min);  // INT32_MAX + 1 wraps, and INT32_MIN < 0.
+}
+
 // --- Every opcode has a test. ---
 
 // Opcodes exercised by tests/vm/interpreter_test.cc (control flow, calls,
@@ -870,8 +921,8 @@ constexpr Opcode kCoveredByInterpreterTest[] = {
 
 // Opcodes covered here outside the tables.
 constexpr Opcode kCoveredByThisFile[] = {
-    kConstI32, kConstI64, kConstF32, kConstF64,  kMovI32,    kMovI64,      kMovF32,
-    kMovF64,   kFmaF32,   kFmaF64,   kAddImmI32, kAddImmI64, kBrLtImmI32S,
+    kConstI32, kConstI64, kConstF32,  kConstF64,  kMovI32,      kMovI64,     kMovF32,     kMovF64,
+    kFmaF32,   kFmaF64,   kAddImmI32, kAddImmI64, kBrLtImmI32S, kForStepI32, kForStepI64,
 };
 
 TEST(InterpreterOpsTest, EveryOpcodeIsCovered) {
