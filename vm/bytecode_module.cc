@@ -141,6 +141,7 @@ Result<Ref<BytecodeModule>> BytecodeModule::Load(const Instance& instance, Align
       BankOfTypeChar(c, &bank);
       info.argument_slots.push_back(next[static_cast<int>(bank)]++);
     }
+    if (!info.argument_slots.empty()) info.first_argument_slot = info.argument_slots[0];
   }
   // Copy the bytecode and rewrite register operands to slots.
   if (flat.bytecode()) {

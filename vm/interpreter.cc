@@ -618,21 +618,22 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
     // Copy arguments into the callee's argument slots, in signature order:
     // one 8-byte move per primitive, a retain per ref.
     Slot* callee_regs = SlotsOf(callee_frame);
-    const char* types = callee->arguments.data();
-    const uint16_t* arg_slots = callee->argument_slots.data();
     const uint8_t count = arg_list[0];
     if (callee->ref_free) {
       // No refs anywhere in the callee: plain slot copies, the one-argument
       // case (most recursive helpers) without a loop.
       if (count == 1) {
-        callee_regs[arg_slots[0]].bits = regs[Load<uint16_t>(arg_list + 1)].bits;
+        callee_regs[callee->first_argument_slot].bits = regs[Load<uint16_t>(arg_list + 1)].bits;
       } else {
+        const uint16_t* arg_slots = callee->argument_slots.data();
         for (uint8_t i = 0; i < count; ++i) {
           callee_regs[arg_slots[i]].bits = regs[Load<uint16_t>(arg_list + 1 + 2 * i)].bits;
         }
       }
     } else {
       ClearRefs(callee_regs, *callee);
+      const char* types = callee->arguments.data();
+      const uint16_t* arg_slots = callee->argument_slots.data();
       for (uint8_t i = 0; i < count; ++i) {
         const Slot& value = regs[Load<uint16_t>(arg_list + 1 + 2 * i)];
         Slot& target = callee_regs[arg_slots[i]];
@@ -684,7 +685,6 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
     const FunctionInfo* caller_fn = caller->function;
     Slot* caller_regs = SlotsOf(caller);
     const uint8_t* result_list = frame->result_list;
-    const char* types = fn->results.data();
     if (fn->ref_free) {
       if (count == 1) {
         caller_regs[Load<uint16_t>(result_list + 1)].bits = regs[Load<uint16_t>(pc + 2)].bits;
@@ -695,6 +695,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
         }
       }
     } else {
+      const char* types = fn->results.data();
       for (uint8_t i = 0; i < count; ++i) {
         const Slot& value = regs[Load<uint16_t>(pc + 2 + 2 * i)];
         Slot& target = caller_regs[Load<uint16_t>(result_list + 1 + 2 * i)];
