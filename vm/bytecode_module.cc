@@ -34,9 +34,8 @@ void RewriteRegistersToSlots(const BytecodeModule& module, const FunctionInfo& i
   };
   // Signatures of call targets, split into arguments and results.
   auto callee_types = [&](bool is_import, uint32_t index, SignatureParts* parts) {
-    const flatbuffers::String* signature =
-        is_import ? flat.imports()->Get(index)->signature()
-                  : flat.functions()->Get(index)->signature();
+    const flatbuffers::String* signature = is_import ? flat.imports()->Get(index)->signature()
+                                                     : flat.functions()->Get(index)->signature();
     (void)ParseSignature(signature->string_view(), parts);
   };
   uint8_t* pc = code;
@@ -69,19 +68,13 @@ void RewriteRegistersToSlots(const BytecodeModule& module, const FunctionInfo& i
         case OperandKind::kReturnValues:
           rewrite_list(pc, info.results);
           break;
-        case OperandKind::kSwitchTargets: {
-          uint16_t count;
-          std::memcpy(&count, pc, 2);
-          pc += 2 + 4 * count;
-          break;
-        }
         case OperandKind::kTraceOperands: {
           uint8_t count = *pc++;
           for (uint8_t c = 0; c < count; ++c, pc += 3) rewrite(pc + 1, static_cast<Bank>(pc[0]));
           break;
         }
         default:
-          pc += FixedOperandSize(kind);
+          pc += EncodedOperandSize(kind, pc);
           break;
       }
     }
@@ -133,7 +126,7 @@ Result<Ref<BytecodeModule>> BytecodeModule::Load(const Instance& instance, Align
       slot += info.register_counts[b];
     }
     info.ref_free = info.register_counts[static_cast<int>(Bank::kRef)] == 0;
-    info.slot_count = slot;  // The verifier bounds this by kMaxFrameSlots.
+    // The verifier bounds `slot` by kMaxFrameSlots.
     info.frame_bytes = kFrameHeaderBytes + 8 * slot;
     std::array<uint16_t, kBankCount> next = info.bank_slots;
     for (char c : info.arguments) {
@@ -155,7 +148,8 @@ Result<Ref<BytecodeModule>> BytecodeModule::Load(const Instance& instance, Align
   if (flat.exports()) {
     for (uint32_t i = 0; i < flat.exports()->size(); ++i) {
       const schema::Export* e = flat.exports()->Get(i);
-      module->exports_.push_back({e->name()->str(), module->functions_[e->function()].signature, i});
+      module->exports_.push_back(
+          {e->name()->str(), module->functions_[e->function()].signature, i});
     }
   }
   if (flat.imports()) {

@@ -45,10 +45,9 @@ struct FunctionInfo {
   uint32_t code_length = 0;
   std::array<uint16_t, kBankCount> register_counts{};
   std::array<uint16_t, kBankCount> bank_slots{};  // First slot of each bank.
-  uint32_t slot_count = 0;
-  uint32_t frame_bytes = 0;                // Header plus slots.
-  std::vector<uint16_t> argument_slots;    // Slot of each argument, in order.
-  uint16_t first_argument_slot = 0;        // argument_slots[0], without the indirection.
+  uint32_t frame_bytes = 0;                       // Header plus slots.
+  std::vector<uint16_t> argument_slots;           // Slot of each argument, in order.
+  uint16_t first_argument_slot = 0;               // argument_slots[0], without the indirection.
   // No ref registers at all (so no ref arguments or results): calls and
   // returns copy plain slots and have no references to take or drop.
   bool ref_free = false;

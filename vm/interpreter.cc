@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "vm/list.h"
+#include "vm/signature.h"
 
 namespace kiln::vm {
 namespace {
@@ -49,8 +50,8 @@ struct Frame {
   const uint8_t* result_list;  // Caller's call-instruction result list.
 };
 
-// Encoded call instruction: opcode, u32 callee, u8 argument count, the
-// argument registers, then the result list.
+// Encoded call and call.import instructions: opcode, u32 callee, u8
+// argument count, the argument registers, then the result list.
 constexpr int kCallArgListOffset = 5;
 
 // The caller's call instruction that created `frame`.
@@ -79,6 +80,45 @@ inline void SetRef(Object** slot, Object* value) {
   Object* old = *slot;
   *slot = value;
   if (old) old->Release();
+}
+
+// Reads a slot as a value of calling-convention type `type` ('i', 'I', 'f',
+// 'F' or 'r'); a ref is retained by the returned Variant.
+inline Variant SlotToVariant(char type, const Slot& slot) {
+  switch (type) {
+    case 'i':
+      return Variant::I32(slot.i32);
+    case 'I':
+      return Variant::I64(slot.i64);
+    case 'f':
+      return Variant::F32(slot.f32);
+    case 'F':
+      return Variant::F64(slot.f64);
+    default:
+      return Variant::FromRef(Ref<Object>(slot.ref));
+  }
+}
+
+// Stores `value`, which has calling-convention type `type`, into `slot`
+// (retaining a ref and releasing the slot's previous one).
+inline void StoreVariant(char type, const Variant& value, Slot* slot) {
+  switch (type) {
+    case 'i':
+      slot->i32 = value.i32();
+      break;
+    case 'I':
+      slot->i64 = value.i64();
+      break;
+    case 'f':
+      slot->f32 = value.f32();
+      break;
+    case 'F':
+      slot->f64 = value.f64();
+      break;
+    default:
+      SetRef(&slot->ref, value.ref().get());
+      break;
+  }
 }
 
 // Releases the ref bank of a frame.
@@ -133,7 +173,7 @@ inline bool FitsDivide32(T a, T b) {
     return false;
   }
 }
-template <typename T, typename U>
+template <typename T>
 inline T DivS(T a, T b) {
   if (FitsDivide32(a, b)) return static_cast<uint32_t>(a) / static_cast<uint32_t>(b);
   return (a == std::numeric_limits<T>::min() && b == -1) ? a : a / b;
@@ -143,6 +183,9 @@ inline T RemS(T a, T b) {
   if (FitsDivide32(a, b)) return static_cast<uint32_t>(a) % static_cast<uint32_t>(b);
   return b == -1 ? 0 : a % b;
 }
+
+template <Opcode kOpcode>
+constexpr int kInstructionLength = FixedLength(kOpcode);
 
 // Bound on list sizes requested by bytecode.
 constexpr int32_t kMaxListSize = 1 << 24;
@@ -214,25 +257,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   KILN_LOAD_FRAME_();
   ClearRefs(regs, *fn);
   for (size_t i = 0; i < args.size(); ++i) {
-    const Variant& v = args[i];
-    Slot& slot = regs[fn->argument_slots[i]];
-    switch (fn->arguments[i]) {
-      case 'i':
-        slot.i32 = v.i32();
-        break;
-      case 'I':
-        slot.i64 = v.i64();
-        break;
-      case 'f':
-        slot.f32 = v.f32();
-        break;
-      case 'F':
-        slot.f64 = v.f64();
-        break;
-      default:
-        SetRef(&slot.ref, v.ref().get());
-        break;
-    }
+    StoreVariant(fn->arguments[i], args[i], &regs[fn->argument_slots[i]]);
   }
   pc = fn->code;
 
@@ -251,7 +276,8 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
     goto trap;                   \
   } while (false)
 #define OP(name) op_##name:
-#define LEN(name) FixedLength(Opcode::k##name)
+// Instruction lengths come from the opcode table, fixed at compile time.
+#define LEN(name) kInstructionLength<Opcode::k##name>
 
 // dst = expr(a, b) over one register file.
 #define BINARY(name, file, T, expr) \
@@ -259,14 +285,14 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
     T a = file[R(3)];               \
     T b = file[R(5)];               \
     file[R(1)] = (expr);            \
-    pc += 7;                        \
+    pc += LEN(name);                \
     NEXT();                         \
   }
 #define UNARY(name, dst_file, src_file, T, expr) \
   OP(name) {                                     \
     T a = src_file[R(3)];                        \
     dst_file[R(1)] = (expr);                     \
-    pc += 5;                                     \
+    pc += LEN(name);                             \
     NEXT();                                      \
   }
 #define COMPARE(name, file, T, expr) \
@@ -274,7 +300,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
     T a = file[R(3)];                \
     T b = file[R(5)];                \
     ri[R(1)] = (expr) ? 1 : 0;       \
-    pc += 7;                         \
+    pc += LEN(name);                 \
     NEXT();                          \
   }
 
@@ -283,57 +309,57 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   // Constants and moves.
   OP(ConstI32) {
     ri[R(1)] = Load<int32_t>(pc + 3);
-    pc += 7;
+    pc += LEN(ConstI32);
     NEXT();
   }
   OP(ConstI64) {
     rl[R(1)] = Load<int64_t>(pc + 3);
-    pc += 11;
+    pc += LEN(ConstI64);
     NEXT();
   }
   OP(ConstF32) {
     rf[R(1)] = Load<float>(pc + 3);
-    pc += 7;
+    pc += LEN(ConstF32);
     NEXT();
   }
   OP(ConstF64) {
     rd[R(1)] = Load<double>(pc + 3);
-    pc += 11;
+    pc += LEN(ConstF64);
     NEXT();
   }
   OP(ConstRefNull) {
     SetRef(&rr[R(1)], nullptr);
-    pc += 3;
+    pc += LEN(ConstRefNull);
     NEXT();
   }
   OP(ConstRefRodata) {
     SetRef(&rr[R(1)], module.rodata(U32(3)).get());
-    pc += 7;
+    pc += LEN(ConstRefRodata);
     NEXT();
   }
   OP(MovI32) {
     ri[R(1)] = ri[R(3)];
-    pc += 5;
+    pc += LEN(MovI32);
     NEXT();
   }
   OP(MovI64) {
     rl[R(1)] = rl[R(3)];
-    pc += 5;
+    pc += LEN(MovI64);
     NEXT();
   }
   OP(MovF32) {
     rf[R(1)] = rf[R(3)];
-    pc += 5;
+    pc += LEN(MovF32);
     NEXT();
   }
   OP(MovF64) {
     rd[R(1)] = rd[R(3)];
-    pc += 5;
+    pc += LEN(MovF64);
     NEXT();
   }
   OP(MovRef) {
     SetRef(&rr[R(1)], rr[R(3)]);
-    pc += 5;
+    pc += LEN(MovRef);
     NEXT();
   }
 
@@ -345,29 +371,29 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   OP(DivS##T) {                                                                          \
     S a = file[R(3)], b = file[R(5)];                                                    \
     if (b == 0) TRAP(InvalidArgumentError("integer division by zero"));                  \
-    file[R(1)] = DivS<S, U>(a, b);                                                       \
-    pc += 7;                                                                             \
+    file[R(1)] = DivS<S>(a, b);                                                          \
+    pc += LEN(DivS##T);                                                                  \
     NEXT();                                                                              \
   }                                                                                      \
   OP(DivU##T) {                                                                          \
     U a = static_cast<U>(file[R(3)]), b = static_cast<U>(file[R(5)]);                    \
     if (b == 0) TRAP(InvalidArgumentError("integer division by zero"));                  \
     file[R(1)] = static_cast<S>(a / b);                                                  \
-    pc += 7;                                                                             \
+    pc += LEN(DivU##T);                                                                  \
     NEXT();                                                                              \
   }                                                                                      \
   OP(RemS##T) {                                                                          \
     S a = file[R(3)], b = file[R(5)];                                                    \
     if (b == 0) TRAP(InvalidArgumentError("integer remainder by zero"));                 \
     file[R(1)] = RemS<S>(a, b);                                                          \
-    pc += 7;                                                                             \
+    pc += LEN(RemS##T);                                                                  \
     NEXT();                                                                              \
   }                                                                                      \
   OP(RemU##T) {                                                                          \
     U a = static_cast<U>(file[R(3)]), b = static_cast<U>(file[R(5)]);                    \
     if (b == 0) TRAP(InvalidArgumentError("integer remainder by zero"));                 \
     file[R(1)] = static_cast<S>(a % b);                                                  \
-    pc += 7;                                                                             \
+    pc += LEN(RemU##T);                                                                  \
     NEXT();                                                                              \
   }                                                                                      \
   BINARY(MinS##T, file, S, a < b ? a : b)                                                \
@@ -401,7 +427,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   BINARY(Pow##T, file, F, std::pow(a, b))                      \
   OP(Fma##T) {                                                 \
     file[R(1)] = std::fma(file[R(3)], file[R(5)], file[R(7)]); \
-    pc += 9;                                                   \
+    pc += LEN(Fma##T);                                         \
     NEXT();                                                    \
   }                                                            \
   UNARY(Neg##T, file, file, F, -a)                             \
@@ -456,27 +482,27 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   // Select.
   OP(SelectI32) {
     ri[R(1)] = ri[R(3)] ? ri[R(5)] : ri[R(7)];
-    pc += 9;
+    pc += LEN(SelectI32);
     NEXT();
   }
   OP(SelectI64) {
     rl[R(1)] = ri[R(3)] ? rl[R(5)] : rl[R(7)];
-    pc += 9;
+    pc += LEN(SelectI64);
     NEXT();
   }
   OP(SelectF32) {
     rf[R(1)] = ri[R(3)] ? rf[R(5)] : rf[R(7)];
-    pc += 9;
+    pc += LEN(SelectF32);
     NEXT();
   }
   OP(SelectF64) {
     rd[R(1)] = ri[R(3)] ? rd[R(5)] : rd[R(7)];
-    pc += 9;
+    pc += LEN(SelectF64);
     NEXT();
   }
   OP(SelectRef) {
     SetRef(&rr[R(1)], ri[R(3)] ? rr[R(5)] : rr[R(7)]);
-    pc += 9;
+    pc += LEN(SelectRef);
     NEXT();
   }
 
@@ -508,22 +534,22 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   UNARY(TruncF64F32, rf, rd, double, static_cast<float>(a))
   OP(BitcastI32F32) {
     std::memcpy(&rf[R(1)], &ri[R(3)], 4);
-    pc += 5;
+    pc += LEN(BitcastI32F32);
     NEXT();
   }
   OP(BitcastF32I32) {
     std::memcpy(&ri[R(1)], &rf[R(3)], 4);
-    pc += 5;
+    pc += LEN(BitcastF32I32);
     NEXT();
   }
   OP(BitcastI64F64) {
     std::memcpy(&rd[R(1)], &rl[R(3)], 8);
-    pc += 5;
+    pc += LEN(BitcastI64F64);
     NEXT();
   }
   OP(BitcastF64I64) {
     std::memcpy(&rl[R(1)], &rd[R(3)], 8);
-    pc += 5;
+    pc += LEN(BitcastF64I64);
     NEXT();
   }
 
@@ -579,13 +605,13 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   OP(AddImmI32) {
     ri[R(1)] = static_cast<int32_t>(static_cast<uint32_t>(ri[R(3)]) +
                                     static_cast<uint32_t>(Load<int32_t>(pc + 5)));
-    pc += 9;
+    pc += LEN(AddImmI32);
     NEXT();
   }
   OP(AddImmI64) {
     rl[R(1)] = static_cast<int64_t>(static_cast<uint64_t>(rl[R(3)]) +
                                     static_cast<uint64_t>(int64_t{Load<int32_t>(pc + 5)}));
-    pc += 9;
+    pc += LEN(AddImmI64);
     NEXT();
   }
   OP(Switch) {
@@ -600,7 +626,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
   OP(Call) {
     SPEND_BUDGET();
     const FunctionInfo* callee = &module.function(U32(1));
-    const uint8_t* arg_list = pc + 5;
+    const uint8_t* arg_list = pc + kCallArgListOffset;
     const uint8_t* result_list = arg_list + 1 + 2 * arg_list[0];
     if (depth >= max_depth) {
       TRAP(ResourceExhaustedError("stack overflow: call depth limit of " +
@@ -656,24 +682,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
     if (!frame->caller) {
       // Leaving the entry frame: hand results to the host.
       for (uint8_t i = 0; i < count; ++i) {
-        uint16_t src = Load<uint16_t>(pc + 2 + 2 * i);
-        switch (fn->results[i]) {
-          case 'i':
-            results[i] = Variant::I32(ri[src]);
-            break;
-          case 'I':
-            results[i] = Variant::I64(rl[src]);
-            break;
-          case 'f':
-            results[i] = Variant::F32(rf[src]);
-            break;
-          case 'F':
-            results[i] = Variant::F64(rd[src]);
-            break;
-          default:
-            results[i] = Variant::FromRef(Ref<Object>(rr[src]));
-            break;
-        }
+        results[i] = SlotToVariant(fn->results[i], regs[Load<uint16_t>(pc + 2 + 2 * i)]);
       }
       ReleaseRefs(regs, *fn);
       stack.set_used(entry_used);
@@ -705,8 +714,8 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
           target.bits = value.bits;
         }
       }
+      ReleaseRefs(regs, *fn);
     }
-    if (!fn->ref_free) ReleaseRefs(regs, *fn);
     --depth;
     pc = ReturnAddressOf(frame);
     frame = caller;
@@ -728,7 +737,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
         TRAP(ResourceExhaustedError("stack overflow: call depth limit of " +
                                     std::to_string(max_depth) + " exceeded"));
       }
-      const uint8_t* arg_list = pc + 5;
+      const uint8_t* arg_list = pc + kCallArgListOffset;
       const uint8_t* result_list = arg_list + 1 + 2 * arg_list[0];
       const size_t arg_count = arg_list[0];
       const size_t result_count = result_list[0];
@@ -742,24 +751,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
         values = heap_values.data();
       }
       for (size_t i = 0; i < arg_count; ++i) {
-        uint16_t src = Load<uint16_t>(arg_list + 1 + 2 * i);
-        switch (types[i]) {
-          case 'i':
-            values[i] = Variant::I32(ri[src]);
-            break;
-          case 'I':
-            values[i] = Variant::I64(rl[src]);
-            break;
-          case 'f':
-            values[i] = Variant::F32(rf[src]);
-            break;
-          case 'F':
-            values[i] = Variant::F64(rd[src]);
-            break;
-          default:
-            values[i] = Variant::FromRef(Ref<Object>(rr[src]));
-            break;
-        }
+        values[i] = SlotToVariant(types[i], regs[Load<uint16_t>(arg_list + 1 + 2 * i)]);
       }
       stack.set_used(
           static_cast<size_t>(reinterpret_cast<uint8_t*>(frame) + fn->frame_bytes - arena));
@@ -773,35 +765,13 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
       const std::string_view result_types = types.substr(arg_count + 1);
       for (size_t i = 0; i < result_count; ++i) {
         const Variant& value = values[arg_count + i];
-        uint16_t dst = Load<uint16_t>(result_list + 1 + 2 * i);
-        ValueType expected;
-        switch (result_types[i]) {
-          case 'i':
-            expected = ValueType::kI32;
-            ri[dst] = value.i32();
-            break;
-          case 'I':
-            expected = ValueType::kI64;
-            rl[dst] = value.i64();
-            break;
-          case 'f':
-            expected = ValueType::kF32;
-            rf[dst] = value.f32();
-            break;
-          case 'F':
-            expected = ValueType::kF64;
-            rd[dst] = value.f64();
-            break;
-          default:
-            expected = ValueType::kRef;
-            SetRef(&rr[dst], value.ref().get());
-            break;
-        }
+        const ValueType expected = ValueTypeOfChar(result_types[i]);
         if (value.type() != expected) {
           TRAP(InternalError("import '" + decl.name + "' returned " + value.ToString() +
                              " for result " + std::to_string(i) + ", expected " +
                              std::string(ValueTypeName(expected))));
         }
+        StoreVariant(result_types[i], value, &regs[Load<uint16_t>(result_list + 1 + 2 * i)]);
       }
       pc = result_list + 1 + 2 * result_count;
     }
@@ -810,77 +780,77 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
 
   OP(ImportResolved) {
     ri[R(1)] = state.imports()[U32(3)].resolved() ? 1 : 0;
-    pc += 7;
+    pc += LEN(ImportResolved);
     NEXT();
   }
 
   // Globals.
   OP(GlobalLoadI32) {
     std::memcpy(&ri[R(1)], globals + U32(3), 4);
-    pc += 7;
+    pc += LEN(GlobalLoadI32);
     NEXT();
   }
   OP(GlobalLoadI64) {
     std::memcpy(&rl[R(1)], globals + U32(3), 8);
-    pc += 7;
+    pc += LEN(GlobalLoadI64);
     NEXT();
   }
   OP(GlobalLoadF32) {
     std::memcpy(&rf[R(1)], globals + U32(3), 4);
-    pc += 7;
+    pc += LEN(GlobalLoadF32);
     NEXT();
   }
   OP(GlobalLoadF64) {
     std::memcpy(&rd[R(1)], globals + U32(3), 8);
-    pc += 7;
+    pc += LEN(GlobalLoadF64);
     NEXT();
   }
   OP(GlobalLoadRef) {
     SetRef(&rr[R(1)], global_refs[U32(3)]);
-    pc += 7;
+    pc += LEN(GlobalLoadRef);
     NEXT();
   }
   OP(GlobalStoreI32) {
     std::memcpy(globals + U32(1), &ri[R(5)], 4);
-    pc += 7;
+    pc += LEN(GlobalStoreI32);
     NEXT();
   }
   OP(GlobalStoreI64) {
     std::memcpy(globals + U32(1), &rl[R(5)], 8);
-    pc += 7;
+    pc += LEN(GlobalStoreI64);
     NEXT();
   }
   OP(GlobalStoreF32) {
     std::memcpy(globals + U32(1), &rf[R(5)], 4);
-    pc += 7;
+    pc += LEN(GlobalStoreF32);
     NEXT();
   }
   OP(GlobalStoreF64) {
     std::memcpy(globals + U32(1), &rd[R(5)], 8);
-    pc += 7;
+    pc += LEN(GlobalStoreF64);
     NEXT();
   }
   OP(GlobalStoreRef) {
     SetRef(&global_refs[U32(1)], rr[R(5)]);
-    pc += 7;
+    pc += LEN(GlobalStoreRef);
     NEXT();
   }
 
   // Refs.
   OP(RefIsNull) {
     ri[R(1)] = rr[R(3)] == nullptr;
-    pc += 5;
+    pc += LEN(RefIsNull);
     NEXT();
   }
   OP(RefEq) {
     ri[R(1)] = rr[R(3)] == rr[R(5)];
-    pc += 7;
+    pc += LEN(RefEq);
     NEXT();
   }
   OP(RefIsType) {
     Object* object = rr[R(3)];
     ri[R(1)] = object && &object->type() == &module.type(U32(5));
-    pc += 9;
+    pc += LEN(RefIsType);
     NEXT();
   }
 
@@ -900,14 +870,14 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
       }
       Ref<List> list = List::Create(static_cast<size_t>(capacity));
       SetRef(&rr[R(1)], list.get());
-      pc += 5;
+      pc += LEN(ListAlloc);
     }
     NEXT();
   }
   OP(ListSize) {
     AS(List, list, 3);
     ri[R(1)] = static_cast<int32_t>(list->size());
-    pc += 5;
+    pc += LEN(ListSize);
     NEXT();
   }
   OP(ListResize) {
@@ -917,7 +887,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
       TRAP(OutOfRangeError("list size " + std::to_string(size) + " out of range"));
     }
     list->Resize(static_cast<size_t>(size));
-    pc += 5;
+    pc += LEN(ListResize);
     NEXT();
   }
 #define LIST_GET(name, file, getter)                                            \
@@ -928,7 +898,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
       auto value = list->getter(static_cast<size_t>(ri[R(5)]));                 \
       if (!value.ok()) TRAP(value.status());                                    \
       file[R(1)] = *value;                                                      \
-      pc += 7;                                                                  \
+      pc += LEN(name);                                                          \
     }                                                                           \
     NEXT();                                                                     \
   }
@@ -944,7 +914,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
       auto value = list->GetRef(static_cast<size_t>(ri[R(5)]));
       if (!value.ok()) TRAP(value.status());
       SetRef(&rr[R(1)], value->get());
-      pc += 7;
+      pc += LEN(ListGetRef);
     }
     NEXT();
   }
@@ -955,7 +925,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
       if (ri[R(3)] < 0) TRAP(OutOfRangeError(ListIndexError(ri[R(3)], *list))); \
       Status status = list->Set(static_cast<size_t>(ri[R(3)]), make);           \
       if (!status.ok()) TRAP(status);                                           \
-      pc += 7;                                                                  \
+      pc += LEN(name);                                                          \
     }                                                                           \
     NEXT();                                                                     \
   }
@@ -973,14 +943,14 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
       auto buffer = ByteBuffer::Allocate(static_cast<size_t>(length));
       if (!buffer.ok()) TRAP(buffer.status());
       SetRef(&rr[R(1)], buffer->get());
-      pc += 5;
+      pc += LEN(BufferAlloc);
     }
     NEXT();
   }
   OP(BufferLength) {
     AS(ByteBuffer, buffer, 3);
     rl[R(1)] = static_cast<int64_t>(buffer->length());
-    pc += 5;
+    pc += LEN(BufferLength);
     NEXT();
   }
   OP(BufferCopy) {
@@ -993,7 +963,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
       if (!status.ok()) TRAP(status);
       std::memmove(target->mutable_data() + target_offset, source->data() + source_offset,
                    static_cast<size_t>(length));
-      pc += 11;
+      pc += LEN(BufferCopy);
     }
     NEXT();
   }
@@ -1004,7 +974,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
       Status status = buffer->CheckRange(offset, length, true);
       if (!status.ok()) TRAP(status);
       std::memset(buffer->mutable_data() + offset, ri[R(7)] & 0xFF, static_cast<size_t>(length));
-      pc += 9;
+      pc += LEN(BufferFill);
     }
     NEXT();
   }
@@ -1018,7 +988,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
       T value;                                                      \
       std::memcpy(&value, buffer->data() + offset, sizeof(T));      \
       file[R(1)] = convert;                                         \
-      pc += 7;                                                      \
+      pc += LEN(name);                                              \
     }                                                               \
     NEXT();                                                         \
   }
@@ -1040,7 +1010,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
       if (!status.ok()) TRAP(status);                                  \
       T value = static_cast<T>(value_expr);                            \
       std::memcpy(buffer->mutable_data() + offset, &value, sizeof(T)); \
-      pc += 7;                                                         \
+      pc += LEN(name);                                                 \
     }                                                                  \
     NEXT();                                                            \
   }
@@ -1061,23 +1031,7 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
         const uint8_t* operand = pc + 6 + 3 * i;
         uint16_t reg = Load<uint16_t>(operand + 1);
         line += i ? ", " : " ";
-        switch (static_cast<Bank>(operand[0])) {
-          case Bank::kI32:
-            line += Variant::I32(ri[reg]).ToString();
-            break;
-          case Bank::kI64:
-            line += Variant::I64(rl[reg]).ToString();
-            break;
-          case Bank::kF32:
-            line += Variant::F32(rf[reg]).ToString();
-            break;
-          case Bank::kF64:
-            line += Variant::F64(rd[reg]).ToString();
-            break;
-          case Bank::kRef:
-            line += Variant::FromRef(Ref<Object>(rr[reg])).ToString();
-            break;
-        }
+        line += SlotToVariant(TypeCharOfBank(static_cast<Bank>(operand[0])), regs[reg]).ToString();
       }
       std::string source =
           module.SourceLocation(OrdinalOf(module, fn), static_cast<uint32_t>(pc - code));

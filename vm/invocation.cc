@@ -8,23 +8,10 @@ namespace kiln::vm {
 
 namespace {
 
-ValueType ValueTypeOfChar(char c) {
-  switch (c) {
-    case 'i': return ValueType::kI32;
-    case 'I': return ValueType::kI64;
-    case 'f': return ValueType::kF32;
-    case 'F': return ValueType::kF64;
-    default: return ValueType::kRef;
-  }
-}
-
-}  // namespace
-
-Status InvokeWithStack(const Function& function, std::span<const Variant> arguments,
-                       std::span<Variant> results, Stack& stack) {
-  if (!function.module || !function.info) return InvalidArgumentError("invalid function");
-  SignatureParts parts;
-  KILN_RETURN_IF_ERROR(ParseSignature(function.info->signature, &parts));
+// Checks `arguments` and `results` against the already parsed signature of
+// `function`, then calls it.
+Status CheckAndCall(const Function& function, const SignatureParts& parts,
+                    std::span<const Variant> arguments, std::span<Variant> results, Stack& stack) {
   const std::string& name = function.info->name;
   if (arguments.size() != parts.arguments.size()) {
     return InvalidArgumentError("function '" + name + "' expects " +
@@ -49,13 +36,23 @@ Status InvokeWithStack(const Function& function, std::span<const Variant> argume
   return function.module->Call(*function.state, function.info->ordinal, arguments, results, stack);
 }
 
+}  // namespace
+
+Status InvokeWithStack(const Function& function, std::span<const Variant> arguments,
+                       std::span<Variant> results, Stack& stack) {
+  if (!function.module || !function.info) return InvalidArgumentError("invalid function");
+  SignatureParts parts;
+  KILN_RETURN_IF_ERROR(ParseSignature(function.info->signature, &parts));
+  return CheckAndCall(function, parts, arguments, results, stack);
+}
+
 Result<Ref<List>> Invoke(Context& context, const Function& function, const List& arguments) {
-  if (!function.info) return InvalidArgumentError("invalid function");
+  if (!function.module || !function.info) return InvalidArgumentError("invalid function");
   SignatureParts parts;
   KILN_RETURN_IF_ERROR(ParseSignature(function.info->signature, &parts));
   std::vector<Variant> results(parts.results.size());
   std::unique_ptr<Stack> stack = context.AcquireStack();
-  Status status = InvokeWithStack(function, arguments.items(), results, *stack);
+  Status status = CheckAndCall(function, parts, arguments.items(), results, *stack);
   context.ReleaseStack(std::move(stack));
   KILN_RETURN_IF_ERROR(status);
   Ref<List> list = List::Create(results.size());
@@ -63,8 +60,7 @@ Result<Ref<List>> Invoke(Context& context, const Function& function, const List&
   return list;
 }
 
-Result<Ref<List>> Invoke(Context& context, std::string_view function_name,
-                         const List& arguments) {
+Result<Ref<List>> Invoke(Context& context, std::string_view function_name, const List& arguments) {
   KILN_ASSIGN_OR_RETURN(Function function, context.LookupFunction(function_name));
   return Invoke(context, function, arguments);
 }

@@ -27,6 +27,7 @@
 // and map NaN to 0.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -342,6 +343,24 @@ constexpr int FixedLength(Opcode opcode) {
     if (!IsVariadicKind(info.operands[i])) length += FixedOperandSize(info.operands[i]);
   }
   return length;
+}
+
+// Encoded size of the operand of kind `kind` that starts at `at`, variadic
+// kinds included (their counts are read from `at`). Only for bytecode the
+// verifier accepted: nothing here is bounds-checked.
+inline size_t EncodedOperandSize(OperandKind kind, const uint8_t* at) {
+  switch (kind) {
+    case OperandKind::kCallArgs:
+    case OperandKind::kCallResults:
+    case OperandKind::kReturnValues:
+      return 1 + 2 * size_t{at[0]};
+    case OperandKind::kSwitchTargets:
+      return 2 + 4 * (size_t{at[0]} | size_t{at[1]} << 8);
+    case OperandKind::kTraceOperands:
+      return 1 + 3 * size_t{at[0]};
+    default:
+      return static_cast<size_t>(FixedOperandSize(kind));
+  }
 }
 
 constexpr bool IsRegisterKind(OperandKind kind) { return kind <= OperandKind::kRegRef; }

@@ -25,6 +25,21 @@ Status ParseSignature(std::string_view signature, SignatureParts* parts) {
   return OkStatus();
 }
 
+ValueType ValueTypeOfChar(char c) {
+  switch (c) {
+    case 'i':
+      return ValueType::kI32;
+    case 'I':
+      return ValueType::kI64;
+    case 'f':
+      return ValueType::kF32;
+    case 'F':
+      return ValueType::kF64;
+    default:
+      return ValueType::kRef;
+  }
+}
+
 std::string FormatTypeList(std::string_view types) {
   std::string text = "(";
   for (size_t i = 0; i < types.size(); ++i) {

@@ -11,6 +11,7 @@
 
 #include "base/status.h"
 #include "vm/opcodes.h"
+#include "vm/variant.h"
 
 namespace kiln::vm {
 
@@ -21,6 +22,10 @@ struct SignatureParts {
 
 // Splits and validates a calling-convention string.
 Status ParseSignature(std::string_view signature, SignatureParts* parts);
+
+// The value type of one calling-convention character ('r' and anything the
+// verifier would reject map to kRef; callers pass validated signatures).
+ValueType ValueTypeOfChar(char c);
 
 // "(i32, i64) -> f32" for error messages.
 std::string FormatSignature(std::string_view signature);

@@ -61,11 +61,6 @@ WorkBounds::Scan WorkBounds::ScanFunction(const vm::FunctionInfo& function) {
           scan.callees.push_back(Load<uint32_t>(code + pc));
           pc += 4;
           break;
-        case OperandKind::kCallArgs:
-        case OperandKind::kCallResults:
-        case OperandKind::kReturnValues:
-          pc += 1 + 2 * size_t{code[pc]};
-          break;
         case OperandKind::kSwitchTargets: {
           const uint16_t count = Load<uint16_t>(code + pc);
           pc += 2;
@@ -74,11 +69,8 @@ WorkBounds::Scan WorkBounds::ScanFunction(const vm::FunctionInfo& function) {
           }
           break;
         }
-        case OperandKind::kTraceOperands:
-          pc += 1 + 3 * size_t{code[pc]};
-          break;
         default:
-          pc += vm::FixedOperandSize(info.operands[i]);
+          pc += vm::EncodedOperandSize(info.operands[i], code + pc);
           break;
       }
     }

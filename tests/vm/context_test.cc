@@ -15,7 +15,9 @@ namespace kiln::vm {
 namespace {
 
 using testing::BuildBytes;
+using testing::Bump;
 using testing::Call;
+using testing::CounterState;
 using testing::LoadBytes;
 
 struct NoState {};
@@ -394,16 +396,6 @@ TEST(ContextInitializerTest, InitializerFailureFailsCreate) {
 
 // ---------------------------------------------------------------------------
 // Concurrency: contexts share modules (immutable) but no mutable state.
-
-struct CounterState {
-  int32_t calls = 0;
-  int64_t total = 0;
-};
-
-int32_t Bump(CounterState& state, int32_t by) {
-  state.total += by;
-  return ++state.calls;
-}
 
 TEST(ContextConcurrencyTest, ContextsOnSeparateThreadsDoNotInterfere) {
   // "worker.step(x)" adds x to a bytecode global, calls counter.bump(x) and

@@ -17,7 +17,9 @@
 namespace kiln::vm {
 namespace {
 
+using testing::Bump;
 using testing::Call;
+using testing::CounterState;
 using testing::LoadBytes;
 
 // ---------------------------------------------------------------------------
@@ -410,16 +412,6 @@ TEST_F(NativeModuleTest, DirectCallChecksArgumentsAndResultsItself) {
 
 // ---------------------------------------------------------------------------
 // Per-context state.
-
-struct CounterState {
-  int32_t calls = 0;
-  int64_t total = 0;
-};
-
-int32_t Bump(CounterState& state, int32_t by) {
-  state.total += by;
-  return ++state.calls;
-}
 
 // Calls an "i_i" function, returning its result (or failing the test).
 int32_t CallI32(Context& context, const std::string& function, int32_t arg) {

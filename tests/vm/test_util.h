@@ -2,10 +2,10 @@
 // load it (running the verifier), link it into a context and invoke.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "base/file_io.h"
 #include "vm/bytecode_module.h"
@@ -45,6 +45,19 @@ inline Result<std::vector<Variant>> Call(Context& context, std::string_view func
   for (Variant& arg : args) list->Push(std::move(arg));
   KILN_ASSIGN_OR_RETURN(Ref<List> results, Invoke(context, function, *list));
   return results->items();
+}
+
+// Per-context state of a small native module ("counter.bump" in the tests):
+// counts calls and sums their arguments, so tests can tell contexts apart.
+struct CounterState {
+  int32_t calls = 0;
+  int64_t total = 0;
+};
+
+// counter.bump(by): adds `by` to the total and returns the new call count.
+inline int32_t Bump(CounterState& state, int32_t by) {
+  state.total += by;
+  return ++state.calls;
 }
 
 }  // namespace kiln::vm::testing
