@@ -1,0 +1,185 @@
+// The operations kiln's IR knows: one table (name, traits) from which the
+// parser, printer, verifier, passes and codegen all derive.
+//
+// Every operation is stored in MLIR's generic shape: operands, results,
+// attributes by name, successors (blocks with their argument lists) and
+// regions. The custom (pretty) syntax of an op is only a different spelling of
+// that shape, so the parser turns both `arith.addi %a, %b : i32` and
+// `"arith.addi"(%a, %b) : (i32, i32) -> i32` into the same Operation, and an op
+// added to this table for a later issue (hal.*, flow.dispatch) needs no change
+// to the IR classes.
+//
+// The shape of each op (the contract between parser, verifier and codegen;
+// attribute names are MLIR's, so the generic form reads naturally):
+//
+//  builtin.module   attrs: sym_name? (string). One region, one block, no terminator.
+//  func.func        attrs: sym_name (string), function_type (type attr, a function
+//                   type), sym_visibility? ("private"/"public"), arg_attrs?,
+//                   res_attrs?. One region: empty for a declaration (an
+//                   external function, a VM import), else the body whose entry
+//                   block arguments are the function arguments.
+//  func.return      operands: the returned values. Terminator.
+//  func.call        attrs: callee (symbol ref). operands: arguments. results.
+//  arith.constant   attrs: value (integer/float/bool attr of the result type).
+//  arith.<binary>   operands: lhs, rhs; one result of the same type. Integer ops
+//                   take iN/index; float ops fN. Optional `fastmath` /
+//                   `overflowFlags` attributes are accepted and ignored.
+//  arith.cmpi       attrs: predicate (integer, CmpIPredicate). operands lhs, rhs
+//                   (same integer/index type); result i1.
+//  arith.cmpf       attrs: predicate (integer, CmpFPredicate); result i1.
+//  arith.select     operands: condition (i1), true value, false value.
+//  arith.<cast>     one operand, one result (index_cast, extsi, sitofp, ...).
+//  arith.negf, math.<unary>: one operand, same-type result.
+//  math.fma         operands a, b, c: a * b + c. math.powf: base, exponent.
+//  math.absi        integer abs.
+//  scf.if           operand: condition (i1). Regions: then, else (else may be
+//                   empty when there are no results). Results = yielded values.
+//  scf.for          operands: lower, upper, step, then the iter_args' initial
+//                   values. One region whose block has (induction variable,
+//                   iter_args...) arguments and ends in scf.yield. Results:
+//                   the final iter_args.
+//  scf.while        operands: initial values. Regions: before (args = initial
+//                   values' types, ends in scf.condition), after (args = the
+//                   condition's forwarded values, ends in scf.yield).
+//                   Results: the forwarded values of the exiting condition.
+//  scf.condition    operands: condition (i1), forwarded values. Terminator.
+//  scf.yield        operands: yielded values. Terminator.
+//  cf.br            successors: [dest(args)]. Terminator.
+//  cf.cond_br       operands: condition (i1). successors: [true(args), false(args)].
+//  cf.switch        operands: flag (integer). attrs: case_values (dense array
+//                   or array of integers). successors: [default(args),
+//                   case0(args), ...] in case_values order.
+//  cf.assert        operands: condition (i1). attrs: msg (string).
+//  util.global      attrs: sym_name (string), type (type attr), is_mutable
+//                   (unit, present when mutable), initial_value? (attr),
+//                   sym_visibility?.
+//  util.global.load   attrs: global (symbol ref). One result of the global's type.
+//  util.global.store  attrs: global (symbol ref). operands: value.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace kiln::compiler {
+
+// Traits.
+inline constexpr uint32_t kOpTerminator = 1 << 0;  // Ends a block.
+inline constexpr uint32_t kOpPure = 1 << 1;        // No side effects: dead if unused.
+inline constexpr uint32_t kOpIsolated = 1 << 2;    // Regions cannot see values outside.
+inline constexpr uint32_t kOpSymbol = 1 << 3;      // Defines a symbol (sym_name).
+inline constexpr uint32_t kOpCommutative = 1 << 4;
+inline constexpr uint32_t kOpNoTerminator = 1 << 5;  // Its region's block needs no terminator.
+
+#define KILN_FOR_EACH_IR_OP(X)                                               \
+  X(Module, "builtin.module", kOpIsolated | kOpSymbol | kOpNoTerminator)     \
+  X(Func, "func.func", kOpIsolated | kOpSymbol)                              \
+  X(Return, "func.return", kOpTerminator)                                    \
+  X(Call, "func.call", 0)                                                    \
+  X(Constant, "arith.constant", kOpPure)                                     \
+  X(AddI, "arith.addi", kOpPure | kOpCommutative)                            \
+  X(SubI, "arith.subi", kOpPure)                                             \
+  X(MulI, "arith.muli", kOpPure | kOpCommutative)                            \
+  X(DivSI, "arith.divsi", 0) /* Division by zero traps: not pure. */         \
+  X(DivUI, "arith.divui", 0)                                                 \
+  X(RemSI, "arith.remsi", 0)                                                 \
+  X(RemUI, "arith.remui", 0)                                                 \
+  X(CeilDivSI, "arith.ceildivsi", 0)                                         \
+  X(FloorDivSI, "arith.floordivsi", 0)                                       \
+  X(AndI, "arith.andi", kOpPure | kOpCommutative)                            \
+  X(OrI, "arith.ori", kOpPure | kOpCommutative)                              \
+  X(XOrI, "arith.xori", kOpPure | kOpCommutative)                            \
+  X(ShLI, "arith.shli", kOpPure)                                             \
+  X(ShRSI, "arith.shrsi", kOpPure)                                           \
+  X(ShRUI, "arith.shrui", kOpPure)                                           \
+  X(MaxSI, "arith.maxsi", kOpPure | kOpCommutative)                          \
+  X(MinSI, "arith.minsi", kOpPure | kOpCommutative)                          \
+  X(MaxUI, "arith.maxui", kOpPure | kOpCommutative)                          \
+  X(MinUI, "arith.minui", kOpPure | kOpCommutative)                          \
+  X(AddF, "arith.addf", kOpPure | kOpCommutative)                            \
+  X(SubF, "arith.subf", kOpPure)                                             \
+  X(MulF, "arith.mulf", kOpPure | kOpCommutative)                            \
+  X(DivF, "arith.divf", kOpPure)                                             \
+  X(RemF, "arith.remf", kOpPure)                                             \
+  X(NegF, "arith.negf", kOpPure)                                             \
+  X(MaximumF, "arith.maximumf", kOpPure | kOpCommutative)                    \
+  X(MinimumF, "arith.minimumf", kOpPure | kOpCommutative)                    \
+  X(CmpI, "arith.cmpi", kOpPure)                                             \
+  X(CmpF, "arith.cmpf", kOpPure)                                             \
+  X(Select, "arith.select", kOpPure)                                         \
+  X(IndexCast, "arith.index_cast", kOpPure)                                  \
+  X(IndexCastUI, "arith.index_castui", kOpPure)                              \
+  X(ExtSI, "arith.extsi", kOpPure)                                           \
+  X(ExtUI, "arith.extui", kOpPure)                                           \
+  X(TruncI, "arith.trunci", kOpPure)                                         \
+  X(SIToFP, "arith.sitofp", kOpPure)                                         \
+  X(UIToFP, "arith.uitofp", kOpPure)                                         \
+  X(FPToSI, "arith.fptosi", kOpPure)                                         \
+  X(FPToUI, "arith.fptoui", kOpPure)                                         \
+  X(ExtF, "arith.extf", kOpPure)                                             \
+  X(TruncF, "arith.truncf", kOpPure)                                         \
+  X(Bitcast, "arith.bitcast", kOpPure)                                       \
+  X(Sqrt, "math.sqrt", kOpPure)                                              \
+  X(RSqrt, "math.rsqrt", kOpPure)                                            \
+  X(Exp, "math.exp", kOpPure)                                                \
+  X(Exp2, "math.exp2", kOpPure)                                              \
+  X(Log, "math.log", kOpPure)                                                \
+  X(Log2, "math.log2", kOpPure)                                              \
+  X(Sin, "math.sin", kOpPure)                                                \
+  X(Cos, "math.cos", kOpPure)                                                \
+  X(Tanh, "math.tanh", kOpPure)                                              \
+  X(AbsF, "math.absf", kOpPure)                                              \
+  X(AbsI, "math.absi", kOpPure)                                              \
+  X(Fma, "math.fma", kOpPure)                                                \
+  X(PowF, "math.powf", kOpPure)                                              \
+  X(Floor, "math.floor", kOpPure)                                            \
+  X(Ceil, "math.ceil", kOpPure)                                              \
+  X(Round, "math.round", kOpPure)                                            \
+  X(If, "scf.if", 0)                                                         \
+  X(For, "scf.for", 0)                                                       \
+  X(While, "scf.while", 0)                                                   \
+  X(Condition, "scf.condition", kOpTerminator)                               \
+  X(Yield, "scf.yield", kOpTerminator)                                       \
+  X(Br, "cf.br", kOpTerminator)                                              \
+  X(CondBr, "cf.cond_br", kOpTerminator)                                     \
+  X(Switch, "cf.switch", kOpTerminator)                                      \
+  X(Assert, "cf.assert", 0)                                                  \
+  X(Global, "util.global", kOpSymbol)                                        \
+  X(GlobalLoad, "util.global.load", 0)                                       \
+  X(GlobalStore, "util.global.store", 0)
+
+enum class OpKind : uint16_t {
+#define KILN_IR_OP_ENUM_(name, text, traits) k##name,
+  KILN_FOR_EACH_IR_OP(KILN_IR_OP_ENUM_)
+#undef KILN_IR_OP_ENUM_
+      kCount,
+};
+
+struct OpInfo {
+  std::string_view name;
+  uint32_t traits;
+};
+
+const OpInfo& GetOpInfo(OpKind kind);
+// Looks up an op by its full name ("arith.addi"). Also accepts the
+// unqualified spellings MLIR allows in a func body: `return`, `call`,
+// `module`. Returns false for unknown names.
+bool LookupOpKind(std::string_view name, OpKind* kind);
+
+// arith.cmpi predicates, numbered as MLIR numbers them (so the generic form's
+// `{predicate = 2 : i64}` means slt).
+enum class CmpIPredicate : int64_t {
+  kEq = 0, kNe = 1, kSlt = 2, kSle = 3, kSgt = 4, kSge = 5, kUlt = 6, kUle = 7, kUgt = 8,
+  kUge = 9,
+};
+// arith.cmpf predicates, numbered as MLIR numbers them.
+enum class CmpFPredicate : int64_t {
+  kFalse = 0, kOeq = 1, kOgt = 2, kOge = 3, kOlt = 4, kOle = 5, kOne = 6, kOrd = 7,
+  kUeq = 8, kUgt = 9, kUge = 10, kUlt = 11, kUle = 12, kUne = 13, kUno = 14, kTrue = 15,
+};
+// "slt" <-> 2, "oeq" <-> 1, ...; false/empty when unknown.
+bool ParseCmpIPredicate(std::string_view text, CmpIPredicate* predicate);
+bool ParseCmpFPredicate(std::string_view text, CmpFPredicate* predicate);
+std::string_view CmpIPredicateName(CmpIPredicate predicate);
+std::string_view CmpFPredicateName(CmpFPredicate predicate);
+
+}  // namespace kiln::compiler
