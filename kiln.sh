@@ -114,19 +114,26 @@ setup() {
   configure_and_build
 }
 
-# The end-to-end demo. For now: write a sample module with the VM's module builder and
-# run it through the embedding sample. When the compiler and the HAL drivers land, this
-# becomes `kiln-compile <sample>.mlir -o <build>/demo/<sample>.kmod` followed by
-# `kiln-run-module --module=... --device=<best available: cuda, vulkan, cpu>`.
+# The end-to-end demo: compile samples/programs/demo.mlir with kiln-compile and
+# run some of its functions with kiln-run-module (iree-run-module's flags and
+# output). When the HAL drivers land, the demo runs on the best device present.
 run_demo() {
   local bin="${BUILD_DIR}/bin"
-  local module="${BUILD_DIR}/demo/fib.kmod"
+  local module="${BUILD_DIR}/demo/demo.kmod"
   mkdir -p "$(dirname "${module}")"
   header "running demo"
-  printf '+ %s\n' "${bin}/kiln-make-sample-module ${module}"
-  "${bin}/kiln-make-sample-module" "${module}"
-  printf '+ %s\n' "${bin}/kiln-embedding-sample ${module}"
-  "${bin}/kiln-embedding-sample" "${module}"
+  run_shown "${bin}/kiln-compile" samples/programs/demo.mlir -o "${module}"
+  run_shown "${bin}/kiln-run-module" --module="${module}" --function=fib_with_calls --input=25
+  run_shown "${bin}/kiln-run-module" --module="${module}" --function=gcd --input=i64=1071 \
+    --input=i64=462
+  run_shown "${bin}/kiln-run-module" --module="${module}" --function=hypot --input=f32=3 \
+    --input=f32=4 --expected_output=f32=5
+}
+
+# Prints a command, then runs it.
+run_shown() {
+  printf '+ %s\n' "$*"
+  "$@"
 }
 
 run_tests() {

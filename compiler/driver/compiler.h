@@ -1,0 +1,36 @@
+// The compiler driver: MLIR text in, .kmod bytes out, through every stage.
+//
+//   parse → verify → fold → lower scf → simplify CFG → fold → DCE → verify → codegen
+//
+// This is the one entry point tools and tests use (kiln-compile is a thin main
+// over it). Errors come back as a Status whose message is the rendered
+// diagnostics: `file:line:col: error: message`, the source line and a caret.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "compiler/codegen/codegen.h"
+
+namespace kiln::compiler {
+
+struct CompileOptions {
+  CodegenOptions codegen;
+  // Fill CompileOutput::lowered_ir with the IR as it enters code generation.
+  bool print_ir_after_lowering = false;
+  // Print `loc(...)` trailers in lowered_ir.
+  bool print_locations = false;
+};
+
+struct CompileOutput {
+  std::vector<uint8_t> module;  // The .kmod.
+  std::string lowered_ir;       // When requested.
+};
+
+// Compiles `text`, named `path` in diagnostics and the debug table.
+Result<CompileOutput> CompileSource(std::string path, std::string text,
+                                    const CompileOptions& options = {});
+
+}  // namespace kiln::compiler
