@@ -1,0 +1,11 @@
+// A custom-form op without the `:` before its type: reported at the token
+// where the `:` should be.
+// RUN: not %kiln-compile %s -o %t.kmod 2>&1 | FileCheck %s
+// CHECK: {{^}}{{.*}}missing_colon.mlir:9:26: error: {{.*}}{{(':'|colon)}}
+// CHECK-NEXT: %0 = arith.addi %a, %a i32
+// CHECK-NEXT: {{^ *\^$}}
+
+func.func @f(%a: i32) -> i32 {
+  %0 = arith.addi %a, %a i32
+  return %0 : i32
+}

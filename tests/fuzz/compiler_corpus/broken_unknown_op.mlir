@@ -1,0 +1,4 @@
+func.func @f(%a: i32) -> i32 {
+  %0 = arith.frobnicate %a, %a : i32
+  return %0 : i32
+}

@@ -1,0 +1,2 @@
+func.func @f(%c: i1) {
+  cf.assert %c, "no end
