@@ -204,10 +204,13 @@ std::string RefDescription(const Object* object) {
   return object ? std::string(object->type().name) : std::string("null");
 }
 
-}  // namespace
-
-Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_t function,
-               std::span<const Variant> args, std::span<Variant> results, Stack& stack) {
+// The interpreter loop. It is instantiated twice: kTrace = false is the
+// normal loop; kTrace = true calls StackOptions::instruction_trace before
+// every instruction. Execute picks one per invocation, so tracing costs the
+// normal loop nothing (not even a test per instruction).
+template <bool kTrace>
+Status Run(const BytecodeModule& module, BytecodeModuleState& state, uint32_t function,
+           std::span<const Variant> args, std::span<Variant> results, Stack& stack) {
   // Register files and globals of the current frame.
   const FunctionInfo* fn;
   Frame* frame;
@@ -267,7 +270,16 @@ Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_
       KILN_FOR_EACH_OPCODE(KILN_DISPATCH_ENTRY_)
 #undef KILN_DISPATCH_ENTRY_
   };
-#define NEXT() goto* kDispatch[*pc]
+  [[maybe_unused]] const InstructionTrace& instruction_trace = stack.options().instruction_trace;
+  // Dispatches the instruction at pc (reporting it first when tracing; the
+  // rewritten code has the original bytecode's offsets).
+#define NEXT()                                                                            \
+  do {                                                                                    \
+    if constexpr (kTrace) {                                                               \
+      instruction_trace(module, OrdinalOf(module, fn), static_cast<uint32_t>(pc - code)); \
+    }                                                                                     \
+    goto* kDispatch[*pc];                                                                 \
+  } while (false)
 #define R(offset) Load<uint16_t>(pc + (offset))
 #define U32(offset) Load<uint32_t>(pc + (offset))
 #define TRAP(status_expr)        \
@@ -1079,6 +1091,16 @@ trap : {
 #undef UNARY
 #undef COMPARE
 #undef KILN_LOAD_FRAME_
+}
+
+}  // namespace
+
+Status Execute(const BytecodeModule& module, BytecodeModuleState& state, uint32_t function,
+               std::span<const Variant> args, std::span<Variant> results, Stack& stack) {
+  if (stack.options().instruction_trace) {
+    return Run<true>(module, state, function, args, results, stack);
+  }
+  return Run<false>(module, state, function, args, results, stack);
 }
 
 }  // namespace kiln::vm

@@ -12,6 +12,11 @@
 // Any of those stops the invocation with a Status naming the function and the
 // bytecode offset (and source location when the module has one), followed by
 // one "called from" line per enclosing frame.
+//
+// When the stack's options carry an instruction_trace callback, Execute runs
+// a second instantiation of the loop that reports every instruction (function
+// ordinal and bytecode offset) before executing it; without one it runs the
+// untraced loop, so tracing costs nothing when it is off.
 #pragma once
 
 #include <cstdint>

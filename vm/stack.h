@@ -15,8 +15,16 @@
 
 namespace kiln::vm {
 
+class BytecodeModule;
+
 // Receives the output of the `trace` instruction, one line per call.
 using TraceSink = std::function<void(std::string_view line)>;
+
+// Called before each bytecode instruction executes, with the function ordinal
+// within `module` and the instruction's bytecode offset in that function (the
+// offset into the module's original bytecode, see vm/disassembler.h).
+using InstructionTrace =
+    std::function<void(const BytecodeModule& module, uint32_t function, uint32_t offset)>;
 
 struct StackOptions {
   // Most nested calls (bytecode and native) an invocation may make.
@@ -29,6 +37,10 @@ struct StackOptions {
   // straight run between such events, so this bounds the work of any
   // invocation (a watchdog for untrusted modules; the fuzzer relies on it).
   int64_t branch_budget = 0;
+  // When set, the interpreter runs its tracing variant, which calls this
+  // before every instruction (kiln-run-module --trace_execution). When empty
+  // (the default) it runs the variant without tracing, which costs nothing.
+  InstructionTrace instruction_trace;
 };
 
 class Stack {

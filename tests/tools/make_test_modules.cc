@@ -1,0 +1,55 @@
+// kiln-make-tool-test-modules DIR: writes the modules of test_modules.h into
+// DIR (created if missing) for the ctest tests of the tools:
+//   tools_test.kmod, plain.kmod, broken.kmod (fails verification) and
+//   truncated.kmod (the first half of tools_test.kmod: a corrupt file).
+#include <cstdio>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "base/file_io.h"
+#include "tests/tools/test_modules.h"
+
+namespace {
+
+using namespace kiln;
+
+Status WriteModules(const std::string& directory) {
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  if (error) {
+    return UnavailableError("cannot create directory '" + directory + "': " + error.message());
+  }
+  KILN_ASSIGN_OR_RETURN(std::vector<uint8_t> tools_test, testing::BuildToolsTestModule());
+  KILN_ASSIGN_OR_RETURN(std::vector<uint8_t> plain, testing::BuildPlainModule());
+  KILN_ASSIGN_OR_RETURN(std::vector<uint8_t> broken, testing::BuildBrokenModule());
+  const std::span<const uint8_t> truncated(tools_test.data(), tools_test.size() / 2);
+  const std::pair<const char*, std::span<const uint8_t>> files[] = {
+      {"tools_test.kmod", tools_test},
+      {"plain.kmod", plain},
+      {"broken.kmod", broken},
+      {"truncated.kmod", truncated},
+  };
+  for (const auto& [name, bytes] : files) {
+    KILN_RETURN_IF_ERROR(WriteFile(directory + "/" + name, bytes));
+    std::printf("wrote %s/%s (%zu bytes)\n", directory.c_str(), name, bytes.size());
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s <directory>\n", argv[0]);
+    return 1;
+  }
+  Status status = WriteModules(argv[1]);
+  if (!status.ok()) {
+    std::fprintf(stderr, "kiln-make-tool-test-modules: %s\n", status.ToString().c_str());
+    return 1;
+  }
+  return 0;
+}

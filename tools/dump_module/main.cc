@@ -1,0 +1,106 @@
+// kiln-dump-module FILE [--output=text|json]: loads and verifies a .kmod and
+// prints its metadata and the disassembly of every function (what is printed:
+// module_dump.h; the instruction notation: vm/disassembler.h).
+//
+//   kiln-dump-module fib.kmod
+//   kiln-dump-module --output=json fib.kmod | python3 -m json.tool
+//
+// A missing, corrupt or unverifiable module is one "error: ..." line on
+// stderr and exit code 1.
+#include <cstdio>
+#include <cxxopts.hpp>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "base/file_io.h"
+#include "tools/common/flags.h"
+#include "tools/dump_module/module_dump.h"
+#include "vm/bytecode_module.h"
+#include "vm/instance.h"
+
+namespace {
+
+using namespace kiln;
+
+struct DumpOptions {
+  std::string module_path;  // "-" reads standard input.
+  bool json = false;
+};
+
+// Parses the command line into `options`; returns false after --help.
+Result<bool> ParseFlags(int argc, char** argv, DumpOptions* options) {
+  cxxopts::Options flags("kiln-dump-module", "Prints a kiln module's metadata and disassembly.");
+  flags.custom_help("[--output=text|json] FILE");
+  flags.positional_help("");
+  flags.add_options()  //
+      ("output", "Output format: text or json",
+       cxxopts::value<std::string>()->default_value("text"))  //
+      ("h,help", "Print this help")                           //
+      ("positional", "", cxxopts::value<std::vector<std::string>>());
+  flags.parse_positional({"positional"});
+  try {
+    cxxopts::ParseResult result = flags.parse(argc, argv);
+    if (result.count("help")) {
+      std::printf("%s", flags.help().c_str());
+      return false;
+    }
+    std::vector<std::string> positional;
+    if (result.count("positional")) {
+      positional = result["positional"].as<std::vector<std::string>>();
+    }
+    if (positional.empty()) return InvalidArgumentError("no module file given");
+    if (positional.size() > 1) {
+      return InvalidArgumentError("unexpected argument '" + positional[1] + "'");
+    }
+    options->module_path = positional[0];
+    const std::string output = result["output"].as<std::string>();
+    if (output != "text" && output != "json") {
+      return InvalidArgumentError("--output must be text or json, not '" + output + "'");
+    }
+    options->json = output == "json";
+  } catch (const std::exception& error) {
+    return InvalidArgumentError(tools::FlagErrorMessage(error));
+  }
+  return true;
+}
+
+Status Dump(const DumpOptions& options) {
+  Ref<vm::Instance> instance = vm::Instance::Create();
+  Ref<vm::BytecodeModule> module;
+  if (options.module_path == "-") {
+    KILN_ASSIGN_OR_RETURN(AlignedBuffer bytes, ReadFile("-"));
+    auto loaded = vm::BytecodeModule::Load(*instance, std::move(bytes));
+    if (!loaded.ok()) return loaded.status().WithContext("loading <stdin>");
+    module = std::move(*loaded);
+  } else {
+    KILN_ASSIGN_OR_RETURN(module, vm::BytecodeModule::LoadFile(*instance, options.module_path));
+  }
+  KILN_ASSIGN_OR_RETURN(std::string text, options.json ? tools::DumpModuleJson(*module)
+                                                       : tools::DumpModuleText(*module));
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return OkStatus();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    DumpOptions options;
+    Result<bool> parsed = ParseFlags(argc, argv, &options);
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "error: %s (see --help)\n", parsed.status().message().c_str());
+      return 1;
+    }
+    if (!*parsed) return 0;
+    Status status = Dump(options);
+    if (!status.ok()) {
+      std::fprintf(stderr, "error: %s\n", status.message().c_str());
+      return 1;
+    }
+    return 0;
+  } catch (const std::exception& error) {  // Out of memory, at worst.
+    std::fprintf(stderr, "error: %s\n", error.what());
+    return 1;
+  }
+}
