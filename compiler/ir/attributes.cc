@@ -130,10 +130,25 @@ std::string QuoteString(const std::string& text) {
 }
 
 // Shortest text that reads back as the same double, always with a '.' or an
-// exponent so it lexes as a float.
-std::string FormatFloat(double value) {
-  if (std::isnan(value)) return "0x7FF8000000000000";
-  if (std::isinf(value)) return value > 0 ? "0x7FF0000000000000" : "0xFFF0000000000000";
+// exponent so it lexes as a float. NaN and infinities have no decimal
+// spelling: MLIR writes them as the bit pattern of the value's type.
+std::string FormatFloat(double value, const Type& type) {
+  if (std::isnan(value) || std::isinf(value)) {
+    bool negative = std::signbit(value);
+    const char* pattern;
+    if (type.kind() == TypeKind::kBFloat16) {
+      pattern = std::isnan(value) ? "0x7FC0" : negative ? "0xFF80" : "0x7F80";
+    } else if (type.width() == 16) {
+      pattern = std::isnan(value) ? "0x7E00" : negative ? "0xFC00" : "0x7C00";
+    } else if (type.width() == 32) {
+      pattern = std::isnan(value) ? "0x7FC00000" : negative ? "0xFF800000" : "0x7F800000";
+    } else {
+      pattern = std::isnan(value) ? "0x7FF8000000000000"
+                : negative        ? "0xFFF0000000000000"
+                                  : "0x7FF0000000000000";
+    }
+    return pattern;
+  }
   char buffer[64];
   auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
   std::string out(buffer, result.ptr);
@@ -142,6 +157,37 @@ std::string FormatFloat(double value) {
   size_t e = out.find('e');
   if (e != std::string::npos && out.find('.') == std::string::npos) out.insert(e, ".0");
   return out;
+}
+
+bool IsBareName(std::string_view text, bool allow_dash) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '$' || c == '.' || (allow_dash && c == '-');
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// `@name`, quoted when the name has characters a bare symbol cannot.
+std::string FormatSymbol(const std::string& name) {
+  return "@" + (IsBareName(name, /*allow_dash=*/true) ? name : QuoteString(name));
+}
+
+// A dictionary key: a bare identifier (letter or '_' first) or a string.
+std::string FormatKey(const std::string& name) {
+  bool bare = IsBareName(name, /*allow_dash=*/false) && !(name[0] >= '0' && name[0] <= '9') &&
+              name[0] != '$' && name[0] != '.';
+  return bare ? name : QuoteString(name);
+}
+
+// Builtin attributes kept as text print without '#'; dialect ones with it.
+bool IsBuiltinRawAttribute(const std::string& name) {
+  for (const char* builtin : {"dense", "dense_resource", "sparse", "affine_map", "affine_set",
+                              "strided", "opaque", "distinct"}) {
+    if (name == builtin) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -158,7 +204,7 @@ std::string Attribute::ToString() const {
       if (type.is_integer(1)) return integer_value ? "true" : "false";
       return std::to_string(integer_value) + " : " + type.ToString();
     case Kind::kFloat:
-      return FormatFloat(float_value) + " : " + type.ToString();
+      return FormatFloat(float_value, type) + " : " + type.ToString();
     case Kind::kString:
       return QuoteString(text);
     case Kind::kType:
@@ -167,7 +213,7 @@ std::string Attribute::ToString() const {
       std::string out;
       for (size_t i = 0; i < symbols.size(); ++i) {
         if (i) out += "::";
-        out += "@" + symbols[i];
+        out += FormatSymbol(symbols[i]);
       }
       return out;
     }
@@ -184,7 +230,8 @@ std::string Attribute::ToString() const {
       for (size_t i = 0; i < elements.size(); ++i) {
         out += i ? ", " : ": ";
         const Attribute& e = elements[i];
-        out += e.kind == Kind::kFloat ? FormatFloat(e.float_value) : std::to_string(e.integer_value);
+        out += e.kind == Kind::kFloat ? FormatFloat(e.float_value, type)
+                                      : std::to_string(e.integer_value);
       }
       return out + ">";
     }
@@ -192,16 +239,21 @@ std::string Attribute::ToString() const {
       std::string out = "{";
       for (size_t i = 0; i < entries.size(); ++i) {
         if (i) out += ", ";
-        out += entries[i].name;
+        out += FormatKey(entries[i].name);
         if (entries[i].value.kind != Kind::kUnit) out += " = " + entries[i].value.ToString();
       }
       return out + "}";
     }
-    case Kind::kDialect:
+    case Kind::kDialect: {
       // Builtin attribute forms are printed bare (affine_map<...>, dense<...>);
-      // dialect ones with their '#'.
-      if (text.find('.') == std::string::npos) return text + "<" + body + ">";
-      return "#" + text + (body.empty() ? "" : "<" + body + ">");
+      // dialect ones with their '#'. A typed one (dense<...> : tensor<2xi32>)
+      // keeps its type.
+      std::string out = IsBuiltinRawAttribute(text)
+                            ? text + "<" + body + ">"
+                            : "#" + text + (body.empty() ? "" : "<" + body + ">");
+      if (!type.is_null()) out += " : " + type.ToString();
+      return out;
+    }
   }
   return "<<bad attribute>>";
 }
