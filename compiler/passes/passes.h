@@ -8,7 +8,16 @@
 //
 // Each takes the builtin.module op. Stages that can find user errors report
 // them to the DiagnosticEngine (`file:line:col: error: ...`) and return a
-// failed Status.
+// failed Status. The transforming stages expect verified IR and keep it valid
+// (tests/compiler/passes/robustness_test.cc checks that after each stage), so
+// they may run again in any order: running FoldConstants and
+// SimplifyControlFlow once more after the lowering folds the guards of loops
+// with constant bounds.
+//
+// Files: verifier.cc, fold_constants.cc (+ constant_eval.h, the VM-exact
+// evaluation of one op), lower_scf.cc (the block shapes codegen relies on),
+// simplify_control_flow.cc, dead_code.cc, dominance.h (shared by the verifier
+// and SimplifyControlFlow).
 #pragma once
 
 #include "base/status.h"
@@ -17,31 +26,43 @@
 
 namespace kiln::compiler {
 
-// Checks every op against its shape and typing rules (ir/ops.h), terminators,
-// successor argument types against block arguments, SSA dominance, symbol
-// uniqueness, callees and call signatures, returns against the function type,
-// region terminators (scf.yield/condition) against their parents, globals.
+// Checks every op against its shape and typing rules (ir/ops.h), placement
+// (module-level ops, terminators at block ends and in the right regions),
+// successor argument types against block arguments, SSA dominance (uses in
+// unreachable blocks excepted, as MLIR does), symbol uniqueness, callees and
+// call signatures, returns against the function type, region terminators
+// (scf.yield/condition) against their parents, globals. Reports the first
+// problem of each op and keeps going, so one run shows many errors. Never
+// crashes, whatever the (parsed or built) IR.
 Status VerifyModule(Operation* module, DiagnosticEngine& diagnostics);
 
-// Folds ops whose operands are constants (with exactly the VM's semantics:
-// wrapping integers, no folding of a division by zero, saturating float→int),
-// and simple identities (x + 0, x * 1, select with a constant condition, ...).
-// Hoists constants to the entry block of their function so they are
-// materialised once. Never fails.
+// Folds ops whose operands are constants with exactly the semantics of the
+// code codegen emits on the VM (constant_eval.h: wrapping integers, shift
+// amounts modulo the register width, no folding of a division by zero,
+// saturating float→int), and simple integer identities (x + 0, x * 1,
+// x * 0, select with a constant condition, cmpi x, x, ...). Hoists every
+// constant to the top of its function's entry block, merging equal ones
+// (the first keeps its location), and drops constants left unused. Never
+// fails.
 void FoldConstants(Operation* module);
 
-// Rewrites scf.if, scf.for and scf.while into blocks and cf branches (shapes in
-// lower_scf.cc). Afterwards no scf op remains.
+// Rewrites scf.if, scf.for (into a rotated loop: guard, body, latch) and
+// scf.while into blocks and cf branches, with the exact shapes documented in
+// lower_scf.cc. Afterwards no scf op remains. Fails (reporting at the op) only
+// on malformed scf ops, which the verifier rejects first.
 Status LowerStructuredControlFlow(Operation* module, DiagnosticEngine& diagnostics);
 
-// Branches on constant conditions become unconditional; blocks reached by a
-// single unconditional branch are merged into their predecessor; a branch to a
-// block that only returns its arguments becomes that return; unreachable blocks
-// are removed.
+// Branches on constant conditions (and switches on constant flags) become
+// unconditional; a block reached only by a cf.br from one predecessor is
+// merged into it; a cf.br to a block that only returns (its arguments or
+// values dominating the branch) becomes that return; unreachable blocks are
+// removed. Repeats until nothing changes. Applies to function bodies and,
+// before lowering, to scf regions.
 void SimplifyControlFlow(Operation* module);
 
 // Removes pure ops whose results are unused (transitively) and private
-// functions nothing calls.
+// functions that no live function or other module-level op refers to.
+// Globals and declarations that are called stay.
 void EliminateDeadCode(Operation* module);
 
 }  // namespace kiln::compiler

@@ -1,0 +1,1040 @@
+// VerifyModule: the semantic checks every later stage relies on.
+//
+// Per op, in this order, stopping at the first problem (one error per op is
+// enough; the rest of the function and every other function are still
+// checked so users see several errors at once):
+//   1. placement: where the op may appear (module level, function body, the
+//      right scf region) and terminators only at the end of a block;
+//   2. shape: operand/result/successor/region counts, required attributes
+//      and their kinds, the typing rules of ir/ops.h, symbol references;
+//   3. SSA dominance of every operand and successor argument.
+// Blocks of function bodies and scf regions must end in a terminator.
+//
+// Messages follow MLIR's (`'arith.addi' op expected 2 operands, got 3`) except
+// the ones about names, which read as sentences (`unknown callee '@g'`).
+// Nothing here may crash on IR the parser can build: every access is guarded.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "compiler/passes/dominance.h"
+#include "compiler/passes/passes.h"
+
+namespace kiln::compiler {
+namespace {
+
+std::string Plural(size_t n, const char* word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+std::string Quoted(const Type& type) { return "'" + type.ToString() + "'"; }
+
+std::string TypeList(const std::vector<Type>& types) { return "(" + FormatTypes(types) + ")"; }
+
+// "^bb1" for a labelled block, "^bb<index>" for one without a label.
+std::string BlockName(const Block* block) {
+  if (!block->label.empty()) return "^" + block->label;
+  const Region* region = block->parent_region();
+  size_t index = region ? region->IndexOf(block) : 0;
+  return "^bb" + std::to_string(index);
+}
+
+bool IsFlatSymbolRef(const Attribute* a) {
+  return a && a->kind == Attribute::Kind::kSymbolRef && a->symbols.size() == 1;
+}
+
+bool IsIntegerAttr(const Attribute& a) {
+  return a.kind == Attribute::Kind::kInteger || a.kind == Attribute::Kind::kBool;
+}
+
+// Whether `value` is a valid constant of `type` (arith.constant's value,
+// util.global's initial_value).
+bool AttributeMatchesType(const Attribute& value, const Type& type) {
+  if (type.is_integer_or_index()) return IsIntegerAttr(value) && value.type == type;
+  if (type.is_float()) return value.kind == Attribute::Kind::kFloat && value.type == type;
+  // Tensors and dialect types take dense<...> / dialect attributes, which
+  // lowering interprets (or rejects) later.
+  if (type.is_tensor() || type.is_dialect()) {
+    return value.kind == Attribute::Kind::kDialect || value.kind == Attribute::Kind::kArray ||
+           value.kind == Attribute::Kind::kDenseArray;
+  }
+  return false;
+}
+
+class Verifier {
+ public:
+  Verifier(Operation* module, DiagnosticEngine& diagnostics)
+      : module_(module), diagnostics_(diagnostics) {}
+
+  void Run();
+
+ private:
+  // Reports "'<op name>' op <message>" at the op.
+  void OpError(const Operation* op, const std::string& message) {
+    diagnostics_.Error(op->loc, "'" + std::string(op->name()) + "' op " + message);
+  }
+
+  void VerifyTopLevelOp(Operation* op);
+  void VerifyNestedOp(Operation* op);
+  void VerifyRegion(Operation* parent, Region* region);
+
+  bool VerifyPlacement(Operation* op);
+  bool VerifyShape(Operation* op);
+  bool VerifyDominance(Operation* op);
+
+  // Shape helpers; each reports and returns false on failure.
+  bool ExpectCounts(Operation* op, size_t operands, size_t results, size_t successors,
+                    size_t regions, bool variadic_operands = false, bool variadic_results = false);
+  const Attribute* RequireAttr(Operation* op, std::string_view name, Attribute::Kind kind,
+                               const char* what);
+  bool ExpectOperandKind(Operation* op, size_t index, bool (*pred)(const Type&), const char* what);
+  bool ExpectSameTypes(Operation* op);
+  bool ExpectI1(Operation* op, const Type& type, const std::string& what);
+  bool VerifySymbolVisibility(Operation* op);
+  bool VerifySuccessors(Operation* op);
+
+  bool VerifyFunc(Operation* op);
+  bool VerifyReturn(Operation* op);
+  bool VerifyCall(Operation* op);
+  bool VerifyConstant(Operation* op);
+  bool VerifyCast(Operation* op);
+  bool VerifyIf(Operation* op);
+  bool VerifyFor(Operation* op);
+  bool VerifyWhile(Operation* op);
+  bool VerifyYield(Operation* op);
+  bool VerifyCondition(Operation* op);
+  bool VerifySwitch(Operation* op);
+  bool VerifyGlobal(Operation* op);
+  bool VerifyGlobalAccess(Operation* op);
+
+  const DominanceInfo& DominanceOf(const Region* region) {
+    auto& info = dominance_[region];
+    if (!info) info = std::make_unique<DominanceInfo>(*region);
+    return *info;
+  }
+
+  // The index of `op` in its block, from a table built once per block (a
+  // linear search per use would be quadratic in long blocks).
+  size_t PositionOf(const Operation* op) {
+    auto it = positions_.find(op);
+    if (it != positions_.end()) return it->second;
+    const Block* block = op->parent_block();
+    for (size_t i = 0; i < block->operations().size(); ++i) {
+      positions_[block->operations()[i].get()] = i;
+    }
+    return positions_.at(op);
+  }
+
+  Operation* module_;
+  DiagnosticEngine& diagnostics_;
+  std::unordered_map<std::string, Operation*> symbols_;
+  // Per top-level op (a function's regions), cleared between them.
+  std::unordered_map<const Region*, std::unique_ptr<DominanceInfo>> dominance_;
+  std::unordered_map<const Operation*, size_t> positions_;
+};
+
+bool IsIntOrIndex(const Type& t) { return t.is_integer_or_index(); }
+bool IsFloat(const Type& t) { return t.is_float(); }
+
+void Verifier::Run() {
+  if (module_->kind() != OpKind::kModule) {
+    OpError(module_, "expected a 'builtin.module' at the top level");
+    return;
+  }
+  if (!ExpectCounts(module_, 0, 0, 0, 1)) return;
+  if (const Attribute* name = module_->attribute("sym_name");
+      name && name->kind != Attribute::Kind::kString) {
+    OpError(module_, "attribute 'sym_name' must be a string");
+  }
+  Region* body = module_->region(0);
+  if (body->empty()) return;
+  if (body->num_blocks() > 1) {
+    OpError(module_, "expected 1 block in its region, got " + std::to_string(body->num_blocks()));
+    return;
+  }
+
+  // Symbols first, so calls and global accesses can refer to later ones.
+  for (const auto& op : body->front()->operations()) {
+    if (!op->HasTrait(kOpSymbol)) continue;
+    std::string_view name = op->symbol_name();
+    if (name.empty()) continue;  // Reported by the op's own shape check.
+    auto [it, inserted] = symbols_.emplace(std::string(name), op.get());
+    if (!inserted) {
+      diagnostics_.Error(op->loc, "redefinition of symbol '@" + std::string(name) + "'");
+      diagnostics_.Note(it->second->loc, "previous definition is here");
+    }
+  }
+  for (const auto& op : body->front()->operations()) {
+    VerifyTopLevelOp(op.get());
+    dominance_.clear();
+    positions_.clear();
+  }
+}
+
+void Verifier::VerifyTopLevelOp(Operation* op) {
+  if (op->kind() != OpKind::kFunc && op->kind() != OpKind::kGlobal) {
+    OpError(op, "is not allowed at module level (expected 'func.func' or 'util.global')");
+    return;
+  }
+  VerifyNestedOp(op);
+}
+
+void Verifier::VerifyNestedOp(Operation* op) {
+  if (VerifyPlacement(op) && VerifyShape(op)) VerifyDominance(op);
+  for (size_t r = 0; r < op->num_regions(); ++r) VerifyRegion(op, op->region(r));
+}
+
+void Verifier::VerifyRegion(Operation* parent, Region* region) {
+  const bool needs_terminator = !parent->HasTrait(kOpNoTerminator);
+  for (const auto& block : region->blocks()) {
+    if (needs_terminator && !block->terminator()) {
+      if (block->empty()) {
+        diagnostics_.Error(block->loc.known() ? block->loc : parent->loc,
+                           "empty block " + BlockName(block.get()) + ": missing terminator");
+      } else {
+        const Operation* last = block->operations().back().get();
+        diagnostics_.Error(
+            last->loc, "block with no terminator (last op is '" + std::string(last->name()) + "')");
+      }
+    }
+    for (size_t i = 0; i < block->operations().size(); ++i) {
+      VerifyNestedOp(block->operations()[i].get());
+    }
+  }
+}
+
+// --- Placement ---
+
+bool Verifier::VerifyPlacement(Operation* op) {
+  Block* block = op->parent_block();
+  Operation* parent = op->parent_op();
+  if (op->kind() == OpKind::kModule) {
+    OpError(op, "must be the top-level operation");
+    return false;
+  }
+  if (op->kind() == OpKind::kFunc || op->kind() == OpKind::kGlobal) {
+    if (!parent || parent->kind() != OpKind::kModule) {
+      OpError(op, "expects parent op 'builtin.module'");
+      return false;
+    }
+    return true;
+  }
+  if (!parent) return true;  // Not reachable from Run().
+  if (op->is_terminator() && block->operations().back().get() != op) {
+    OpError(op, "must be the last operation in its block");
+    return false;
+  }
+  // Which region of the parent holds the op (scf.while's 'before' is #0).
+  size_t region_index = 0;
+  while (region_index < parent->num_regions() &&
+         parent->region(region_index) != block->parent_region()) {
+    ++region_index;
+  }
+  switch (op->kind()) {
+    case OpKind::kReturn:
+      if (parent->kind() != OpKind::kFunc) {
+        OpError(op, "expects parent op 'func.func'");
+        return false;
+      }
+      return true;
+    case OpKind::kYield:
+      if (parent->kind() != OpKind::kIf && parent->kind() != OpKind::kFor &&
+          parent->kind() != OpKind::kWhile) {
+        OpError(op, "expects parent op 'scf.if', 'scf.for' or 'scf.while'");
+        return false;
+      }
+      if (parent->kind() == OpKind::kWhile && region_index == 0) {
+        OpError(op,
+                "cannot terminate the 'before' region of 'scf.while' (expected "
+                "'scf.condition')");
+        return false;
+      }
+      return true;
+    case OpKind::kCondition:
+      if (parent->kind() != OpKind::kWhile || region_index != 0) {
+        OpError(op, "expects to terminate the 'before' region of 'scf.while'");
+        return false;
+      }
+      return true;
+    default:
+      return true;
+  }
+}
+
+// --- Shape helpers ---
+
+bool Verifier::ExpectCounts(Operation* op, size_t operands, size_t results, size_t successors,
+                            size_t regions, bool variadic_operands, bool variadic_results) {
+  if (variadic_operands ? op->operands.size() < operands : op->operands.size() != operands) {
+    OpError(op, std::string("expected ") + (variadic_operands ? "at least " : "") +
+                    Plural(operands, "operand") + ", got " + std::to_string(op->operands.size()));
+    return false;
+  }
+  for (size_t i = 0; i < op->operands.size(); ++i) {
+    if (!op->operands[i]) {
+      OpError(op, "operand #" + std::to_string(i) + " is null");
+      return false;
+    }
+  }
+  if (!variadic_results && op->num_results() != results) {
+    OpError(op,
+            "expected " + Plural(results, "result") + ", got " + std::to_string(op->num_results()));
+    return false;
+  }
+  if (op->successors.size() != successors) {
+    OpError(op, "expected " + Plural(successors, "successor") + ", got " +
+                    std::to_string(op->successors.size()));
+    return false;
+  }
+  for (const Successor& s : op->successors) {
+    for (const Value* v : s.arguments) {
+      if (!v) {
+        OpError(op, "has a null successor argument");
+        return false;
+      }
+    }
+  }
+  if (op->num_regions() != regions) {
+    OpError(op,
+            "expected " + Plural(regions, "region") + ", got " + std::to_string(op->num_regions()));
+    return false;
+  }
+  return true;
+}
+
+const Attribute* Verifier::RequireAttr(Operation* op, std::string_view name, Attribute::Kind kind,
+                                       const char* what) {
+  const Attribute* a = op->attribute(name);
+  if (!a) {
+    OpError(op, "requires attribute '" + std::string(name) + "'");
+    return nullptr;
+  }
+  if (a->kind != kind) {
+    OpError(op, "attribute '" + std::string(name) + "' must be " + what + ", got " + a->ToString());
+    return nullptr;
+  }
+  return a;
+}
+
+bool Verifier::ExpectOperandKind(Operation* op, size_t index, bool (*pred)(const Type&),
+                                 const char* what) {
+  const Type& t = op->operands[index]->type;
+  if (!pred(t)) {
+    OpError(op,
+            "operand #" + std::to_string(index) + " must be " + what + ", but got " + Quoted(t));
+    return false;
+  }
+  return true;
+}
+
+bool Verifier::ExpectSameTypes(Operation* op) {
+  const Type& t = op->operands[0]->type;
+  for (const Value* v : op->operands) {
+    if (v->type != t) {
+      OpError(op, "requires the same type for all operands and results");
+      return false;
+    }
+  }
+  for (size_t i = 0; i < op->num_results(); ++i) {
+    if (op->result(i)->type != t) {
+      OpError(op, "requires the same type for all operands and results");
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Verifier::ExpectI1(Operation* op, const Type& type, const std::string& what) {
+  if (!type.is_integer(1)) {
+    OpError(op, what + " must be i1, but got " + Quoted(type));
+    return false;
+  }
+  return true;
+}
+
+bool Verifier::VerifySymbolVisibility(Operation* op) {
+  const Attribute* v = op->attribute("sym_visibility");
+  if (!v) return true;
+  if (v->kind != Attribute::Kind::kString ||
+      (v->text != "public" && v->text != "private" && v->text != "nested")) {
+    OpError(op, "attribute 'sym_visibility' must be \"public\", \"private\" or \"nested\", got " +
+                    v->ToString());
+    return false;
+  }
+  return true;
+}
+
+// Successors of a branch: blocks of the same region, never the entry block,
+// with arguments matching the block's arguments.
+bool Verifier::VerifySuccessors(Operation* op) {
+  const Region* region = op->parent_block() ? op->parent_block()->parent_region() : nullptr;
+  for (size_t s = 0; s < op->successors.size(); ++s) {
+    const Successor& succ = op->successors[s];
+    const Block* target = succ.block;
+    if (!target || target->parent_region() != region) {
+      OpError(op, "successor #" + std::to_string(s) + " is not a block of the same region");
+      return false;
+    }
+    if (region && !region->empty() && region->front() == target) {
+      OpError(op, "cannot branch to the entry block of a region");
+      return false;
+    }
+    if (succ.arguments.size() != target->num_arguments()) {
+      OpError(op, "branch to '" + BlockName(target) + "' passes " +
+                      Plural(succ.arguments.size(), "argument") + ", block expects " +
+                      std::to_string(target->num_arguments()));
+      return false;
+    }
+    for (size_t i = 0; i < succ.arguments.size(); ++i) {
+      const Type& passed = succ.arguments[i]->type;
+      const Type& expected = target->argument(i)->type;
+      if (passed != expected) {
+        diagnostics_.Error(op->loc, "type mismatch for block argument " + std::to_string(i) +
+                                        " of '" + BlockName(target) + "': branch passes " +
+                                        Quoted(passed) + ", block expects " + Quoted(expected));
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// --- Per-op shape ---
+
+bool Verifier::VerifyShape(Operation* op) {
+  switch (op->kind()) {
+    case OpKind::kModule:
+      return false;  // Placement already reported it.
+    case OpKind::kFunc:
+      return VerifyFunc(op);
+    case OpKind::kReturn:
+      return VerifyReturn(op);
+    case OpKind::kCall:
+      return VerifyCall(op);
+    case OpKind::kConstant:
+      return VerifyConstant(op);
+
+    case OpKind::kAddI:
+    case OpKind::kSubI:
+    case OpKind::kMulI:
+    case OpKind::kDivSI:
+    case OpKind::kDivUI:
+    case OpKind::kRemSI:
+    case OpKind::kRemUI:
+    case OpKind::kCeilDivSI:
+    case OpKind::kFloorDivSI:
+    case OpKind::kAndI:
+    case OpKind::kOrI:
+    case OpKind::kXOrI:
+    case OpKind::kShLI:
+    case OpKind::kShRSI:
+    case OpKind::kShRUI:
+    case OpKind::kMaxSI:
+    case OpKind::kMinSI:
+    case OpKind::kMaxUI:
+    case OpKind::kMinUI:
+      return ExpectCounts(op, 2, 1, 0, 0) &&
+             ExpectOperandKind(op, 0, IsIntOrIndex, "an integer or index") &&
+             ExpectOperandKind(op, 1, IsIntOrIndex, "an integer or index") && ExpectSameTypes(op);
+    case OpKind::kAbsI:
+      return ExpectCounts(op, 1, 1, 0, 0) &&
+             ExpectOperandKind(op, 0, IsIntOrIndex, "an integer or index") && ExpectSameTypes(op);
+
+    case OpKind::kAddF:
+    case OpKind::kSubF:
+    case OpKind::kMulF:
+    case OpKind::kDivF:
+    case OpKind::kRemF:
+    case OpKind::kMaximumF:
+    case OpKind::kMinimumF:
+    case OpKind::kPowF:
+      return ExpectCounts(op, 2, 1, 0, 0) && ExpectOperandKind(op, 0, IsFloat, "a float") &&
+             ExpectOperandKind(op, 1, IsFloat, "a float") && ExpectSameTypes(op);
+    case OpKind::kFma:
+      return ExpectCounts(op, 3, 1, 0, 0) && ExpectOperandKind(op, 0, IsFloat, "a float") &&
+             ExpectOperandKind(op, 1, IsFloat, "a float") &&
+             ExpectOperandKind(op, 2, IsFloat, "a float") && ExpectSameTypes(op);
+    case OpKind::kNegF:
+    case OpKind::kSqrt:
+    case OpKind::kRSqrt:
+    case OpKind::kExp:
+    case OpKind::kExp2:
+    case OpKind::kLog:
+    case OpKind::kLog2:
+    case OpKind::kSin:
+    case OpKind::kCos:
+    case OpKind::kTanh:
+    case OpKind::kAbsF:
+    case OpKind::kFloor:
+    case OpKind::kCeil:
+    case OpKind::kRound:
+      return ExpectCounts(op, 1, 1, 0, 0) && ExpectOperandKind(op, 0, IsFloat, "a float") &&
+             ExpectSameTypes(op);
+
+    case OpKind::kCmpI:
+    case OpKind::kCmpF: {
+      const bool is_int = op->kind() == OpKind::kCmpI;
+      if (!ExpectCounts(op, 2, 1, 0, 0)) return false;
+      auto pred = is_int ? IsIntOrIndex : IsFloat;
+      const char* what = is_int ? "an integer or index" : "a float";
+      if (!ExpectOperandKind(op, 0, pred, what) || !ExpectOperandKind(op, 1, pred, what)) {
+        return false;
+      }
+      if (op->operands[0]->type != op->operands[1]->type) {
+        OpError(op, "requires both operands to have the same type, got " +
+                        Quoted(op->operands[0]->type) + " and " + Quoted(op->operands[1]->type));
+        return false;
+      }
+      if (!ExpectI1(op, op->result(0)->type, "result #0")) return false;
+      const Attribute* p = RequireAttr(op, "predicate", Attribute::Kind::kInteger, "an integer");
+      if (!p) return false;
+      const int64_t max = is_int ? static_cast<int64_t>(CmpIPredicate::kUge)
+                                 : static_cast<int64_t>(CmpFPredicate::kTrue);
+      if (p->integer_value < 0 || p->integer_value > max) {
+        OpError(op, "invalid predicate " + std::to_string(p->integer_value) + " (expected 0.." +
+                        std::to_string(max) + ")");
+        return false;
+      }
+      return true;
+    }
+    case OpKind::kSelect:
+      if (!ExpectCounts(op, 3, 1, 0, 0) ||
+          !ExpectI1(op, op->operands[0]->type, "operand #0 (the condition)")) {
+        return false;
+      }
+      if (op->operands[1]->type != op->result(0)->type ||
+          op->operands[2]->type != op->result(0)->type) {
+        OpError(op, "requires the true value, false value and result to have the same type, got " +
+                        Quoted(op->operands[1]->type) + ", " + Quoted(op->operands[2]->type) +
+                        " and " + Quoted(op->result(0)->type));
+        return false;
+      }
+      return true;
+
+    case OpKind::kIndexCast:
+    case OpKind::kIndexCastUI:
+    case OpKind::kExtSI:
+    case OpKind::kExtUI:
+    case OpKind::kTruncI:
+    case OpKind::kSIToFP:
+    case OpKind::kUIToFP:
+    case OpKind::kFPToSI:
+    case OpKind::kFPToUI:
+    case OpKind::kExtF:
+    case OpKind::kTruncF:
+    case OpKind::kBitcast:
+      return VerifyCast(op);
+
+    case OpKind::kIf:
+      return VerifyIf(op);
+    case OpKind::kFor:
+      return VerifyFor(op);
+    case OpKind::kWhile:
+      return VerifyWhile(op);
+    case OpKind::kCondition:
+      return VerifyCondition(op);
+    case OpKind::kYield:
+      return VerifyYield(op);
+
+    case OpKind::kBr:
+      return ExpectCounts(op, 0, 0, 1, 0) && VerifySuccessors(op);
+    case OpKind::kCondBr:
+      return ExpectCounts(op, 1, 0, 2, 0) &&
+             ExpectI1(op, op->operands[0]->type, "operand #0 (the condition)") &&
+             VerifySuccessors(op);
+    case OpKind::kSwitch:
+      return VerifySwitch(op);
+    case OpKind::kAssert:
+      return ExpectCounts(op, 1, 0, 0, 0) &&
+             ExpectI1(op, op->operands[0]->type, "operand #0 (the condition)") &&
+             RequireAttr(op, "msg", Attribute::Kind::kString, "a string") != nullptr;
+
+    case OpKind::kGlobal:
+      return VerifyGlobal(op);
+    case OpKind::kGlobalLoad:
+    case OpKind::kGlobalStore:
+      return VerifyGlobalAccess(op);
+
+    case OpKind::kCount:
+      break;
+  }
+  OpError(op, "is not a known operation");
+  return false;
+}
+
+bool Verifier::VerifyFunc(Operation* op) {
+  if (!ExpectCounts(op, 0, 0, 0, 1)) return false;
+  if (!RequireAttr(op, "sym_name", Attribute::Kind::kString, "a string")) return false;
+  const Attribute* ft = RequireAttr(op, "function_type", Attribute::Kind::kType, "a type");
+  if (!ft) return false;
+  if (!ft->type.is_function()) {
+    OpError(op, "attribute 'function_type' must be a function type, got " + Quoted(ft->type));
+    return false;
+  }
+  if (!VerifySymbolVisibility(op)) return false;
+  Region* body = op->region(0);
+  if (body->empty()) return true;  // A declaration (an import).
+  const Block* entry = body->front();
+  const std::vector<Type>& inputs = ft->type.inputs();
+  if (entry->num_arguments() != inputs.size()) {
+    OpError(op, "entry block has " + Plural(entry->num_arguments(), "argument") +
+                    ", but the function type has " + Plural(inputs.size(), "input"));
+    return false;
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (entry->argument(i)->type != inputs[i]) {
+      OpError(op, "type of entry block argument #" + std::to_string(i) + " (" +
+                      Quoted(entry->argument(i)->type) +
+                      ") doesn't match the function input type (" + Quoted(inputs[i]) + ")");
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Verifier::VerifyReturn(Operation* op) {
+  if (!ExpectCounts(op, 0, 0, 0, 0, /*variadic_operands=*/true)) return false;
+  Operation* func = op->parent_op();
+  Type type = FunctionTypeOf(func);
+  if (type.is_null()) return true;  // The function reports its own type.
+  std::string func_name = "@" + std::string(func->symbol_name());
+  const std::vector<Type>& results = type.results();
+  if (op->operands.size() != results.size()) {
+    OpError(op, "has " + Plural(op->operands.size(), "operand") + ", but enclosing function (" +
+                    func_name + ") returns " + std::to_string(results.size()));
+    return false;
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (op->operands[i]->type != results[i]) {
+      OpError(op, "type of return operand " + std::to_string(i) + " (" +
+                      Quoted(op->operands[i]->type) + ") doesn't match function result type (" +
+                      Quoted(results[i]) + ") in function " + func_name);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Verifier::VerifyCall(Operation* op) {
+  if (!ExpectCounts(op, 0, 0, 0, 0, /*variadic_operands=*/true, /*variadic_results=*/true)) {
+    return false;
+  }
+  const Attribute* callee = op->attribute("callee");
+  if (!callee) {
+    OpError(op, "requires attribute 'callee'");
+    return false;
+  }
+  if (!IsFlatSymbolRef(callee)) {
+    OpError(op, "attribute 'callee' must be a flat symbol reference, got " + callee->ToString());
+    return false;
+  }
+  const std::string& name = callee->symbols[0];
+  auto it = symbols_.find(name);
+  if (it == symbols_.end()) {
+    diagnostics_.Error(op->loc, "unknown callee '@" + name + "'");
+    return false;
+  }
+  if (it->second->kind() != OpKind::kFunc) {
+    diagnostics_.Error(op->loc, "callee '@" + name + "' is not a function");
+    diagnostics_.Note(it->second->loc, "'@" + name + "' is defined here");
+    return false;
+  }
+  Type callee_type = FunctionTypeOf(it->second);
+  if (callee_type.is_null()) return true;  // The callee reports its own type.
+  if (callee_type.inputs() != op->operand_types() || callee_type.results() != op->result_types()) {
+    diagnostics_.Error(op->loc,
+                       "call to '@" + name + "' has wrong signature: passes " +
+                           Type::Function(op->operand_types(), op->result_types()).ToString() +
+                           ", callee is " + callee_type.ToString());
+    diagnostics_.Note(it->second->loc, "'@" + name + "' is defined here");
+    return false;
+  }
+  return true;
+}
+
+bool Verifier::VerifyConstant(Operation* op) {
+  if (!ExpectCounts(op, 0, 1, 0, 0)) return false;
+  const Attribute* value = op->attribute("value");
+  if (!value) {
+    OpError(op, "requires attribute 'value'");
+    return false;
+  }
+  const Type& type = op->result(0)->type;
+  if (!AttributeMatchesType(*value, type)) {
+    OpError(op, "value '" + value->ToString() + "' doesn't match result type " + Quoted(type));
+    return false;
+  }
+  return true;
+}
+
+bool Verifier::VerifyCast(Operation* op) {
+  if (!ExpectCounts(op, 1, 1, 0, 0)) return false;
+  const Type& in = op->operands[0]->type;
+  const Type& out = op->result(0)->type;
+  auto incompatible = [&] {
+    OpError(op, "operand type " + Quoted(in) + " and result type " + Quoted(out) +
+                    " are cast incompatible");
+    return false;
+  };
+  auto width_error = [&](const char* relation) {
+    OpError(op, "result type " + Quoted(out) + " must be " + relation + " than operand type " +
+                    Quoted(in));
+    return false;
+  };
+  switch (op->kind()) {
+    case OpKind::kIndexCast:
+    case OpKind::kIndexCastUI:
+      if (!((in.is_index() && out.is_integer()) || (in.is_integer() && out.is_index()))) {
+        return incompatible();
+      }
+      return true;
+    case OpKind::kExtSI:
+    case OpKind::kExtUI:
+    case OpKind::kTruncI: {
+      if (!in.is_integer() || !out.is_integer()) return incompatible();
+      const bool widen = op->kind() != OpKind::kTruncI;
+      if (widen ? out.width() <= in.width() : out.width() >= in.width()) {
+        return width_error(widen ? "wider" : "narrower");
+      }
+      return true;
+    }
+    case OpKind::kSIToFP:
+    case OpKind::kUIToFP:
+      if (!in.is_integer() || !out.is_float()) return incompatible();
+      return true;
+    case OpKind::kFPToSI:
+    case OpKind::kFPToUI:
+      if (!in.is_float() || !out.is_integer()) return incompatible();
+      return true;
+    case OpKind::kExtF:
+    case OpKind::kTruncF: {
+      if (!in.is_float() || !out.is_float()) return incompatible();
+      const bool widen = op->kind() == OpKind::kExtF;
+      if (widen ? out.width() <= in.width() : out.width() >= in.width()) {
+        return width_error(widen ? "wider" : "narrower");
+      }
+      return true;
+    }
+    case OpKind::kBitcast:
+      if (!(in.is_integer() || in.is_float()) || !(out.is_integer() || out.is_float())) {
+        return incompatible();
+      }
+      if (in.width() != out.width()) {
+        OpError(op, "operand type " + Quoted(in) + " and result type " + Quoted(out) +
+                        " must have the same bit width");
+        return false;
+      }
+      return true;
+    default:
+      return incompatible();
+  }
+}
+
+bool Verifier::VerifyIf(Operation* op) {
+  if (!ExpectCounts(op, 1, 0, 0, 2, false, /*variadic_results=*/true) ||
+      !ExpectI1(op, op->operands[0]->type, "operand #0 (the condition)")) {
+    return false;
+  }
+  if (op->region(0)->empty()) {
+    OpError(op, "requires a non-empty 'then' region");
+    return false;
+  }
+  if (op->region(1)->empty() && op->num_results() != 0) {
+    OpError(op, "must have an 'else' region when it has results");
+    return false;
+  }
+  for (size_t r = 0; r < 2; ++r) {
+    const Region* region = op->region(r);
+    if (!region->empty() && region->front()->num_arguments() != 0) {
+      OpError(op, std::string("entry block of the '") + (r ? "else" : "then") +
+                      "' region must have no arguments");
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Verifier::VerifyFor(Operation* op) {
+  if (!ExpectCounts(op, 3, 0, 0, 1, /*variadic_operands=*/true, /*variadic_results=*/true)) {
+    return false;
+  }
+  const Type& iv_type = op->operands[0]->type;
+  if (!iv_type.is_integer_or_index() || op->operands[1]->type != iv_type ||
+      op->operands[2]->type != iv_type) {
+    OpError(op,
+            "lower bound, upper bound and step must have the same integer or index type, got " +
+                TypeList({op->operands[0]->type, op->operands[1]->type, op->operands[2]->type}));
+    return false;
+  }
+  const size_t num_iter = op->operands.size() - 3;
+  if (op->num_results() != num_iter) {
+    OpError(op,
+            "has " + Plural(num_iter, "iter_arg") + " but " + Plural(op->num_results(), "result"));
+    return false;
+  }
+  for (size_t i = 0; i < num_iter; ++i) {
+    if (op->operands[3 + i]->type != op->result(i)->type) {
+      OpError(op, "type of iter_arg #" + std::to_string(i) + " (" +
+                      Quoted(op->operands[3 + i]->type) + ") doesn't match result type (" +
+                      Quoted(op->result(i)->type) + ")");
+      return false;
+    }
+  }
+  if (const Attribute* u = op->attribute("unsignedCmp"); u && u->kind != Attribute::Kind::kUnit) {
+    OpError(op, "attribute 'unsignedCmp' must be a unit attribute, got " + u->ToString());
+    return false;
+  }
+  if (op->region(0)->empty()) {
+    OpError(op, "requires a non-empty body region");
+    return false;
+  }
+  const Block* body = op->region(0)->front();
+  if (body->num_arguments() != 1 + num_iter) {
+    OpError(op, "body entry block must have " + Plural(1 + num_iter, "argument") +
+                    " (the induction variable and the iter_args), got " +
+                    std::to_string(body->num_arguments()));
+    return false;
+  }
+  if (body->argument(0)->type != iv_type) {
+    OpError(op, "induction variable type " + Quoted(body->argument(0)->type) +
+                    " doesn't match the bounds' type " + Quoted(iv_type));
+    return false;
+  }
+  for (size_t i = 0; i < num_iter; ++i) {
+    if (body->argument(1 + i)->type != op->result(i)->type) {
+      OpError(op, "type of body argument #" + std::to_string(1 + i) + " (" +
+                      Quoted(body->argument(1 + i)->type) + ") doesn't match iter_arg type (" +
+                      Quoted(op->result(i)->type) + ")");
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Verifier::VerifyWhile(Operation* op) {
+  if (!ExpectCounts(op, 0, 0, 0, 2, /*variadic_operands=*/true, /*variadic_results=*/true)) {
+    return false;
+  }
+  if (op->region(0)->empty() || op->region(1)->empty()) {
+    OpError(op, "requires non-empty 'before' and 'after' regions");
+    return false;
+  }
+  std::vector<Type> before_args = op->region(0)->front()->argument_types();
+  if (before_args != op->operand_types()) {
+    OpError(op, "'before' region arguments " + TypeList(before_args) +
+                    " don't match the initial values " + TypeList(op->operand_types()));
+    return false;
+  }
+  std::vector<Type> after_args = op->region(1)->front()->argument_types();
+  if (after_args != op->result_types()) {
+    OpError(op, "'after' region arguments " + TypeList(after_args) + " don't match the results " +
+                    TypeList(op->result_types()));
+    return false;
+  }
+  return true;
+}
+
+bool Verifier::VerifyCondition(Operation* op) {
+  if (!ExpectCounts(op, 1, 0, 0, 0, /*variadic_operands=*/true) ||
+      !ExpectI1(op, op->operands[0]->type, "operand #0 (the condition)")) {
+    return false;
+  }
+  Operation* loop = op->parent_op();
+  std::vector<Type> forwarded(op->operands.size() - 1);
+  for (size_t i = 1; i < op->operands.size(); ++i) forwarded[i - 1] = op->operands[i]->type;
+  if (forwarded != loop->result_types()) {
+    OpError(op, "forwards " + TypeList(forwarded) + " but the parent 'scf.while' has results " +
+                    TypeList(loop->result_types()));
+    return false;
+  }
+  return true;
+}
+
+bool Verifier::VerifyYield(Operation* op) {
+  if (!ExpectCounts(op, 0, 0, 0, 0, /*variadic_operands=*/true)) return false;
+  Operation* parent = op->parent_op();
+  std::vector<Type> expected;
+  switch (parent->kind()) {
+    case OpKind::kIf:
+    case OpKind::kFor:
+      expected = parent->result_types();
+      break;
+    case OpKind::kWhile:  // After region: back to the 'before' region's arguments.
+      expected = parent->operand_types();
+      break;
+    default:
+      return false;  // Placement reported it.
+  }
+  if (op->operand_types() != expected) {
+    OpError(op, "yields " + TypeList(op->operand_types()) + " but the parent '" +
+                    std::string(parent->name()) + "' expects " + TypeList(expected));
+    return false;
+  }
+  return true;
+}
+
+bool Verifier::VerifySwitch(Operation* op) {
+  if (op->successors.empty()) {
+    OpError(op, "requires a default destination");
+    return false;
+  }
+  if (!ExpectCounts(op, 1, 0, op->successors.size(), 0)) return false;
+  if (!op->operands[0]->type.is_integer()) {
+    OpError(op,
+            "operand #0 (the flag) must be an integer, but got " + Quoted(op->operands[0]->type));
+    return false;
+  }
+  std::vector<int64_t> cases;
+  if (const Attribute* values = op->attribute("case_values")) {
+    if (values->kind != Attribute::Kind::kArray && values->kind != Attribute::Kind::kDenseArray) {
+      OpError(op,
+              "attribute 'case_values' must be an array of integers, got " + values->ToString());
+      return false;
+    }
+    for (const Attribute& e : values->elements) {
+      if (!IsIntegerAttr(e)) {
+        OpError(op,
+                "attribute 'case_values' must be an array of integers, got " + values->ToString());
+        return false;
+      }
+      // Compare as values of the flag's type, as the branch will.
+      int64_t v = SignExtend(e.integer_value, op->operands[0]->type.integer_width());
+      if (std::find(cases.begin(), cases.end(), v) != cases.end()) {
+        OpError(op, "has duplicate case value " + std::to_string(v));
+        return false;
+      }
+      cases.push_back(v);
+    }
+  }
+  if (op->successors.size() != cases.size() + 1) {
+    OpError(op, "has " + Plural(cases.size(), "case value") + " but " +
+                    Plural(op->successors.size() - 1, "case destination"));
+    return false;
+  }
+  return VerifySuccessors(op);
+}
+
+bool Verifier::VerifyGlobal(Operation* op) {
+  if (!ExpectCounts(op, 0, 0, 0, 0)) return false;
+  if (!RequireAttr(op, "sym_name", Attribute::Kind::kString, "a string")) return false;
+  const Attribute* type = RequireAttr(op, "type", Attribute::Kind::kType, "a type");
+  if (!type) return false;
+  if (type->type.is_null() || type->type.is_function()) {
+    OpError(op, "attribute 'type' must be a value type, got " + Quoted(type->type));
+    return false;
+  }
+  if (const Attribute* m = op->attribute("is_mutable"); m && m->kind != Attribute::Kind::kUnit) {
+    OpError(op, "attribute 'is_mutable' must be a unit attribute, got " + m->ToString());
+    return false;
+  }
+  if (!VerifySymbolVisibility(op)) return false;
+  if (const Attribute* init = op->attribute("initial_value");
+      init && !AttributeMatchesType(*init, type->type)) {
+    OpError(op, "initial value '" + init->ToString() + "' doesn't match the global's type " +
+                    Quoted(type->type));
+    return false;
+  }
+  return true;
+}
+
+bool Verifier::VerifyGlobalAccess(Operation* op) {
+  const bool load = op->kind() == OpKind::kGlobalLoad;
+  if (!ExpectCounts(op, load ? 0 : 1, load ? 1 : 0, 0, 0)) return false;
+  const Attribute* ref = op->attribute("global");
+  if (!ref) {
+    OpError(op, "requires attribute 'global'");
+    return false;
+  }
+  if (!IsFlatSymbolRef(ref)) {
+    OpError(op, "attribute 'global' must be a flat symbol reference, got " + ref->ToString());
+    return false;
+  }
+  const std::string& name = ref->symbols[0];
+  auto it = symbols_.find(name);
+  if (it == symbols_.end() || it->second->kind() != OpKind::kGlobal) {
+    diagnostics_.Error(op->loc, "unknown global '@" + name + "'");
+    return false;
+  }
+  Operation* global = it->second;
+  const Attribute* type = global->attribute("type");
+  if (!type || type->kind != Attribute::Kind::kType) return true;  // The global reports it.
+  const Type& value_type = load ? op->result(0)->type : op->operands[0]->type;
+  if (value_type != type->type) {
+    OpError(op, std::string(load ? "result" : "stored value") + " type " + Quoted(value_type) +
+                    " doesn't match the type " + Quoted(type->type) + " of global '@" + name + "'");
+    diagnostics_.Note(global->loc, "'@" + name + "' is defined here");
+    return false;
+  }
+  if (!load && !global->attribute("is_mutable")) {
+    OpError(op, "cannot store to immutable global '@" + name + "'");
+    diagnostics_.Note(global->loc, "'@" + name + "' is defined here");
+    return false;
+  }
+  return true;
+}
+
+// --- Dominance ---
+
+bool Verifier::VerifyDominance(Operation* op) {
+  auto check = [&](const Value* value, size_t number) {
+    const Block* def_block = value->parent_block();
+    const Region* def_region = def_block ? def_block->parent_region() : nullptr;
+    // Walk up from the user to the op that sits in the definition's region.
+    // Isolated ops (functions) end the walk: their bodies see nothing outside.
+    const Operation* user = op;
+    bool found = false;
+    while (def_region && user->parent_block()) {
+      const Region* region = user->parent_block()->parent_region();
+      if (region == def_region) {
+        found = true;
+        break;
+      }
+      const Operation* parent = region ? region->parent_op() : nullptr;
+      if (!parent || parent->HasTrait(kOpIsolated)) break;
+      user = parent;
+    }
+    bool dominates = false;
+    if (found) {
+      const Block* use_block = user->parent_block();
+      if (use_block == def_block) {
+        dominates =
+            value->is_block_argument() || PositionOf(value->defining_op()) < PositionOf(user);
+      } else {
+        const DominanceInfo& dom = DominanceOf(def_region);
+        // Code in unreachable blocks never runs: any visible value may be used
+        // there (as LLVM and MLIR allow); SimplifyControlFlow removes it.
+        dominates = !dom.IsReachable(use_block) || dom.Dominates(def_block, use_block);
+      }
+    }
+    if (dominates) return true;
+    std::string name = value->name.empty() ? "" : " ('%" + value->name + "')";
+    diagnostics_.Error(op->loc,
+                       "operand #" + std::to_string(number) + name + " does not dominate this use");
+    diagnostics_.Note(value->loc, found ? "operand defined here"
+                                        : "operand defined here, "
+                                          "outside the user's scope");
+    return false;
+  };
+  size_t number = 0;
+  for (const Value* v : op->operands) {
+    if (!check(v, number++)) return false;
+  }
+  for (const Successor& s : op->successors) {
+    for (const Value* v : s.arguments) {
+      if (!check(v, number++)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Status VerifyModule(Operation* module, DiagnosticEngine& diagnostics) {
+  const size_t errors_before = diagnostics.error_count();
+  Verifier(module, diagnostics).Run();
+  if (diagnostics.error_count() == errors_before) return OkStatus();
+  return diagnostics.ToStatus();
+}
+
+}  // namespace kiln::compiler
