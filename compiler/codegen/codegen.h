@@ -1,12 +1,24 @@
 // Code generation: lowered kiln IR (func/cf/arith/math/util ops; no scf)
 // into a .kmod through vm::ModuleBuilder.
 //
-// Per function: instruction selection onto vm/opcodes.h (with the fused and
-// immediate forms: br.lt.*, br.lt.imm.i32.s, add.imm.*, for.step.*), liveness
-// analysis, register allocation per bank in which values whose lives do not
-// overlap share registers and block-argument copies are coalesced away where
-// possible (the rest become parallel copies, swaps included), and emission with
-// each instruction's source location in the module's debug table.
+// The module stage (codegen.cc) lays out util.globals in the module's global
+// bytes (8-byte values first, then 4-byte ones; non-zero initial values are
+// stored by a generated `__init` initializer), turns called declarations
+// `func.func private @mod.fn` into imports, exports public functions with
+// their MLIR types as reflection, and runs the per-function pipeline:
+//
+//   instruction_selection.h  IR ops → machine IR over virtual registers
+//                            (narrow-integer canonical forms, op expansions)
+//   peephole.h               br.lt.* / br.lt.imm.i32.s fusion, for.step,
+//                            add.imm.*, unmaterialised constants
+//   liveness.h               CFG order, loop depths, live-in sets
+//   register_allocation.h    SSA greedy colouring per bank with coalescing
+//                            preferences (loops carry no copies)
+//   emitter.h                bytecode, with block-argument parallel copies
+//                            (parallel_copy.h) and source locations
+//
+// Every function's bytecode passes the VM verifier: blocks are entered only by
+// branches, every function ends in a terminator.
 #pragma once
 
 #include <cstdint>
