@@ -421,41 +421,14 @@ bool Selector::Run() {
 // where the count varies. The verifier checks shapes; this keeps selection
 // from indexing past the operands of IR that skipped it.
 std::pair<int, int> FixedShape(OpKind kind) {
+  if (int arity = ElementwiseArity(kind)) return {arity, 1};
+  if (IsCastOp(kind)) return {1, 1};
   switch (kind) {
     case OpKind::kConstant:
     case OpKind::kGlobalLoad:
       return {0, 1};
     case OpKind::kSelect:
-    case OpKind::kFma:
       return {3, 1};
-    case OpKind::kIndexCast:
-    case OpKind::kIndexCastUI:
-    case OpKind::kExtSI:
-    case OpKind::kExtUI:
-    case OpKind::kTruncI:
-    case OpKind::kSIToFP:
-    case OpKind::kUIToFP:
-    case OpKind::kFPToSI:
-    case OpKind::kFPToUI:
-    case OpKind::kExtF:
-    case OpKind::kTruncF:
-    case OpKind::kBitcast:
-    case OpKind::kNegF:
-    case OpKind::kSqrt:
-    case OpKind::kRSqrt:
-    case OpKind::kExp:
-    case OpKind::kExp2:
-    case OpKind::kLog:
-    case OpKind::kLog2:
-    case OpKind::kSin:
-    case OpKind::kCos:
-    case OpKind::kTanh:
-    case OpKind::kAbsF:
-    case OpKind::kAbsI:
-    case OpKind::kFloor:
-    case OpKind::kCeil:
-    case OpKind::kRound:
-      return {1, 1};
     case OpKind::kGlobalStore:
     case OpKind::kAssert:
     case OpKind::kCondBr:

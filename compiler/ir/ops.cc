@@ -6,7 +6,7 @@ namespace kiln::compiler {
 namespace {
 
 constexpr OpInfo kOpTable[] = {
-#define KILN_IR_OP_INFO_(name, text, traits) OpInfo{text, traits},
+#define KILN_IR_OP_INFO_(name, text, traits, op_class) OpInfo{text, traits, OpClass::op_class},
     KILN_FOR_EACH_IR_OP(KILN_IR_OP_INFO_)
 #undef KILN_IR_OP_INFO_
 };
@@ -21,6 +21,23 @@ constexpr std::string_view kCmpFNames[] = {"false", "oeq", "ogt", "oge", "olt", 
 }  // namespace
 
 const OpInfo& GetOpInfo(OpKind kind) { return kOpTable[static_cast<size_t>(kind)]; }
+
+int ElementwiseArity(OpKind kind) {
+  switch (GetOpInfo(kind).op_class) {
+    case OpClass::kIntegerUnary:
+    case OpClass::kFloatUnary:
+      return 1;
+    case OpClass::kIntegerBinary:
+    case OpClass::kFloatBinary:
+      return 2;
+    case OpClass::kFloatTernary:
+      return 3;
+    case OpClass::kOther:
+    case OpClass::kCast:
+      return 0;
+  }
+  return 0;
+}
 
 bool LookupOpKind(std::string_view name, OpKind* kind) {
   if (name == "return") name = "func.return";

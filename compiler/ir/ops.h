@@ -70,96 +70,115 @@ inline constexpr uint32_t kOpSymbol = 1 << 3;      // Defines a symbol (sym_name
 inline constexpr uint32_t kOpCommutative = 1 << 4;
 inline constexpr uint32_t kOpNoTerminator = 1 << 5;  // Its region's block needs no terminator.
 
-#define KILN_FOR_EACH_IR_OP(X)                                               \
-  X(Module, "builtin.module", kOpIsolated | kOpSymbol | kOpNoTerminator)     \
-  X(Func, "func.func", kOpIsolated | kOpSymbol)                              \
-  X(Return, "func.return", kOpTerminator)                                    \
-  X(Call, "func.call", 0)                                                    \
-  X(Constant, "arith.constant", kOpPure)                                     \
-  X(AddI, "arith.addi", kOpPure | kOpCommutative)                            \
-  X(SubI, "arith.subi", kOpPure)                                             \
-  X(MulI, "arith.muli", kOpPure | kOpCommutative)                            \
-  X(DivSI, "arith.divsi", 0) /* Division by zero traps: not pure. */         \
-  X(DivUI, "arith.divui", 0)                                                 \
-  X(RemSI, "arith.remsi", 0)                                                 \
-  X(RemUI, "arith.remui", 0)                                                 \
-  X(CeilDivSI, "arith.ceildivsi", 0)                                         \
-  X(FloorDivSI, "arith.floordivsi", 0)                                       \
-  X(AndI, "arith.andi", kOpPure | kOpCommutative)                            \
-  X(OrI, "arith.ori", kOpPure | kOpCommutative)                              \
-  X(XOrI, "arith.xori", kOpPure | kOpCommutative)                            \
-  X(ShLI, "arith.shli", kOpPure)                                             \
-  X(ShRSI, "arith.shrsi", kOpPure)                                           \
-  X(ShRUI, "arith.shrui", kOpPure)                                           \
-  X(MaxSI, "arith.maxsi", kOpPure | kOpCommutative)                          \
-  X(MinSI, "arith.minsi", kOpPure | kOpCommutative)                          \
-  X(MaxUI, "arith.maxui", kOpPure | kOpCommutative)                          \
-  X(MinUI, "arith.minui", kOpPure | kOpCommutative)                          \
-  X(AddF, "arith.addf", kOpPure | kOpCommutative)                            \
-  X(SubF, "arith.subf", kOpPure)                                             \
-  X(MulF, "arith.mulf", kOpPure | kOpCommutative)                            \
-  X(DivF, "arith.divf", kOpPure)                                             \
-  X(RemF, "arith.remf", kOpPure)                                             \
-  X(NegF, "arith.negf", kOpPure)                                             \
-  X(MaximumF, "arith.maximumf", kOpPure | kOpCommutative)                    \
-  X(MinimumF, "arith.minimumf", kOpPure | kOpCommutative)                    \
-  X(CmpI, "arith.cmpi", kOpPure)                                             \
-  X(CmpF, "arith.cmpf", kOpPure)                                             \
-  X(Select, "arith.select", kOpPure)                                         \
-  X(IndexCast, "arith.index_cast", kOpPure)                                  \
-  X(IndexCastUI, "arith.index_castui", kOpPure)                              \
-  X(ExtSI, "arith.extsi", kOpPure)                                           \
-  X(ExtUI, "arith.extui", kOpPure)                                           \
-  X(TruncI, "arith.trunci", kOpPure)                                         \
-  X(SIToFP, "arith.sitofp", kOpPure)                                         \
-  X(UIToFP, "arith.uitofp", kOpPure)                                         \
-  X(FPToSI, "arith.fptosi", kOpPure)                                         \
-  X(FPToUI, "arith.fptoui", kOpPure)                                         \
-  X(ExtF, "arith.extf", kOpPure)                                             \
-  X(TruncF, "arith.truncf", kOpPure)                                         \
-  X(Bitcast, "arith.bitcast", kOpPure)                                       \
-  X(Sqrt, "math.sqrt", kOpPure)                                              \
-  X(RSqrt, "math.rsqrt", kOpPure)                                            \
-  X(Exp, "math.exp", kOpPure)                                                \
-  X(Exp2, "math.exp2", kOpPure)                                              \
-  X(Log, "math.log", kOpPure)                                                \
-  X(Log2, "math.log2", kOpPure)                                              \
-  X(Sin, "math.sin", kOpPure)                                                \
-  X(Cos, "math.cos", kOpPure)                                                \
-  X(Tanh, "math.tanh", kOpPure)                                              \
-  X(AbsF, "math.absf", kOpPure)                                              \
-  X(AbsI, "math.absi", kOpPure)                                              \
-  X(Fma, "math.fma", kOpPure)                                                \
-  X(PowF, "math.powf", kOpPure)                                              \
-  X(Floor, "math.floor", kOpPure)                                            \
-  X(Ceil, "math.ceil", kOpPure)                                              \
-  X(Round, "math.round", kOpPure)                                            \
-  X(If, "scf.if", 0)                                                         \
-  X(For, "scf.for", 0)                                                       \
-  X(While, "scf.while", 0)                                                   \
-  X(Condition, "scf.condition", kOpTerminator)                               \
-  X(Yield, "scf.yield", kOpTerminator)                                       \
-  X(Br, "cf.br", kOpTerminator)                                              \
-  X(CondBr, "cf.cond_br", kOpTerminator)                                     \
-  X(Switch, "cf.switch", kOpTerminator)                                      \
-  X(Assert, "cf.assert", 0)                                                  \
-  X(Global, "util.global", kOpSymbol)                                        \
-  X(GlobalLoad, "util.global.load", 0)                                       \
-  X(GlobalStore, "util.global.store", 0)
+#define KILN_FOR_EACH_IR_OP(X)                                                                   \
+  X(Module, "builtin.module", kOpIsolated | kOpSymbol | kOpNoTerminator, kOther)                 \
+  X(Func, "func.func", kOpIsolated | kOpSymbol, kOther)                                          \
+  X(Return, "func.return", kOpTerminator, kOther)                                                \
+  X(Call, "func.call", 0, kOther)                                                                \
+  X(Constant, "arith.constant", kOpPure, kOther)                                                 \
+  X(AddI, "arith.addi", kOpPure | kOpCommutative, kIntegerBinary)                                \
+  X(SubI, "arith.subi", kOpPure, kIntegerBinary)                                                 \
+  X(MulI, "arith.muli", kOpPure | kOpCommutative, kIntegerBinary)                                \
+  X(DivSI, "arith.divsi", 0, kIntegerBinary) /* Division by zero traps: not pure. */             \
+  X(DivUI, "arith.divui", 0, kIntegerBinary)                                                     \
+  X(RemSI, "arith.remsi", 0, kIntegerBinary)                                                     \
+  X(RemUI, "arith.remui", 0, kIntegerBinary)                                                     \
+  X(CeilDivSI, "arith.ceildivsi", 0, kIntegerBinary)                                             \
+  X(FloorDivSI, "arith.floordivsi", 0, kIntegerBinary)                                           \
+  X(AndI, "arith.andi", kOpPure | kOpCommutative, kIntegerBinary)                                \
+  X(OrI, "arith.ori", kOpPure | kOpCommutative, kIntegerBinary)                                  \
+  X(XOrI, "arith.xori", kOpPure | kOpCommutative, kIntegerBinary)                                \
+  X(ShLI, "arith.shli", kOpPure, kIntegerBinary)                                                 \
+  X(ShRSI, "arith.shrsi", kOpPure, kIntegerBinary)                                               \
+  X(ShRUI, "arith.shrui", kOpPure, kIntegerBinary)                                               \
+  X(MaxSI, "arith.maxsi", kOpPure | kOpCommutative, kIntegerBinary)                              \
+  X(MinSI, "arith.minsi", kOpPure | kOpCommutative, kIntegerBinary)                              \
+  X(MaxUI, "arith.maxui", kOpPure | kOpCommutative, kIntegerBinary)                              \
+  X(MinUI, "arith.minui", kOpPure | kOpCommutative, kIntegerBinary)                              \
+  X(AddF, "arith.addf", kOpPure | kOpCommutative, kFloatBinary)                                  \
+  X(SubF, "arith.subf", kOpPure, kFloatBinary)                                                   \
+  X(MulF, "arith.mulf", kOpPure | kOpCommutative, kFloatBinary)                                  \
+  X(DivF, "arith.divf", kOpPure, kFloatBinary)                                                   \
+  X(RemF, "arith.remf", kOpPure, kFloatBinary)                                                   \
+  X(NegF, "arith.negf", kOpPure, kFloatUnary)                                                    \
+  X(MaximumF, "arith.maximumf", kOpPure | kOpCommutative, kFloatBinary)                          \
+  X(MinimumF, "arith.minimumf", kOpPure | kOpCommutative, kFloatBinary)                          \
+  X(CmpI, "arith.cmpi", kOpPure, kOther)                                                         \
+  X(CmpF, "arith.cmpf", kOpPure, kOther)                                                         \
+  X(Select, "arith.select", kOpPure, kOther)                                                     \
+  X(IndexCast, "arith.index_cast", kOpPure, kCast)                                               \
+  X(IndexCastUI, "arith.index_castui", kOpPure, kCast)                                           \
+  X(ExtSI, "arith.extsi", kOpPure, kCast)                                                        \
+  X(ExtUI, "arith.extui", kOpPure, kCast)                                                        \
+  X(TruncI, "arith.trunci", kOpPure, kCast)                                                      \
+  X(SIToFP, "arith.sitofp", kOpPure, kCast)                                                      \
+  X(UIToFP, "arith.uitofp", kOpPure, kCast)                                                      \
+  X(FPToSI, "arith.fptosi", kOpPure, kCast)                                                      \
+  X(FPToUI, "arith.fptoui", kOpPure, kCast)                                                      \
+  X(ExtF, "arith.extf", kOpPure, kCast)                                                          \
+  X(TruncF, "arith.truncf", kOpPure, kCast)                                                      \
+  X(Bitcast, "arith.bitcast", kOpPure, kCast)                                                    \
+  X(Sqrt, "math.sqrt", kOpPure, kFloatUnary)                                                     \
+  X(RSqrt, "math.rsqrt", kOpPure, kFloatUnary)                                                   \
+  X(Exp, "math.exp", kOpPure, kFloatUnary)                                                       \
+  X(Exp2, "math.exp2", kOpPure, kFloatUnary)                                                     \
+  X(Log, "math.log", kOpPure, kFloatUnary)                                                       \
+  X(Log2, "math.log2", kOpPure, kFloatUnary)                                                     \
+  X(Sin, "math.sin", kOpPure, kFloatUnary)                                                       \
+  X(Cos, "math.cos", kOpPure, kFloatUnary)                                                       \
+  X(Tanh, "math.tanh", kOpPure, kFloatUnary)                                                     \
+  X(AbsF, "math.absf", kOpPure, kFloatUnary)                                                     \
+  X(AbsI, "math.absi", kOpPure, kIntegerUnary)                                                   \
+  X(Fma, "math.fma", kOpPure, kFloatTernary)                                                     \
+  X(PowF, "math.powf", kOpPure, kFloatBinary)                                                    \
+  X(Floor, "math.floor", kOpPure, kFloatUnary)                                                   \
+  X(Ceil, "math.ceil", kOpPure, kFloatUnary)                                                     \
+  X(Round, "math.round", kOpPure, kFloatUnary)                                                   \
+  X(If, "scf.if", 0, kOther)                                                                     \
+  X(For, "scf.for", 0, kOther)                                                                   \
+  X(While, "scf.while", 0, kOther)                                                               \
+  X(Condition, "scf.condition", kOpTerminator, kOther)                                           \
+  X(Yield, "scf.yield", kOpTerminator, kOther)                                                   \
+  X(Br, "cf.br", kOpTerminator, kOther)                                                          \
+  X(CondBr, "cf.cond_br", kOpTerminator, kOther)                                                 \
+  X(Switch, "cf.switch", kOpTerminator, kOther)                                                  \
+  X(Assert, "cf.assert", 0, kOther)                                                              \
+  X(Global, "util.global", kOpSymbol, kOther)                                                    \
+  X(GlobalLoad, "util.global.load", 0, kOther)                                                   \
+  X(GlobalStore, "util.global.store", 0, kOther)
 
 enum class OpKind : uint16_t {
-#define KILN_IR_OP_ENUM_(name, text, traits) k##name,
+#define KILN_IR_OP_ENUM_(name, text, traits, op_class) k##name,
   KILN_FOR_EACH_IR_OP(KILN_IR_OP_ENUM_)
 #undef KILN_IR_OP_ENUM_
       kCount,
 };
 
+// How an op's operands and result relate, shared by the parser (custom
+// syntax), the printer, the verifier (typing rules) and the folder.
+enum class OpClass : uint8_t {
+  kOther,          // Its own syntax and rules.
+  kIntegerBinary,  // (T, T) -> T, T integer or index: `arith.addi %a, %b : T`.
+  kIntegerUnary,   // (T) -> T, T integer or index: `math.absi %a : T`.
+  kFloatBinary,    // (T, T) -> T, T float: `arith.addf %a, %b : T`.
+  kFloatUnary,     // (T) -> T, T float: `math.sqrt %a : T`.
+  kFloatTernary,   // (T, T, T) -> T, T float: `math.fma %a, %b, %c : T`.
+  kCast,           // (A) -> B: `arith.extsi %a : A to B`.
+};
+
 struct OpInfo {
   std::string_view name;
   uint32_t traits;
+  OpClass op_class;
 };
 
+// Operand count of an elementwise op (every class but kOther and kCast: all
+// operands and the result share one type), or 0 for other ops.
+int ElementwiseArity(OpKind kind);
+
+
 const OpInfo& GetOpInfo(OpKind kind);
+inline bool IsCastOp(OpKind kind) { return GetOpInfo(kind).op_class == OpClass::kCast; }
 // Looks up an op by its full name ("arith.addi"). Also accepts the
 // unqualified spellings MLIR allows in a func body: `return`, `call`,
 // `module`. Returns false for unknown names.

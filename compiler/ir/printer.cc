@@ -29,81 +29,6 @@ std::string Quote(std::string_view text) { return Attribute::String(std::string(
 
 std::string Symbol(const std::string& name) { return Attribute::SymbolRef({name}).ToString(); }
 
-bool IsElementwise(OpKind kind, size_t* arity) {
-  switch (kind) {
-    case OpKind::kAddI:
-    case OpKind::kSubI:
-    case OpKind::kMulI:
-    case OpKind::kDivSI:
-    case OpKind::kDivUI:
-    case OpKind::kRemSI:
-    case OpKind::kRemUI:
-    case OpKind::kCeilDivSI:
-    case OpKind::kFloorDivSI:
-    case OpKind::kAndI:
-    case OpKind::kOrI:
-    case OpKind::kXOrI:
-    case OpKind::kShLI:
-    case OpKind::kShRSI:
-    case OpKind::kShRUI:
-    case OpKind::kMaxSI:
-    case OpKind::kMinSI:
-    case OpKind::kMaxUI:
-    case OpKind::kMinUI:
-    case OpKind::kAddF:
-    case OpKind::kSubF:
-    case OpKind::kMulF:
-    case OpKind::kDivF:
-    case OpKind::kRemF:
-    case OpKind::kMaximumF:
-    case OpKind::kMinimumF:
-    case OpKind::kPowF:
-      *arity = 2;
-      return true;
-    case OpKind::kNegF:
-    case OpKind::kSqrt:
-    case OpKind::kRSqrt:
-    case OpKind::kExp:
-    case OpKind::kExp2:
-    case OpKind::kLog:
-    case OpKind::kLog2:
-    case OpKind::kSin:
-    case OpKind::kCos:
-    case OpKind::kTanh:
-    case OpKind::kAbsF:
-    case OpKind::kAbsI:
-    case OpKind::kFloor:
-    case OpKind::kCeil:
-    case OpKind::kRound:
-      *arity = 1;
-      return true;
-    case OpKind::kFma:
-      *arity = 3;
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool IsCast(OpKind kind) {
-  switch (kind) {
-    case OpKind::kIndexCast:
-    case OpKind::kIndexCastUI:
-    case OpKind::kExtSI:
-    case OpKind::kExtUI:
-    case OpKind::kTruncI:
-    case OpKind::kSIToFP:
-    case OpKind::kUIToFP:
-    case OpKind::kFPToSI:
-    case OpKind::kFPToUI:
-    case OpKind::kExtF:
-    case OpKind::kTruncF:
-    case OpKind::kBitcast:
-      return true;
-    default:
-      return false;
-  }
-}
 
 // The type a constant-like attribute gives its value, or null.
 Type TypeOfAttribute(const Attribute& attribute) {
@@ -423,7 +348,7 @@ class Printer {
         op.kind() != OpKind::kSwitch) {
       return false;
     }
-    if (IsElementwise(op.kind(), &arity)) {
+    if ((arity = static_cast<size_t>(ElementwiseArity(op.kind()))) != 0) {
       if (operands.size() != arity || op.num_results() != 1 || op.num_regions() != 0 ||
           !AllOfType(operands, op.result(0)->type)) {
         return false;
@@ -446,7 +371,7 @@ class Printer {
       out_ += AttrDict(op, {a, b}) + " : " + op.result(0)->type.ToString();
       return true;
     }
-    if (IsCast(op.kind())) {
+    if (IsCastOp(op.kind())) {
       if (operands.size() != 1 || op.num_results() != 1 || op.num_regions() != 0) return false;
       out_ += std::string(op.name()) + " " + NameOf(operands[0]) + AttrDict(op, {}) + " : " +
               operands[0]->type.ToString() + " to " + op.result(0)->type.ToString();

@@ -117,6 +117,8 @@ bool CustomOpParser::ParseVisibility() {
 }
 
 bool CustomOpParser::Parse() {
+  if (int arity = ElementwiseArity(op_->kind())) return ParseElementwise(static_cast<size_t>(arity));
+  if (IsCastOp(op_->kind())) return ParseCast();
   switch (op_->kind()) {
     case OpKind::kModule:
       return ParseModule();
@@ -129,70 +131,11 @@ bool CustomOpParser::Parse() {
       return ParseCall();
     case OpKind::kConstant:
       return ParseConstant();
-    case OpKind::kAddI:
-    case OpKind::kSubI:
-    case OpKind::kMulI:
-    case OpKind::kDivSI:
-    case OpKind::kDivUI:
-    case OpKind::kRemSI:
-    case OpKind::kRemUI:
-    case OpKind::kCeilDivSI:
-    case OpKind::kFloorDivSI:
-    case OpKind::kAndI:
-    case OpKind::kOrI:
-    case OpKind::kXOrI:
-    case OpKind::kShLI:
-    case OpKind::kShRSI:
-    case OpKind::kShRUI:
-    case OpKind::kMaxSI:
-    case OpKind::kMinSI:
-    case OpKind::kMaxUI:
-    case OpKind::kMinUI:
-    case OpKind::kAddF:
-    case OpKind::kSubF:
-    case OpKind::kMulF:
-    case OpKind::kDivF:
-    case OpKind::kRemF:
-    case OpKind::kMaximumF:
-    case OpKind::kMinimumF:
-    case OpKind::kPowF:
-      return ParseElementwise(2);
-    case OpKind::kNegF:
-    case OpKind::kSqrt:
-    case OpKind::kRSqrt:
-    case OpKind::kExp:
-    case OpKind::kExp2:
-    case OpKind::kLog:
-    case OpKind::kLog2:
-    case OpKind::kSin:
-    case OpKind::kCos:
-    case OpKind::kTanh:
-    case OpKind::kAbsF:
-    case OpKind::kAbsI:
-    case OpKind::kFloor:
-    case OpKind::kCeil:
-    case OpKind::kRound:
-      return ParseElementwise(1);
-    case OpKind::kFma:
-      return ParseElementwise(3);
     case OpKind::kCmpI:
     case OpKind::kCmpF:
       return ParseCompare();
     case OpKind::kSelect:
       return ParseSelect();
-    case OpKind::kIndexCast:
-    case OpKind::kIndexCastUI:
-    case OpKind::kExtSI:
-    case OpKind::kExtUI:
-    case OpKind::kTruncI:
-    case OpKind::kSIToFP:
-    case OpKind::kUIToFP:
-    case OpKind::kFPToSI:
-    case OpKind::kFPToUI:
-    case OpKind::kExtF:
-    case OpKind::kTruncF:
-    case OpKind::kBitcast:
-      return ParseCast();
     case OpKind::kIf:
       return ParseIf();
     case OpKind::kFor:
@@ -215,7 +158,7 @@ bool CustomOpParser::Parse() {
       return ParseGlobalLoad();
     case OpKind::kGlobalStore:
       return ParseGlobalStore();
-    case OpKind::kCount:
+    default:  // Elementwise ops and casts are handled above.
       break;
   }
   return p_.ErrorAt(name_loc_, "'" + std::string(op_->name()) + "' has no custom form");

@@ -260,36 +260,10 @@ bool EvalFloat(OpKind kind, const std::vector<F>& x, F* out) {
 
 // Operand count of a float arith/math op (0 for other ops).
 size_t FloatArity(OpKind kind) {
-  switch (kind) {
-    case OpKind::kFma:
-      return 3;
-    case OpKind::kAddF:
-    case OpKind::kSubF:
-    case OpKind::kMulF:
-    case OpKind::kDivF:
-    case OpKind::kRemF:
-    case OpKind::kMaximumF:
-    case OpKind::kMinimumF:
-    case OpKind::kPowF:
-      return 2;
-    case OpKind::kNegF:
-    case OpKind::kSqrt:
-    case OpKind::kRSqrt:
-    case OpKind::kExp:
-    case OpKind::kExp2:
-    case OpKind::kLog:
-    case OpKind::kLog2:
-    case OpKind::kSin:
-    case OpKind::kCos:
-    case OpKind::kTanh:
-    case OpKind::kAbsF:
-    case OpKind::kFloor:
-    case OpKind::kCeil:
-    case OpKind::kRound:
-      return 1;
-    default:
-      return 0;
-  }
+  const OpClass op_class = GetOpInfo(kind).op_class;
+  const bool is_float = op_class == OpClass::kFloatUnary || op_class == OpClass::kFloatBinary ||
+                        op_class == OpClass::kFloatTernary;
+  return is_float ? static_cast<size_t>(ElementwiseArity(kind)) : 0;
 }
 
 double ReadFloat(const Attribute& a, const Type& type) {
@@ -451,23 +425,7 @@ Attribute EvaluateConstantOp(const Operation& op, const std::vector<const Attrib
       break;
   }
 
-  switch (kind) {
-    case OpKind::kIndexCast:
-    case OpKind::kIndexCastUI:
-    case OpKind::kExtSI:
-    case OpKind::kExtUI:
-    case OpKind::kTruncI:
-    case OpKind::kSIToFP:
-    case OpKind::kUIToFP:
-    case OpKind::kFPToSI:
-    case OpKind::kFPToUI:
-    case OpKind::kExtF:
-    case OpKind::kTruncF:
-    case OpKind::kBitcast:
-      return operands.size() == 1 ? EvalCast(op, *operands[0]) : Attribute();
-    default:
-      break;
-  }
+  if (IsCastOp(kind)) return operands.size() == 1 ? EvalCast(op, *operands[0]) : Attribute();
 
   if (IsFoldableInt(type)) {
     if (operands.size() != 2) return {};

@@ -403,6 +403,31 @@ bool Verifier::VerifySuccessors(Operation* op) {
 // --- Per-op shape ---
 
 bool Verifier::VerifyShape(Operation* op) {
+  switch (op->info().op_class) {
+    case OpClass::kIntegerBinary:
+    case OpClass::kIntegerUnary: {
+      const size_t arity = static_cast<size_t>(ElementwiseArity(op->kind()));
+      if (!ExpectCounts(op, arity, 1, 0, 0)) return false;
+      for (size_t i = 0; i < arity; ++i) {
+        if (!ExpectOperandKind(op, i, IsIntOrIndex, "an integer or index")) return false;
+      }
+      return ExpectSameTypes(op);
+    }
+    case OpClass::kFloatBinary:
+    case OpClass::kFloatUnary:
+    case OpClass::kFloatTernary: {
+      const size_t arity = static_cast<size_t>(ElementwiseArity(op->kind()));
+      if (!ExpectCounts(op, arity, 1, 0, 0)) return false;
+      for (size_t i = 0; i < arity; ++i) {
+        if (!ExpectOperandKind(op, i, IsFloat, "a float")) return false;
+      }
+      return ExpectSameTypes(op);
+    }
+    case OpClass::kCast:
+      return VerifyCast(op);
+    case OpClass::kOther:
+      break;
+  }
   switch (op->kind()) {
     case OpKind::kModule:
       return false;  // Placement already reported it.
@@ -414,63 +439,6 @@ bool Verifier::VerifyShape(Operation* op) {
       return VerifyCall(op);
     case OpKind::kConstant:
       return VerifyConstant(op);
-
-    case OpKind::kAddI:
-    case OpKind::kSubI:
-    case OpKind::kMulI:
-    case OpKind::kDivSI:
-    case OpKind::kDivUI:
-    case OpKind::kRemSI:
-    case OpKind::kRemUI:
-    case OpKind::kCeilDivSI:
-    case OpKind::kFloorDivSI:
-    case OpKind::kAndI:
-    case OpKind::kOrI:
-    case OpKind::kXOrI:
-    case OpKind::kShLI:
-    case OpKind::kShRSI:
-    case OpKind::kShRUI:
-    case OpKind::kMaxSI:
-    case OpKind::kMinSI:
-    case OpKind::kMaxUI:
-    case OpKind::kMinUI:
-      return ExpectCounts(op, 2, 1, 0, 0) &&
-             ExpectOperandKind(op, 0, IsIntOrIndex, "an integer or index") &&
-             ExpectOperandKind(op, 1, IsIntOrIndex, "an integer or index") && ExpectSameTypes(op);
-    case OpKind::kAbsI:
-      return ExpectCounts(op, 1, 1, 0, 0) &&
-             ExpectOperandKind(op, 0, IsIntOrIndex, "an integer or index") && ExpectSameTypes(op);
-
-    case OpKind::kAddF:
-    case OpKind::kSubF:
-    case OpKind::kMulF:
-    case OpKind::kDivF:
-    case OpKind::kRemF:
-    case OpKind::kMaximumF:
-    case OpKind::kMinimumF:
-    case OpKind::kPowF:
-      return ExpectCounts(op, 2, 1, 0, 0) && ExpectOperandKind(op, 0, IsFloat, "a float") &&
-             ExpectOperandKind(op, 1, IsFloat, "a float") && ExpectSameTypes(op);
-    case OpKind::kFma:
-      return ExpectCounts(op, 3, 1, 0, 0) && ExpectOperandKind(op, 0, IsFloat, "a float") &&
-             ExpectOperandKind(op, 1, IsFloat, "a float") &&
-             ExpectOperandKind(op, 2, IsFloat, "a float") && ExpectSameTypes(op);
-    case OpKind::kNegF:
-    case OpKind::kSqrt:
-    case OpKind::kRSqrt:
-    case OpKind::kExp:
-    case OpKind::kExp2:
-    case OpKind::kLog:
-    case OpKind::kLog2:
-    case OpKind::kSin:
-    case OpKind::kCos:
-    case OpKind::kTanh:
-    case OpKind::kAbsF:
-    case OpKind::kFloor:
-    case OpKind::kCeil:
-    case OpKind::kRound:
-      return ExpectCounts(op, 1, 1, 0, 0) && ExpectOperandKind(op, 0, IsFloat, "a float") &&
-             ExpectSameTypes(op);
 
     case OpKind::kCmpI:
     case OpKind::kCmpF: {
@@ -512,19 +480,6 @@ bool Verifier::VerifyShape(Operation* op) {
       }
       return true;
 
-    case OpKind::kIndexCast:
-    case OpKind::kIndexCastUI:
-    case OpKind::kExtSI:
-    case OpKind::kExtUI:
-    case OpKind::kTruncI:
-    case OpKind::kSIToFP:
-    case OpKind::kUIToFP:
-    case OpKind::kFPToSI:
-    case OpKind::kFPToUI:
-    case OpKind::kExtF:
-    case OpKind::kTruncF:
-    case OpKind::kBitcast:
-      return VerifyCast(op);
 
     case OpKind::kIf:
       return VerifyIf(op);
@@ -556,7 +511,7 @@ bool Verifier::VerifyShape(Operation* op) {
     case OpKind::kGlobalStore:
       return VerifyGlobalAccess(op);
 
-    case OpKind::kCount:
+    default:  // Elementwise ops and casts are verified by class above.
       break;
   }
   OpError(op, "is not a known operation");
