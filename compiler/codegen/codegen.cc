@@ -118,8 +118,11 @@ Result<std::vector<uint8_t>> ModuleGenerator::Run() {
     } else {
       // Unsupported argument types are reported at the arguments by
       // instruction selection; results have no value to point at.
-      for (const Type& result : type.results()) {
-        if (!BankOfType(result)) Error(func->loc, UnsupportedTypeMessage(result));
+      for (size_t i = 0; i < type.results().size(); ++i) {
+        if (!BankOfType(type.results()[i])) {
+          Error(func->loc, "result #" + std::to_string(i) + ": " +
+                               UnsupportedTypeMessage(type.results()[i]));
+        }
       }
       signature = codegen::SignatureOf(type.inputs(), type.results());
     }
