@@ -50,44 +50,19 @@ for program in fib loop; do
   "${build_dir}/bin/kiln-compile" "${script_dir}/${program}.mlir" -o "${work_dir}/${program}.kmod"
 done
 
-exec python3 - "${build_dir}/bin" "${script_dir}" "${work_dir}" << 'PYTHON'
-import json
+# No `exec`: the EXIT trap removes the compiled modules afterwards.
+python3 - "${build_dir}/bin" "${script_dir}" "${work_dir}" << 'PYTHON'
 import os
 import re
 import statistics
-import subprocess
 import sys
 
 bin_dir, script_dir, work_dir = sys.argv[1], sys.argv[2], sys.argv[3]
-REPETITIONS = 5
-FIB_N, LOOP_N = 32, 100_000_000
+sys.path.insert(0, script_dir)
+from bench_common import (EXPECTED, INPUT, LABEL, PROGRAMS, errors, exit_on_wrong_results,
+                          run_kiln_builder, run_lua, run_round_robin)
 
-
-def fib(n):
-    a, b = 0, 1
-    for _ in range(n):
-        a, b = b, a + b
-    return a
-
-
-def loop_sum(n):
-    # i * 3 % 7 has period 7 and each period sums to 21.
-    q, r = divmod(n, 7)
-    return 21 * q + sum(i * 3 % 7 for i in range(r))
-
-
-EXPECTED = {"fib": fib(FIB_N), "loop": loop_sum(LOOP_N)}
 RESULT_TYPE = {"fib": "i32", "loop": "i64"}
-INPUT = {"fib": FIB_N, "loop": LOOP_N}
-errors = []
-
-
-def run(command):
-    proc = subprocess.run(command, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} exited {proc.returncode}:\n"
-                           f"{proc.stdout}{proc.stderr}")
-    return proc.stdout
 
 
 def run_kiln_mlir(name):
@@ -111,76 +86,28 @@ def run_kiln_mlir(name):
     return usage.ru_utime + usage.ru_stime
 
 
-def run_kiln_builder(name):
-    filter_name = {"fib": "BM_Fib32", "loop": "BM_Loop1e8"}[name]
-    out = run([f"{bin_dir}/kiln_vm_benchmark", f"--benchmark_filter=^{filter_name}/",
-               "--repetitions=1", "--benchmark_format=json"])
-    runs = [b for b in json.loads(out)["benchmarks"] if b.get("run_type") == "iteration"]
-    if len(runs) != 1 or runs[0].get("error_occurred"):
-        raise RuntimeError(f"kiln_vm_benchmark {name}: {runs}")
-    r = runs[0]
-    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[r["time_unit"]]
-    # The benchmark checks its result itself and exits non-zero if it is wrong.
-    return r["cpu_time"] * scale
-
-
-def run_lua(interpreter, name):
-    out = run(interpreter + [f"{script_dir}/{name}.lua"])
-    m = re.fullmatch(r"result=(-?\d+) seconds=([0-9.]+)\s*", out)
-    if not m:
-        raise RuntimeError(f"unexpected output from {' '.join(interpreter)} {name}.lua: {out!r}")
-    if int(m.group(1)) != EXPECTED[name]:
-        errors.append(f"{' '.join(interpreter)} {name}.lua returned {m.group(1)}, "
-                      f"expected {EXPECTED[name]}")
-    return float(m.group(2))
+def run_one(runtime, name):
+    if runtime == "kiln-mlir":
+        return run_kiln_mlir(name)
+    if runtime == "kiln-builder":
+        return run_kiln_builder(f"{bin_dir}/kiln_vm_benchmark", name)[0]
+    return run_lua(runtime.split(), script_dir, name)
 
 
 RUNTIMES = ["kiln-mlir", "kiln-builder", "lua5.4", "luajit -joff"]
-CONFIGS = [(runtime, name) for runtime in RUNTIMES for name in ("fib", "loop")]
-seconds = {c: [] for c in CONFIGS}
-
-try:
-    for rep in range(REPETITIONS):
-        for config in CONFIGS:
-            runtime, name = config
-            if runtime == "kiln-mlir":
-                s = run_kiln_mlir(name)
-            elif runtime == "kiln-builder":
-                s = run_kiln_builder(name)
-            else:
-                s = run_lua(runtime.split(), name)
-            seconds[config].append(s)
-        print(f"repetition {rep + 1}/{REPETITIONS}: " +
-              "  ".join(f"{r} {n} {seconds[(r, n)][-1]:.3f}s" for r, n in CONFIGS),
-              flush=True)
-except RuntimeError as e:
-    print(f"error: {e}", file=sys.stderr)
-    sys.exit(1)
-
-label = {"fib": f"fib({FIB_N})", "loop": "loop 1e8"}
-print()
-print(f"{'configuration':<26} {'median s':>9} {'min s':>9} {'max s':>9}   (CPU seconds, "
-      f"{REPETITIONS} runs each)")
-for runtime, name in CONFIGS:
-    v = seconds[(runtime, name)]
-    print(f"{runtime + ' ' + label[name]:<26} {statistics.median(v):>9.3f} "
-          f"{min(v):>9.3f} {max(v):>9.3f}")
-print()
+seconds = run_round_robin(RUNTIMES, run_one)
 too_slow = []
-for name in ("fib", "loop"):
+for name in PROGRAMS:
     median = {r: statistics.median(seconds[(r, name)]) for r in RUNTIMES}
     mlir = median["kiln-mlir"]
     to_builder = mlir / median["kiln-builder"]
-    print(f"{label[name]:<9} kiln-mlir/luajit -joff = {mlir / median['luajit -joff']:.2f}   "
+    print(f"{LABEL[name]:<9} kiln-mlir/luajit -joff = {mlir / median['luajit -joff']:.2f}   "
           f"kiln-mlir/lua5.4 = {mlir / median['lua5.4']:.2f}   "
           f"kiln-mlir/kiln-builder = {to_builder:.2f} "
           f"({'within 10%' if to_builder <= 1.10 else 'MORE THAN 10% SLOWER'})")
     if to_builder > 1.10:
-        too_slow.append(label[name])
-
-if errors:
-    print("\nWRONG RESULTS:", *errors, sep="\n  ", file=sys.stderr)
-    sys.exit(1)
+        too_slow.append(LABEL[name])
+exit_on_wrong_results()
 if too_slow:
     print(f"\nnote: compiled code more than 10% slower than the builder-made bytecode on "
           f"{', '.join(too_slow)}", file=sys.stderr)
