@@ -256,6 +256,11 @@ uint32_t ModuleBuilder::AddSourceFile(std::string path) {
   source_files_.push_back(std::move(path));
   return static_cast<uint32_t>(source_files_.size() - 1);
 }
+void ModuleBuilder::AddGlobalDescriptor(std::string name, std::string type, uint32_t offset,
+                                        uint32_t size, bool is_ref) {
+  globals_.push_back({std::move(name), std::move(type), offset, size, is_ref});
+}
+
 void ModuleBuilder::SetGlobals(uint32_t bytes, uint32_t refs) {
   global_bytes_ = bytes;
   global_refs_ = refs;
@@ -391,13 +396,20 @@ Result<std::vector<uint8_t>> ModuleBuilder::Finish() {
     auto data = fbb.CreateVector(r.data);
     rodata_offsets.push_back(s::CreateRodataSegment(fbb, name, r.alignment, data));
   }
+  std::vector<fb::Offset<s::GlobalDescriptor>> global_offsets;
+  for (const GlobalEntry& g : globals_) {
+    global_offsets.push_back(s::CreateGlobalDescriptor(fbb, fbb.CreateString(g.name),
+                                                       fbb.CreateString(g.type), g.offset, g.size,
+                                                       g.is_ref));
+  }
   if (!bytecode.empty()) fbb.PreAlign(bytecode.size(), 8);
   auto bytecode_offset = fbb.CreateVector(bytecode);
   auto module = s::CreateModule(
       fbb, fbb.CreateString(name_), version_, bytecode_major_, bytecode_minor_, strings(types_),
       fbb.CreateVector(import_offsets), fbb.CreateVector(export_offsets),
       fbb.CreateVector(function_offsets), bytecode_offset, fbb.CreateVector(rodata_offsets),
-      strings(strings_), global_bytes_, global_refs_, initializer_, strings(source_files_));
+      strings(strings_), global_bytes_, global_refs_, initializer_, strings(source_files_),
+      globals_.empty() ? 0 : fbb.CreateVector(global_offsets));
   s::FinishModuleBuffer(fbb, module);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }

@@ -145,6 +145,10 @@ class ModuleBuilder {
   uint32_t AddString(std::string text);
   uint32_t AddSourceFile(std::string path);
   void SetGlobals(uint32_t bytes, uint32_t refs);
+  // Names a global for tools (debug information; the VM ignores it).
+  // `offset` is a byte offset (size 4 or 8) or, with is_ref, a ref slot.
+  void AddGlobalDescriptor(std::string name, std::string type, uint32_t offset, uint32_t size,
+                           bool is_ref = false);
   void SetInitializer(uint32_t function);
   // Bytecode version written to the module (defaults to the VM's own).
   void SetBytecodeVersion(uint16_t major, uint16_t minor);
@@ -168,6 +172,11 @@ class ModuleBuilder {
     std::vector<uint8_t> data;
     uint32_t alignment;
   };
+  struct GlobalEntry {
+    std::string name, type;
+    uint32_t offset, size;
+    bool is_ref;
+  };
   struct ExportEntry {
     std::string name;
     uint32_t function;
@@ -181,6 +190,7 @@ class ModuleBuilder {
   std::vector<ImportEntry> imports_;
   std::vector<RodataEntry> rodata_;
   std::vector<ExportEntry> exports_;
+  std::vector<GlobalEntry> globals_;
   std::deque<FunctionBuilder> functions_;  // deque: references stay valid.
   uint32_t global_bytes_ = 0, global_refs_ = 0;
   int32_t initializer_ = -1;

@@ -309,6 +309,28 @@ Status VerifyModule(std::span<const uint8_t> bytes, const TypeRegistry& types) {
                                 " global refs (limit " + std::to_string(kMaxGlobalRefs) + ")");
   }
 
+  // Global descriptors (debug names) must describe storage the module has.
+  if (module.globals()) {
+    for (uint32_t i = 0; i < module.globals()->size(); ++i) {
+      const s::GlobalDescriptor* g = module.globals()->Get(i);
+      const std::string what = "global descriptor " + std::to_string(i);
+      if (!g->name() || !g->type()) return InvalidArgumentError(what + " has no name or type");
+      if (g->is_ref()) {
+        if (g->offset() >= module.global_refs()) {
+          return InvalidArgumentError(what + " '" + g->name()->str() + "' names ref slot " +
+                                      std::to_string(g->offset()) + " (module has " +
+                                      std::to_string(module.global_refs()) + ")");
+        }
+      } else if ((g->size() != 4 && g->size() != 8) ||
+                 uint64_t{g->offset()} + g->size() > module.global_bytes()) {
+        return InvalidArgumentError(what + " '" + g->name()->str() + "' has " +
+                                    std::to_string(g->size()) + " bytes at offset " +
+                                    std::to_string(g->offset()) + " (module has " +
+                                    std::to_string(module.global_bytes()) + " global bytes)");
+      }
+    }
+  }
+
   // Ref types must be known to this instance.
   if (module.types()) {
     for (uint32_t i = 0; i < module.types()->size(); ++i) {

@@ -190,6 +190,8 @@ void ModuleGenerator::LayoutGlobals(const std::vector<Operation*>& globals) {
       const uint32_t offset = global_bytes_;
       global_bytes_ += size;
       symbols_.globals[std::string(g.op->symbol_name())] = {offset, g.bank};
+      builder_.AddGlobalDescriptor(std::string(g.op->symbol_name()), g.type.ToString(), offset,
+                                   size);
       const Attribute* init = g.op->attribute("initial_value");
       if (!init || init->is_null()) continue;
       uint64_t bits = 0;

@@ -85,11 +85,6 @@ std::string FirstLine(const std::string& text) { return text.substr(0, text.find
   return ::testing::AssertionFailure() << "'" << text << "' does not start with '" << prefix << "'";
 }
 
-bool EndsWith(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 int CountOccurrences(const std::string& text, const std::string& needle) {
   int count = 0;
   for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {

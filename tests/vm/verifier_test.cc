@@ -280,6 +280,22 @@ std::vector<MalformedCase> MalformedCases() {
                         [](ModuleBuilder& b) { b.SetGlobals(0, 1u << 24); });
        },
        "module asks for 16777216 global refs (limit 1048576)"},
+      {"GlobalDescriptorPastEnd",
+       [] {
+         return RawBody(Code().Op(O::kReturn).U8(0), [](ModuleBuilder& b) {
+           b.SetGlobals(8, 0);
+           b.AddGlobalDescriptor("counter", "i64", 4, 8);
+         });
+       },
+       "global descriptor 0 'counter' has 8 bytes at offset 4 (module has 8 global bytes)"},
+      {"GlobalDescriptorBadRefSlot",
+       [] {
+         return RawBody(Code().Op(O::kReturn).U8(0), [](ModuleBuilder& b) {
+           b.SetGlobals(0, 1);
+           b.AddGlobalDescriptor("list", "!vm.list", 1, 0, /*is_ref=*/true);
+         });
+       },
+       "global descriptor 0 'list' names ref slot 1 (module has 1)"},
       {"UnknownRefTypeName",
        [] {
          return RawBody(Code().Op(O::kReturn).U8(0), [](ModuleBuilder& b) {

@@ -118,6 +118,14 @@ Result<std::string> DumpModuleText(const vm::BytecodeModule& module) {
                                : "initializer function " + std::to_string(flat.initializer()) +
                                      " '" + initializer + "'"));
 
+  for (uint32_t i = 0; i < SizeOf(flat.globals()); ++i) {
+    const s::GlobalDescriptor* g = flat.globals()->Get(i);
+    line("  @" + Str(g->name()) + " : " + Str(g->type()) +
+         (g->is_ref() ? " at ref slot " + std::to_string(g->offset())
+                      : " at byte " + std::to_string(g->offset()) + " (" +
+                            std::to_string(g->size()) + " bytes)"));
+  }
+
   line("rodata segments: " + std::to_string(SizeOf(flat.rodata())));
   for (uint32_t i = 0; i < SizeOf(flat.rodata()); ++i) {
     const s::RodataSegment* segment = flat.rodata()->Get(i);
@@ -246,6 +254,22 @@ Result<std::string> DumpModuleJson(const vm::BytecodeModule& module) {
   } else {
     json.String(InitializerName(flat));
   }
+  json.Key("named");
+  json.BeginArray();
+  for (uint32_t i = 0; i < SizeOf(flat.globals()); ++i) {
+    const s::GlobalDescriptor* g = flat.globals()->Get(i);
+    json.BeginObject();
+    json.Key("name");
+    json.String(Str(g->name()));
+    json.Key("type");
+    json.String(Str(g->type()));
+    json.Key(g->is_ref() ? "ref_slot" : "offset");
+    json.Uint(g->offset());
+    json.Key("size");
+    json.Uint(g->size());
+    json.EndObject();
+  }
+  json.EndArray();
   json.EndObject();
 
   json.Key("rodata");
