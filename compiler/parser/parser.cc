@@ -191,6 +191,12 @@ bool Parser::ParseTopLevelAlias() {
   }
   Attribute attribute;
   if (!ParseAttribute(&attribute)) return false;
+  // IREE writes typed dialect aliases: `#device = #hal.device.target<...> : !hal.device`.
+  if (attribute.kind == Attribute::Kind::kDialect && attribute.type.is_null() &&
+      tok_.is(TokenKind::kColon)) {
+    Consume();
+    if (!ParseType(&attribute.type)) return false;
+  }
   Extent extent = MeasureAttribute(attribute, kMaxAliasSize);
   if (!CheckAliasExtent(name, extent)) return false;
   attribute_aliases_[key] = {std::move(attribute), extent.size};

@@ -214,6 +214,21 @@ func.func @f() -> i32 {
   EXPECT_EQ(c->result(0)->type, Type::I32());
 }
 
+// IREE gives device aliases a type: `#device = #hal.device.target<...> : !hal.device`.
+TEST(ParserTest, TypedDialectAttributeAlias) {
+  auto p = ParseOk(R"(
+#device = #hal.device.target<"local", [#hal.executable.target<"llvm-cpu", "system-elf-x86_64">]> : !hal.device
+module attributes {hal.device.targets = [#device]} {
+}
+)");
+  ASSERT_TRUE(p->ok);
+  const Attribute* targets = p->module->attribute("hal.device.targets");
+  ASSERT_NE(targets, nullptr);
+  ASSERT_EQ(targets->elements.size(), 1u);
+  EXPECT_EQ(targets->elements[0].text, "hal.device.target");
+  EXPECT_EQ(targets->elements[0].type, Type::Dialect("hal.device"));
+}
+
 TEST(ParserTest, GenericFormShapes) {
   auto p = ParseOk(R"(
 "func.func"() <{function_type = (i32, i1) -> i32, sym_name = "f"}> ({
