@@ -1,0 +1,199 @@
+#include "hal/command_buffer.h"
+
+#include <string>
+
+namespace kiln::hal {
+
+Status CommandBuffer::Begin() {
+  if (state_ != State::kInitial) {
+    return FailedPreconditionError(
+        "command buffer Begin: already begun (a command buffer is "
+        "recorded once)");
+  }
+  KILN_RETURN_IF_ERROR(BeginImpl());
+  state_ = State::kRecording;
+  return OkStatus();
+}
+
+Status CommandBuffer::End() {
+  if (state_ != State::kRecording) {
+    return FailedPreconditionError("command buffer End: not recording (call Begin first)");
+  }
+  KILN_RETURN_IF_ERROR(EndImpl());
+  state_ = State::kEnded;
+  return OkStatus();
+}
+
+Status CommandBuffer::CheckRecording(const char* command) const {
+  if (state_ == State::kRecording) return OkStatus();
+  return FailedPreconditionError(
+      std::string("command buffer ") + command + ": " +
+      (state_ == State::kInitial ? "recording has not begun" : "recording has ended"));
+}
+
+Status CommandBuffer::CheckRef(const BufferRef& ref, BufferUsageBits usage, size_t alignment,
+                               const std::string& what, BufferRef* resolved,
+                               std::vector<SlotUse>* slot_uses) const {
+  *resolved = ref;
+  if (ref.offset % alignment != 0) {
+    return InvalidArgumentError(what + ": offset " + std::to_string(ref.offset) +
+                                " is not a multiple of " + std::to_string(alignment));
+  }
+  if (ref.is_slot()) {
+    if (mode_ != CommandBufferMode::kReusable) {
+      return InvalidArgumentError(what + ": binding-table slot " + std::to_string(ref.slot) +
+                                  " used in a one-shot command buffer (only reusable command "
+                                  "buffers take a binding table)");
+    }
+    slot_uses->push_back({ref.slot, ref.offset, ref.length, usage, alignment, what});
+    return OkStatus();
+  }
+  if ((ref.buffer->allowed_usage() & usage) != usage) {
+    return InvalidArgumentError(what + ": the buffer allows " +
+                                FormatBufferUsage(ref.buffer->allowed_usage()) + ", not " +
+                                FormatBufferUsage(usage));
+  }
+  KILN_ASSIGN_OR_RETURN(resolved->length, ref.buffer->CheckRange(ref.offset, ref.length, what));
+  if (resolved->length % alignment != 0) {
+    return InvalidArgumentError(what + ": length " + std::to_string(resolved->length) +
+                                " is not a multiple of " + std::to_string(alignment));
+  }
+  return OkStatus();
+}
+
+Status CommandBuffer::Dispatch(const Ref<Executable>& executable, uint32_t export_ordinal,
+                               std::array<uint32_t, 3> workgroup_count,
+                               std::span<const uint32_t> constants,
+                               std::span<const BufferRef> bindings) {
+  KILN_RETURN_IF_ERROR(CheckRecording("Dispatch"));
+  if (!executable) return InvalidArgumentError("Dispatch: null executable");
+  if (export_ordinal >= executable->exports().size()) {
+    return InvalidArgumentError("Dispatch: export ordinal " + std::to_string(export_ordinal) +
+                                " is out of range (the executable has " +
+                                std::to_string(executable->exports().size()) + " exports)");
+  }
+  const ExecutableExport& info = executable->export_at(export_ordinal);
+  std::string where = "Dispatch of '" + info.name + "'";
+  if (constants.size() != info.layout.constant_count) {
+    return InvalidArgumentError(where + ": " + std::to_string(constants.size()) +
+                                " constants given but the layout declares " +
+                                std::to_string(info.layout.constant_count));
+  }
+  if (bindings.size() != info.layout.bindings.size()) {
+    return InvalidArgumentError(where + ": " + std::to_string(bindings.size()) +
+                                " bindings given but the layout declares " +
+                                std::to_string(info.layout.bindings.size()));
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (workgroup_count[i] == 0) {
+      return InvalidArgumentError(
+          where + ": workgroup count (" + std::to_string(workgroup_count[0]) + ", " +
+          std::to_string(workgroup_count[1]) + ", " + std::to_string(workgroup_count[2]) +
+          ") has a zero component "
+          "(each must be >= 1)");
+    }
+  }
+  std::vector<BufferRef> resolved(bindings.size());
+  std::vector<SlotUse> uses;
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    KILN_RETURN_IF_ERROR(CheckRef(bindings[i], kBufferUsageDispatchStorage, 1,
+                                  where + " binding " + std::to_string(i), &resolved[i], &uses));
+  }
+  KILN_RETURN_IF_ERROR(
+      DispatchImpl(executable, export_ordinal, workgroup_count, constants, resolved));
+  slot_uses_.insert(slot_uses_.end(), uses.begin(), uses.end());
+  return OkStatus();
+}
+
+Status CommandBuffer::CopyBuffer(const BufferRef& source, const BufferRef& target, size_t length) {
+  KILN_RETURN_IF_ERROR(CheckRecording("CopyBuffer"));
+  if (length == kWholeBuffer) {
+    if (source.is_slot()) {
+      return InvalidArgumentError("CopyBuffer from binding-table slot " +
+                                  std::to_string(source.slot) + " needs an explicit length");
+    }
+    if (source.offset > source.buffer->byte_length()) {
+      return OutOfRangeError("CopyBuffer source: offset " + std::to_string(source.offset) +
+                             " is past the end of a buffer of " +
+                             std::to_string(source.buffer->byte_length()) + " bytes");
+    }
+    length = source.buffer->byte_length() - source.offset;
+  }
+  BufferRef src = source, dst = target;
+  src.length = length;
+  dst.length = length;
+  BufferRef resolved_src, resolved_dst;
+  std::vector<SlotUse> uses;
+  KILN_RETURN_IF_ERROR(
+      CheckRef(src, kBufferUsageTransfer, 1, "CopyBuffer source", &resolved_src, &uses));
+  KILN_RETURN_IF_ERROR(
+      CheckRef(dst, kBufferUsageTransfer, 1, "CopyBuffer target", &resolved_dst, &uses));
+  KILN_RETURN_IF_ERROR(CopyBufferImpl(resolved_src, resolved_dst, length));
+  slot_uses_.insert(slot_uses_.end(), uses.begin(), uses.end());
+  return OkStatus();
+}
+
+Status CommandBuffer::FillBuffer(const BufferRef& target, uint32_t pattern, size_t pattern_length) {
+  KILN_RETURN_IF_ERROR(CheckRecording("FillBuffer"));
+  if (pattern_length != 1 && pattern_length != 2 && pattern_length != 4) {
+    return InvalidArgumentError("FillBuffer: pattern length " + std::to_string(pattern_length) +
+                                " (must be 1, 2 or 4 bytes)");
+  }
+  BufferRef resolved;
+  std::vector<SlotUse> uses;
+  KILN_RETURN_IF_ERROR(CheckRef(target, kBufferUsageTransfer, pattern_length, "FillBuffer target",
+                                &resolved, &uses));
+  KILN_RETURN_IF_ERROR(FillBufferImpl(resolved, pattern, pattern_length));
+  slot_uses_.insert(slot_uses_.end(), uses.begin(), uses.end());
+  return OkStatus();
+}
+
+Status CommandBuffer::UpdateBuffer(std::span<const uint8_t> data, const BufferRef& target) {
+  KILN_RETURN_IF_ERROR(CheckRecording("UpdateBuffer"));
+  if (target.length != kWholeBuffer && target.length != data.size()) {
+    return InvalidArgumentError("UpdateBuffer: " + std::to_string(data.size()) +
+                                " bytes given for a target range of " +
+                                std::to_string(target.length));
+  }
+  BufferRef dst = target;
+  dst.length = data.size();
+  BufferRef resolved;
+  std::vector<SlotUse> uses;
+  KILN_RETURN_IF_ERROR(
+      CheckRef(dst, kBufferUsageTransfer, 1, "UpdateBuffer target", &resolved, &uses));
+  KILN_RETURN_IF_ERROR(UpdateBufferImpl(data, resolved));
+  slot_uses_.insert(slot_uses_.end(), uses.begin(), uses.end());
+  return OkStatus();
+}
+
+Status CommandBuffer::ExecutionBarrier() {
+  KILN_RETURN_IF_ERROR(CheckRecording("ExecutionBarrier"));
+  return ExecutionBarrierImpl();
+}
+
+Status CommandBuffer::ValidateBindingTable(std::span<const Ref<Buffer>> binding_table) const {
+  for (const SlotUse& use : slot_uses_) {
+    if (use.slot >= binding_table.size() || !binding_table[use.slot]) {
+      return InvalidArgumentError(use.what + ": binding-table slot " + std::to_string(use.slot) +
+                                  (use.slot >= binding_table.size()
+                                       ? " is out of range (the table has " +
+                                             std::to_string(binding_table.size()) + " entries)"
+                                       : " is empty"));
+    }
+    const Buffer& buffer = *binding_table[use.slot];
+    std::string what = use.what + " (binding-table slot " + std::to_string(use.slot) + ")";
+    if ((buffer.allowed_usage() & use.usage) != use.usage) {
+      return InvalidArgumentError(what + ": the buffer allows " +
+                                  FormatBufferUsage(buffer.allowed_usage()) + ", not " +
+                                  FormatBufferUsage(use.usage));
+    }
+    KILN_ASSIGN_OR_RETURN(size_t length, buffer.CheckRange(use.offset, use.length, what));
+    if (length % use.alignment != 0) {
+      return InvalidArgumentError(what + ": length " + std::to_string(length) +
+                                  " is not a multiple of " + std::to_string(use.alignment));
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace kiln::hal

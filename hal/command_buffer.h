@@ -1,0 +1,132 @@
+// CommandBuffer: a recorded sequence of dispatches and transfers that a
+// device queue executes.
+//
+// Recording happens between Begin and End; the commands run, in order, when
+// the command buffer is passed to Device::QueueExecute. Within a command
+// buffer, ExecutionBarrier orders everything before it before everything
+// after it (a driver may overlap commands between barriers).
+//
+// Two modes:
+//   - one-shot: submitted once, then done (FAILED_PRECONDITION if submitted
+//     again);
+//   - reusable: recorded once and submitted many times ("record once, replay
+//     many"). Its buffer references may name binding-table slots instead of
+//     buffers; each submission passes the table, so the same recording runs
+//     on different buffers without re-recording.
+//
+// Every command is validated while it is recorded, by this base class, before
+// the driver sees it: the export ordinal is in range, the dispatch passes as
+// many constants and bindings as the export's layout declares, each
+// workgroup count component is >= 1 (zero is an error, not a no-op), and
+// every concrete buffer range lies inside its buffer with the usage the
+// command needs. Ranges of binding-table slots are checked at submit.
+// A failed recording call leaves the command buffer unchanged.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/ref.h"
+#include "base/result.h"
+#include "hal/buffer.h"
+#include "hal/executable.h"
+
+namespace kiln::hal {
+
+enum class CommandBufferMode : uint8_t {
+  kOneShot,
+  kReusable,
+};
+
+// A byte range of either a concrete buffer or a binding-table slot.
+struct BufferRef {
+  Ref<Buffer> buffer;  // Null when `slot` is used.
+  uint32_t slot = 0;   // Binding-table index, when buffer is null.
+  size_t offset = 0;
+  size_t length = kWholeBuffer;
+
+  static BufferRef Of(Ref<Buffer> buffer, size_t offset = 0, size_t length = kWholeBuffer) {
+    return {std::move(buffer), 0, offset, length};
+  }
+  static BufferRef Slot(uint32_t slot, size_t offset = 0, size_t length = kWholeBuffer) {
+    return {nullptr, slot, offset, length};
+  }
+  bool is_slot() const { return !buffer; }
+};
+
+class CommandBuffer : public RefObject {
+ public:
+  CommandBufferMode mode() const { return mode_; }
+  bool is_recording() const { return state_ == State::kRecording; }
+  bool is_ended() const { return state_ == State::kEnded; }
+
+  Status Begin();
+  Status End();
+
+  // Runs workgroup_count[0] * [1] * [2] workgroups of export
+  // `export_ordinal`, each with `constants` and the buffer ranges
+  // `bindings` (binding i of the layout is bindings[i]).
+  Status Dispatch(const Ref<Executable>& executable, uint32_t export_ordinal,
+                  std::array<uint32_t, 3> workgroup_count, std::span<const uint32_t> constants,
+                  std::span<const BufferRef> bindings);
+  // Copies `length` bytes (kWholeBuffer: the rest of the source).
+  Status CopyBuffer(const BufferRef& source, const BufferRef& target, size_t length);
+  // Repeats the low 1, 2 or 4 bytes of `pattern` (in little-endian order)
+  // over the target range, whose offset and length must be multiples of the
+  // pattern size.
+  Status FillBuffer(const BufferRef& target, uint32_t pattern, size_t pattern_length);
+  // Copies `data` (taken now, at record time) into the target.
+  Status UpdateBuffer(std::span<const uint8_t> data, const BufferRef& target);
+  Status ExecutionBarrier();
+
+  // Checks, at submit, that every slot the recording uses exists in
+  // `binding_table` and that its ranges fit (the table's buffers are only
+  // known then). Devices call it from QueueExecute.
+  Status ValidateBindingTable(std::span<const Ref<Buffer>> binding_table) const;
+
+ protected:
+  explicit CommandBuffer(CommandBufferMode mode) : mode_(mode) {}
+
+  // Driver hooks, called after validation. Ranges are resolved: no
+  // kWholeBuffer reaches them for concrete buffers (slot ranges may still
+  // be kWholeBuffer, resolved at submit).
+  virtual Status BeginImpl() { return OkStatus(); }
+  virtual Status EndImpl() { return OkStatus(); }
+  virtual Status DispatchImpl(const Ref<Executable>& executable, uint32_t export_ordinal,
+                              std::array<uint32_t, 3> workgroup_count,
+                              std::span<const uint32_t> constants,
+                              std::span<const BufferRef> bindings) = 0;
+  virtual Status CopyBufferImpl(const BufferRef& source, const BufferRef& target,
+                                size_t length) = 0;
+  virtual Status FillBufferImpl(const BufferRef& target, uint32_t pattern,
+                                size_t pattern_length) = 0;
+  virtual Status UpdateBufferImpl(std::span<const uint8_t> data, const BufferRef& target) = 0;
+  virtual Status ExecutionBarrierImpl() = 0;
+
+ private:
+  enum class State : uint8_t { kInitial, kRecording, kEnded };
+  struct SlotUse {
+    uint32_t slot;
+    size_t offset;
+    size_t length;  // May be kWholeBuffer.
+    BufferUsageBits usage;
+    size_t alignment;  // The resolved length must be a multiple of it.
+    std::string what;  // Names the use in errors.
+  };
+
+  Status CheckRecording(const char* command) const;
+  // Validates a concrete range (resolving kWholeBuffer into `resolved`) or
+  // remembers a slot use for submit-time validation.
+  Status CheckRef(const BufferRef& ref, BufferUsageBits usage, size_t alignment,
+                  const std::string& what, BufferRef* resolved,
+                  std::vector<SlotUse>* slot_uses) const;
+
+  CommandBufferMode mode_;
+  State state_ = State::kInitial;
+  std::vector<SlotUse> slot_uses_;
+};
+
+}  // namespace kiln::hal

@@ -1,0 +1,144 @@
+#include "hal/cpu/cpu_device.h"
+
+#include <thread>
+
+#include "hal/cpu/cpu_command_buffer.h"
+#include "hal/cpu/cpu_semaphore.h"
+#include "hal/cpu/elf_loader.h"
+
+namespace kiln::hal::cpu {
+
+Result<Ref<CpuDevice>> CpuDevice::Create(const CpuDeviceOptions& options) {
+  uint32_t cpu_count = std::max(1u, std::thread::hardware_concurrency());
+  DeviceProperties properties;
+  properties.kind = "cpu";
+  properties.cpu_count = cpu_count;
+  std::unique_ptr<ThreadPool> pool;
+  if (options.asynchronous) {
+    uint32_t threads = options.thread_count == 0 ? cpu_count : options.thread_count;
+    pool = std::make_unique<ThreadPool>(threads);
+    properties.driver = "cpu";
+    properties.thread_count = threads;
+    properties.name = "CPU (" + std::to_string(threads) + " threads)";
+  } else {
+    properties.driver = "cpu-sync";
+    properties.thread_count = 1;
+    properties.name = "CPU (inline, synchronous)";
+  }
+  properties.uri = properties.driver + "://0";
+  return Ref<CpuDevice>::Adopt(new CpuDevice(std::move(properties), std::move(pool)));
+}
+
+CpuDevice::CpuDevice(DeviceProperties properties, std::unique_ptr<ThreadPool> pool)
+    : properties_(std::move(properties)), pool_(std::move(pool)) {
+  queue_ = MakeRef<CpuQueue>(pool_.get(), pool_ != nullptr);
+}
+
+CpuDevice::~CpuDevice() {
+  // The queue may outlive the device (semaphores hold callbacks to it), but
+  // after Shutdown it never touches the pool again.
+  queue_->Shutdown();
+}
+
+Result<Ref<CommandBuffer>> CpuDevice::CreateCommandBuffer(CommandBufferMode mode) {
+  return Ref<CommandBuffer>(MakeRef<CpuCommandBuffer>(mode));
+}
+
+Result<Ref<Executable>> CpuDevice::CreateExecutable(std::string_view format,
+                                                    std::span<const uint8_t> bytes) {
+  if (format != "system-elf-x86_64" && format != "system-elf-arm_64") {
+    return InvalidArgumentError("the " + properties_.driver + " device cannot load '" +
+                                std::string(format) + "' executables (it runs " +
+                                std::string(HostElfFormat()) + ")");
+  }
+  KILN_ASSIGN_OR_RETURN(Ref<CpuExecutable> executable, LoadElfExecutable(format, bytes));
+  return Ref<Executable>(std::move(executable));
+}
+
+Result<Ref<Semaphore>> CpuDevice::CreateSemaphore(uint64_t initial_value) {
+  return Ref<Semaphore>(MakeRef<CpuSemaphore>(initial_value));
+}
+
+Result<CpuSubmission> CpuDevice::MakeSubmission(const Fence& wait, const Fence& signal,
+                                                const char* operation) const {
+  CpuSubmission submission;
+  for (const Fence::Timepoint& t : wait.timepoints()) {
+    if (dynamic_cast<CpuSemaphore*>(t.semaphore.get()) == nullptr) {
+      return InvalidArgumentError(std::string(operation) +
+                                  ": a wait semaphore was not created by a CPU device");
+    }
+  }
+  for (const Fence::Timepoint& t : signal.timepoints()) {
+    if (!t.semaphore) return InvalidArgumentError(std::string(operation) + ": null semaphore");
+  }
+  submission.waits = wait.timepoints();
+  submission.signals = signal.timepoints();
+  return submission;
+}
+
+Status CpuDevice::QueueExecute(const Fence& wait, const Fence& signal,
+                               std::span<const Ref<CommandBuffer>> command_buffers,
+                               std::span<const Ref<Buffer>> binding_table) {
+  KILN_ASSIGN_OR_RETURN(CpuSubmission submission, MakeSubmission(wait, signal, "QueueExecute"));
+  for (size_t i = 0; i < binding_table.size(); ++i) {
+    if (binding_table[i] &&
+        dynamic_cast<HostBuffer*>(binding_table[i]->allocated_buffer()) == nullptr) {
+      return InvalidArgumentError("QueueExecute: binding-table slot " + std::to_string(i) +
+                                  " holds a buffer not allocated by a CPU device");
+    }
+  }
+  for (size_t i = 0; i < command_buffers.size(); ++i) {
+    std::string where = "QueueExecute: command buffer " + std::to_string(i);
+    auto* command_buffer = dynamic_cast<CpuCommandBuffer*>(command_buffers[i].get());
+    if (command_buffer == nullptr) {
+      return InvalidArgumentError(where + " was not created by a CPU device");
+    }
+    if (!command_buffer->is_ended()) {
+      return FailedPreconditionError(where + " has not ended recording (call End first)");
+    }
+    Status valid = command_buffer->ValidateBindingTable(binding_table);
+    if (!valid.ok()) return valid.WithContext(where);
+    submission.command_buffers.emplace_back(command_buffer);
+  }
+  // A one-shot command buffer may appear once, in one submission: check all
+  // before marking any, so a rejected submission marks nothing.
+  for (size_t i = 0; i < submission.command_buffers.size(); ++i) {
+    const CpuCommandBuffer& command_buffer = *submission.command_buffers[i];
+    if (command_buffer.mode() != CommandBufferMode::kOneShot) continue;
+    bool repeated = command_buffer.submitted();
+    for (size_t j = 0; j < i; ++j)
+      repeated |= submission.command_buffers[j].get() == &command_buffer;
+    if (repeated) {
+      return FailedPreconditionError("QueueExecute: command buffer " + std::to_string(i) +
+                                     ": a one-shot command buffer was submitted a second time");
+    }
+  }
+  for (const Ref<CpuCommandBuffer>& command_buffer : submission.command_buffers) {
+    command_buffer->MarkSubmitted();
+  }
+  submission.binding_table.assign(binding_table.begin(), binding_table.end());
+  queue_->Submit(std::move(submission));
+  return OkStatus();
+}
+
+Result<Ref<Buffer>> CpuDevice::QueueAlloca(const Fence& wait, const Fence& signal,
+                                           const BufferParams& params, size_t size) {
+  KILN_ASSIGN_OR_RETURN(CpuSubmission submission, MakeSubmission(wait, signal, "QueueAlloca"));
+  // Host memory is ready at once; the submission only keeps queue order.
+  KILN_ASSIGN_OR_RETURN(Ref<Buffer> buffer, allocator_.Allocate(params, size));
+  queue_->Submit(std::move(submission));
+  return buffer;
+}
+
+Status CpuDevice::QueueDealloca(const Fence& wait, const Fence& signal, Ref<Buffer> buffer) {
+  if (!buffer) return InvalidArgumentError("QueueDealloca: null buffer");
+  if (dynamic_cast<HostBuffer*>(buffer->allocated_buffer()) == nullptr) {
+    return InvalidArgumentError("QueueDealloca: the buffer was not allocated by a CPU device");
+  }
+  KILN_ASSIGN_OR_RETURN(CpuSubmission submission, MakeSubmission(wait, signal, "QueueDealloca"));
+  submission.released = std::move(buffer);
+  queue_->Submit(std::move(submission));
+  return OkStatus();
+}
+
+}  // namespace kiln::hal::cpu

@@ -1,0 +1,60 @@
+// CpuDevice: the host CPU as a HAL device.
+//
+// Two flavours share this class:
+//   - "cpu" (alias "local-task"): a queue with its own thread, and
+//     workgroups spread over a thread pool of thread_count threads (the
+//     queue's thread is one of them);
+//   - "cpu-sync" (alias "local-sync"): no threads at all; work runs inline
+//     on the submitting (or signaling) thread, one workgroup after another.
+// Memory is host memory (host_allocator.h); executables are shared objects
+// in "system-elf-*" FlatBuffers (elf_loader.h); semaphores are
+// CpuSemaphores.
+#pragma once
+
+#include <memory>
+
+#include "hal/cpu/cpu_queue.h"
+#include "hal/cpu/host_allocator.h"
+#include "hal/cpu/thread_pool.h"
+#include "hal/device.h"
+
+namespace kiln::hal::cpu {
+
+struct CpuDeviceOptions {
+  bool asynchronous = true;   // false: cpu-sync.
+  uint32_t thread_count = 0;  // Workgroup threads; 0 = hardware concurrency. Ignored for sync.
+};
+
+class CpuDevice final : public Device {
+ public:
+  static Result<Ref<CpuDevice>> Create(const CpuDeviceOptions& options);
+  ~CpuDevice() override;
+
+  const DeviceProperties& properties() const override { return properties_; }
+  Allocator& allocator() override { return allocator_; }
+
+  Result<Ref<CommandBuffer>> CreateCommandBuffer(CommandBufferMode mode) override;
+  Result<Ref<Executable>> CreateExecutable(std::string_view format,
+                                           std::span<const uint8_t> bytes) override;
+  Result<Ref<Semaphore>> CreateSemaphore(uint64_t initial_value) override;
+
+  Status QueueExecute(const Fence& wait, const Fence& signal,
+                      std::span<const Ref<CommandBuffer>> command_buffers,
+                      std::span<const Ref<Buffer>> binding_table) override;
+  Result<Ref<Buffer>> QueueAlloca(const Fence& wait, const Fence& signal,
+                                  const BufferParams& params, size_t size) override;
+  Status QueueDealloca(const Fence& wait, const Fence& signal, Ref<Buffer> buffer) override;
+
+ private:
+  CpuDevice(DeviceProperties properties, std::unique_ptr<ThreadPool> pool);
+  // Checks that the wait semaphores are CPU semaphores and copies the fences.
+  Result<CpuSubmission> MakeSubmission(const Fence& wait, const Fence& signal,
+                                       const char* operation) const;
+
+  DeviceProperties properties_;
+  HostAllocator allocator_;
+  std::unique_ptr<ThreadPool> pool_;  // Null for cpu-sync.
+  Ref<CpuQueue> queue_;
+};
+
+}  // namespace kiln::hal::cpu

@@ -1,0 +1,179 @@
+#include "hal/cpu/cpu_queue.h"
+
+namespace kiln::hal::cpu {
+
+CpuQueue::CpuQueue(ThreadPool* pool, bool asynchronous) : pool_(pool), asynchronous_(asynchronous) {
+  if (asynchronous_) worker_ = std::thread([this] { WorkerMain(); });
+}
+
+CpuQueue::~CpuQueue() { Shutdown(); }
+
+void CpuQueue::Shutdown() {
+  std::deque<CpuSubmission> abandoned;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    shutdown_ = true;
+    abandoned.swap(pending_);
+  }
+  cv_.notify_all();
+  if (worker_.joinable()) worker_.join();
+  Status aborted = AbortedError("the device was destroyed before the submission ran");
+  for (CpuSubmission& submission : abandoned) {
+    for (const Fence::Timepoint& t : submission.signals) t.semaphore->Fail(aborted);
+  }
+}
+
+void CpuQueue::Submit(CpuSubmission submission) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (shutdown_) return;  // The device is gone; nothing can run it.
+    pending_.push_back(std::move(submission));
+  }
+  if (asynchronous_) {
+    cv_.notify_all();
+  } else {
+    Pump();
+  }
+}
+
+CpuQueue::WaitState CpuQueue::CheckWaits(const std::vector<Fence::Timepoint>& waits,
+                                         Status* failure, CpuSemaphore** blocker,
+                                         uint64_t* blocker_value) {
+  for (const Fence::Timepoint& t : waits) {
+    Result<uint64_t> value = t.semaphore->Query();
+    if (!value.ok()) {
+      *failure = value.status();
+      return WaitState::kFailed;
+    }
+    if (*value < t.value) {
+      *blocker = static_cast<CpuSemaphore*>(t.semaphore.get());
+      *blocker_value = t.value;
+      return WaitState::kBlocked;
+    }
+  }
+  return WaitState::kReady;
+}
+
+void CpuQueue::Run(CpuSubmission& submission) {
+  Status status;
+  for (const Ref<CpuCommandBuffer>& command_buffer : submission.command_buffers) {
+    status = command_buffer->Execute(submission.binding_table, pool_);
+    if (!status.ok()) break;
+  }
+  // Drop the submission's references before signaling, so that a host that
+  // saw the signal and releases its own references frees the objects then
+  // and there (the library of an executable is unloaded, a deallocated
+  // buffer is gone).
+  std::vector<Fence::Timepoint> signals = std::move(submission.signals);
+  submission = CpuSubmission();
+  for (const Fence::Timepoint& t : signals) {
+    if (!status.ok()) {
+      t.semaphore->Fail(status);
+      continue;
+    }
+    Status signaled = t.semaphore->Signal(t.value);
+    // A signal that does not advance the timeline is the submitter's error;
+    // the semaphore carries it to whoever waits.
+    if (!signaled.ok()) t.semaphore->Fail(signaled);
+  }
+}
+
+void CpuQueue::Fail(CpuSubmission& submission, const Status& failure) {
+  std::vector<Fence::Timepoint> signals = std::move(submission.signals);
+  submission = CpuSubmission();
+  for (const Fence::Timepoint& t : signals) t.semaphore->Fail(failure);
+}
+
+void CpuQueue::Wake() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++epoch_;
+  }
+  cv_.notify_all();
+}
+
+void CpuQueue::WorkerMain() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    cv_.wait(lock, [this] { return shutdown_ || !pending_.empty(); });
+    if (shutdown_) return;
+    std::vector<Fence::Timepoint> waits = pending_.front().waits;
+    uint64_t epoch = epoch_;
+    lock.unlock();
+    Status failure;
+    CpuSemaphore* blocker = nullptr;
+    uint64_t blocker_value = 0;
+    WaitState state = CheckWaits(waits, &failure, &blocker, &blocker_value);
+    if (state == WaitState::kBlocked) {
+      blocker->NotifyWhenReached(blocker_value, [self = Ref<CpuQueue>(this)] { self->Wake(); });
+      lock.lock();
+      cv_.wait(lock, [&] { return shutdown_ || epoch_ != epoch; });
+      continue;
+    }
+    lock.lock();
+    if (shutdown_) return;
+    CpuSubmission submission = std::move(pending_.front());
+    pending_.pop_front();
+    lock.unlock();
+    if (state == WaitState::kReady) {
+      Run(submission);
+    } else {
+      Fail(submission, failure);
+    }
+    submission = CpuSubmission();  // Drop its references outside the lock.
+    lock.lock();
+  }
+}
+
+void CpuQueue::Pump() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (pumping_) {
+      // Another call on the stack or another thread is running the queue;
+      // make it look at the queue again.
+      repump_ = true;
+      return;
+    }
+    pumping_ = true;
+  }
+  for (;;) {
+    std::vector<Fence::Timepoint> waits;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      repump_ = false;
+      if (shutdown_ || pending_.empty()) {
+        pumping_ = false;
+        return;
+      }
+      waits = pending_.front().waits;
+    }
+    Status failure;
+    CpuSemaphore* blocker = nullptr;
+    uint64_t blocker_value = 0;
+    WaitState state = CheckWaits(waits, &failure, &blocker, &blocker_value);
+    if (state == WaitState::kBlocked) {
+      blocker->NotifyWhenReached(blocker_value, [self = Ref<CpuQueue>(this)] { self->Pump(); });
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (repump_) continue;
+      pumping_ = false;
+      return;
+    }
+    CpuSubmission submission;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (shutdown_) {
+        pumping_ = false;
+        return;
+      }
+      submission = std::move(pending_.front());
+      pending_.pop_front();
+    }
+    if (state == WaitState::kReady) {
+      Run(submission);
+    } else {
+      Fail(submission, failure);
+    }
+  }
+}
+
+}  // namespace kiln::hal::cpu

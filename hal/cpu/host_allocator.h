@@ -1,0 +1,49 @@
+// HostAllocator: buffers in host memory, for the CPU driver.
+//
+// On the CPU the device is the host, so every allocation is device-local,
+// host-visible and host-coherent whatever the caller asked for, and mapping
+// returns the allocation itself. Allocations are aligned to 64 bytes (a cache
+// line, and enough for any vector load a kernel does) and zero-initialized,
+// so reading a buffer no one wrote is deterministic.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hal/allocator.h"
+#include "hal/buffer.h"
+
+namespace kiln::hal::cpu {
+
+inline constexpr size_t kHostBufferAlignment = 64;
+
+class HostBuffer final : public Buffer {
+ public:
+  static Result<Ref<HostBuffer>> Allocate(BufferUsageBits usage, size_t size);
+  ~HostBuffer() override;
+
+  // The allocation's first byte.
+  uint8_t* data() { return data_; }
+
+ protected:
+  Result<uint8_t*> MapAllocation(size_t allocation_offset, size_t length) override {
+    return data_ + allocation_offset;
+  }
+
+ private:
+  HostBuffer(BufferUsageBits usage, size_t size, uint8_t* data);
+
+  uint8_t* data_;
+};
+
+// The host address of byte `offset` of `buffer` (any buffer whose allocation
+// is a HostBuffer, subspans included), or an error naming the buffer's
+// origin when it is not host memory of the CPU driver.
+Result<uint8_t*> HostPointer(Buffer& buffer, size_t offset, std::string_view what);
+
+class HostAllocator final : public Allocator {
+ public:
+  Result<Ref<Buffer>> Allocate(const BufferParams& params, size_t size) override;
+};
+
+}  // namespace kiln::hal::cpu

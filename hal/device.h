@@ -1,0 +1,69 @@
+// Device: one piece of hardware (a GPU, or the host CPU) and its queue.
+//
+// A device makes the objects that run on it (buffers through its allocator,
+// command buffers, executables, semaphores) and executes work on one
+// in-order queue. Queue operations are asynchronous: each takes a wait fence
+// and a signal fence, starts once every wait timepoint is reached, and
+// signals every signal timepoint when done. Operations run in submission
+// order. When an operation fails (a kernel reports an error) or one of its
+// waits has failed, its signal semaphores are failed with the status, so the
+// error reaches whoever waits at the end of the chain.
+//
+// Errors found at submit time (a command buffer that is not ended, a
+// binding-table slot that is missing) are returned by the call itself and
+// nothing is enqueued.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "base/ref.h"
+#include "base/result.h"
+#include "hal/allocator.h"
+#include "hal/buffer.h"
+#include "hal/command_buffer.h"
+#include "hal/executable.h"
+#include "hal/fence.h"
+#include "hal/semaphore.h"
+
+namespace kiln::hal {
+
+struct DeviceProperties {
+  std::string name;           // "CPU (16 threads)", "NVIDIA H100 80GB HBM3".
+  std::string driver;         // The registry name of the driver: "cpu", "cpu-sync", "cuda".
+  std::string uri;            // The URI that creates this device again: "cpu://0".
+  std::string kind;           // "cpu" or "gpu".
+  uint32_t cpu_count = 0;     // Logical cores of the host.
+  uint32_t thread_count = 0;  // Threads that run workgroups (CPU drivers; 1 when inline).
+};
+
+class Device : public RefObject {
+ public:
+  virtual const DeviceProperties& properties() const = 0;
+  virtual Allocator& allocator() = 0;
+
+  virtual Result<Ref<CommandBuffer>> CreateCommandBuffer(CommandBufferMode mode) = 0;
+  // Loads an executable FlatBuffer of `format`; an unsupported format is an
+  // error that lists the formats this device runs.
+  virtual Result<Ref<Executable>> CreateExecutable(std::string_view format,
+                                                   std::span<const uint8_t> bytes) = 0;
+  virtual Result<Ref<Semaphore>> CreateSemaphore(uint64_t initial_value) = 0;
+
+  // Runs `command_buffers` in order once `wait` is reached, then signals
+  // `signal`. `binding_table` supplies the buffers of the binding-table slots
+  // used by reusable command buffers (slot i is binding_table[i]).
+  virtual Status QueueExecute(const Fence& wait, const Fence& signal,
+                              std::span<const Ref<CommandBuffer>> command_buffers,
+                              std::span<const Ref<Buffer>> binding_table) = 0;
+  // Returns a buffer usable by queue operations ordered after `signal`
+  // (the host must not touch it before `signal` is reached).
+  virtual Result<Ref<Buffer>> QueueAlloca(const Fence& wait, const Fence& signal,
+                                          const BufferParams& params, size_t size) = 0;
+  // Releases the device's hold on `buffer` once `wait` is reached (after the
+  // operations that use it), then signals `signal`.
+  virtual Status QueueDealloca(const Fence& wait, const Fence& signal, Ref<Buffer> buffer) = 0;
+};
+
+}  // namespace kiln::hal
