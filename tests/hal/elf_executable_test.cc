@@ -49,7 +49,9 @@ std::vector<uint8_t> BuildExecutable(const std::vector<uint8_t>& library,
                                        builder.CreateString(spec.symbol), &size,
                                        builder.CreateVector(bindings), spec.constant_count));
   }
-  builder.ForceVectorAlignment(library.size(), 1, 64);
+  // PreAlign as vm/module_builder.cc does: ForceVectorAlignment asserts (in
+  // debug builds) that alignments stay at or below 32 bytes.
+  if (!library.empty()) builder.PreAlign(library.size(), 64);
   auto library_offset = builder.CreateVector(library);
   auto root = fb::CreateElfExecutable(builder, library_offset, builder.CreateVector(exports));
   fb::FinishElfExecutableBuffer(builder, root);
