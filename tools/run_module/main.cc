@@ -8,6 +8,8 @@
 //
 // --expected_output=... (one per result) compares the results and exits 1 on
 // a mismatch; --trace_execution prints every executed instruction to stderr.
+// --device=URI (default "cpu") selects the HAL device the invocation may
+// dispatch to; --list_devices lists every registered driver's devices.
 // Value notation and comparison tolerances: tools/common/value_parsing.h.
 // Every failure is one "error: ..." line on stderr (an invocation failure
 // keeps the VM's backtrace lines) and exit code 1.
@@ -18,6 +20,8 @@
 #include <vector>
 
 #include "base/file_io.h"
+#include "hal/builtin_drivers.h"
+#include "hal/driver_registry.h"
 #include "tools/common/flags.h"
 #include "tools/common/instruction_tracer.h"
 #include "tools/common/value_parsing.h"
@@ -38,7 +42,20 @@ struct RunOptions {
   std::vector<std::string> inputs;
   std::vector<std::string> expected_outputs;
   bool trace_execution = false;
+  std::string device_uri = "cpu";
+  bool list_devices = false;
 };
+
+// Prints one line per device: "cpu://0  CPU, 2 threads" or, for a driver that
+// cannot run here, "cuda  unavailable: <reason>".
+Status ListDevices(const hal::DriverRegistry& registry) {
+  for (const hal::DeviceInfo& device : registry.ListDevices()) {
+    std::string line = device.uri + "  " + device.name;
+    if (!device.available) line += "  unavailable: " + device.reason;
+    std::printf("%s\n", line.c_str());
+  }
+  return OkStatus();
+}
 
 Result<Ref<vm::BytecodeModule>> LoadModule(const vm::Instance& instance, const std::string& path) {
   if (path != "-") return vm::BytecodeModule::LoadFile(instance, path);
@@ -76,6 +93,18 @@ Result<const vm::ExportedFunction*> FindExport(const vm::BytecodeModule& module,
 
 // Runs the whole tool; the exit code is 1 when results do not match.
 Result<int> Run(const RunOptions& options) {
+  hal::DriverRegistry registry;
+  KILN_RETURN_IF_ERROR(hal::RegisterBuiltinDrivers(registry));
+  if (options.list_devices) {
+    KILN_RETURN_IF_ERROR(ListDevices(registry));
+    return 0;
+  }
+  // The device is created up front, so a bad --device fails before anything
+  // runs. Programs of scalars never dispatch to it; the hal VM module (which
+  // compiled dispatches import) will receive it.
+  auto device = registry.CreateDevice(options.device_uri);
+  if (!device.ok()) return device.status().WithContext("--device=" + options.device_uri);
+
   Ref<vm::Instance> instance = vm::Instance::Create();
   KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module, LoadModule(*instance, options.module_path));
   KILN_ASSIGN_OR_RETURN(const vm::ExportedFunction* exported,
@@ -147,6 +176,10 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
        cxxopts::value<std::string>())  //
       ("trace_execution", "Print every executed instruction to stderr",
        cxxopts::value<bool>()->default_value("false"))  //
+      ("device", "HAL device URI: cpu (default), cpu-sync, local-task, local-sync, cpu://N",
+       cxxopts::value<std::string>()->default_value("cpu"))  //
+      ("list_devices", "List the devices of every registered driver and exit",
+       cxxopts::value<bool>()->default_value("false"))  //
       ("h,help", "Print this help")                     //
       ("positional", "", cxxopts::value<std::vector<std::string>>());
   flags.parse_positional({"positional"});
@@ -163,6 +196,9 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
     if (positional.size() > 1) {
       return InvalidArgumentError("unexpected argument '" + positional[1] + "'");
     }
+    options->device_uri = result["device"].as<std::string>();
+    options->list_devices = result["list_devices"].as<bool>();
+    if (options->list_devices) return true;  // Needs no module.
     if (result.count("module") > 1) return InvalidArgumentError("--module given more than once");
     if (result.count("module") && !positional.empty()) {
       return InvalidArgumentError(
