@@ -47,18 +47,15 @@ class Buffer::SubspanBuffer final : public Buffer {
 };
 
 Result<size_t> Buffer::CheckRange(size_t offset, size_t length, std::string_view what) const {
+  if (std::optional<size_t> resolved = ResolveRange(offset, length)) return *resolved;
   if (offset > byte_length_) {
     return OutOfRangeError(std::string(what) + ": offset " + std::to_string(offset) +
                            " is past the end of a buffer of " + std::to_string(byte_length_) +
                            " bytes");
   }
-  if (length == kWholeBuffer) return byte_length_ - offset;
-  if (length > byte_length_ - offset) {
-    return OutOfRangeError(std::string(what) + ": range [" + std::to_string(offset) + ", " +
-                           std::to_string(offset) + " + " + std::to_string(length) +
-                           ") exceeds a buffer of " + std::to_string(byte_length_) + " bytes");
-  }
-  return length;
+  return OutOfRangeError(std::string(what) + ": range [" + std::to_string(offset) + ", " +
+                         std::to_string(offset) + " + " + std::to_string(length) +
+                         ") exceeds a buffer of " + std::to_string(byte_length_) + " bytes");
 }
 
 Result<std::span<uint8_t>> Buffer::Map(size_t offset, size_t length) {

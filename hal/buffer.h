@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -66,6 +67,14 @@ class Buffer : public RefObject {
   // [offset, offset + length) lies inside this buffer. `what` names the
   // access in the error ("ReadData", "dispatch binding 2", ...).
   Result<size_t> CheckRange(size_t offset, size_t length, std::string_view what) const;
+  // The same check without a message: the resolved length, or nullopt when
+  // the range does not fit. For hot paths that name the access only on error.
+  std::optional<size_t> ResolveRange(size_t offset, size_t length) const {
+    if (offset > byte_length_) return std::nullopt;
+    if (length == kWholeBuffer) return byte_length_ - offset;
+    if (length > byte_length_ - offset) return std::nullopt;
+    return length;
+  }
 
   // Host pointer to [offset, offset + length) of this buffer. The pointer
   // stays valid as long as the buffer lives. Needs host-visible memory and

@@ -1,5 +1,6 @@
 #include "hal/command_buffer.h"
 
+#include <optional>
 #include <string>
 
 namespace kiln::hal {
@@ -31,33 +32,54 @@ Status CommandBuffer::CheckRecording(const char* command) const {
       (state_ == State::kInitial ? "recording has not begun" : "recording has ended"));
 }
 
+std::string CommandBuffer::RefSite::Describe() const {
+  if (command != nullptr) return command;
+  return "Dispatch of '" + std::string(export_name) + "' binding " + std::to_string(binding);
+}
+
+Result<size_t> CommandBuffer::CheckBufferUse(const Buffer& buffer, size_t offset, size_t length,
+                                             BufferUsageBits usage, size_t alignment,
+                                             const RefSite& site, int64_t slot) {
+  auto what = [&] {
+    std::string text = site.Describe();
+    if (slot >= 0) text += " (binding-table slot " + std::to_string(slot) + ")";
+    return text;
+  };
+  if ((buffer.allowed_usage() & usage) != usage) {
+    return InvalidArgumentError(what() + ": the buffer allows " +
+                                FormatBufferUsage(buffer.allowed_usage()) + ", not " +
+                                FormatBufferUsage(usage));
+  }
+  std::optional<size_t> resolved = buffer.ResolveRange(offset, length);
+  if (!resolved) return buffer.CheckRange(offset, length, what()).status();
+  if (*resolved % alignment != 0) {
+    return InvalidArgumentError(what() + ": length " + std::to_string(*resolved) +
+                                " is not a multiple of " + std::to_string(alignment));
+  }
+  return *resolved;
+}
+
 Status CommandBuffer::CheckRef(const BufferRef& ref, BufferUsageBits usage, size_t alignment,
-                               const std::string& what, BufferRef* resolved,
+                               const RefSite& site, BufferRef* resolved,
                                std::vector<SlotUse>* slot_uses) const {
   *resolved = ref;
   if (ref.offset % alignment != 0) {
-    return InvalidArgumentError(what + ": offset " + std::to_string(ref.offset) +
+    return InvalidArgumentError(site.Describe() + ": offset " + std::to_string(ref.offset) +
                                 " is not a multiple of " + std::to_string(alignment));
   }
   if (ref.is_slot()) {
     if (mode_ != CommandBufferMode::kReusable) {
-      return InvalidArgumentError(what + ": binding-table slot " + std::to_string(ref.slot) +
+      return InvalidArgumentError(site.Describe() + ": binding-table slot " +
+                                  std::to_string(ref.slot) +
                                   " used in a one-shot command buffer (only reusable command "
                                   "buffers take a binding table)");
     }
-    slot_uses->push_back({ref.slot, ref.offset, ref.length, usage, alignment, what});
+    slot_uses->push_back({ref.slot, ref.offset, ref.length, usage, alignment, site.command,
+                          std::string(site.export_name), site.binding});
     return OkStatus();
   }
-  if ((ref.buffer->allowed_usage() & usage) != usage) {
-    return InvalidArgumentError(what + ": the buffer allows " +
-                                FormatBufferUsage(ref.buffer->allowed_usage()) + ", not " +
-                                FormatBufferUsage(usage));
-  }
-  KILN_ASSIGN_OR_RETURN(resolved->length, ref.buffer->CheckRange(ref.offset, ref.length, what));
-  if (resolved->length % alignment != 0) {
-    return InvalidArgumentError(what + ": length " + std::to_string(resolved->length) +
-                                " is not a multiple of " + std::to_string(alignment));
-  }
+  KILN_ASSIGN_OR_RETURN(resolved->length, CheckBufferUse(*ref.buffer, ref.offset, ref.length,
+                                                         usage, alignment, site, /*slot=*/-1));
   return OkStatus();
 }
 
@@ -73,21 +95,21 @@ Status CommandBuffer::Dispatch(const Ref<Executable>& executable, uint32_t expor
                                 std::to_string(executable->exports().size()) + " exports)");
   }
   const ExecutableExport& info = executable->export_at(export_ordinal);
-  std::string where = "Dispatch of '" + info.name + "'";
+  auto where = [&] { return "Dispatch of '" + info.name + "'"; };
   if (constants.size() != info.layout.constant_count) {
-    return InvalidArgumentError(where + ": " + std::to_string(constants.size()) +
+    return InvalidArgumentError(where() + ": " + std::to_string(constants.size()) +
                                 " constants given but the layout declares " +
                                 std::to_string(info.layout.constant_count));
   }
   if (bindings.size() != info.layout.bindings.size()) {
-    return InvalidArgumentError(where + ": " + std::to_string(bindings.size()) +
+    return InvalidArgumentError(where() + ": " + std::to_string(bindings.size()) +
                                 " bindings given but the layout declares " +
                                 std::to_string(info.layout.bindings.size()));
   }
   for (int i = 0; i < 3; ++i) {
     if (workgroup_count[i] == 0) {
       return InvalidArgumentError(
-          where + ": workgroup count (" + std::to_string(workgroup_count[0]) + ", " +
+          where() + ": workgroup count (" + std::to_string(workgroup_count[0]) + ", " +
           std::to_string(workgroup_count[1]) + ", " + std::to_string(workgroup_count[2]) +
           ") has a zero component "
           "(each must be >= 1)");
@@ -96,8 +118,9 @@ Status CommandBuffer::Dispatch(const Ref<Executable>& executable, uint32_t expor
   std::vector<BufferRef> resolved(bindings.size());
   std::vector<SlotUse> uses;
   for (size_t i = 0; i < bindings.size(); ++i) {
-    KILN_RETURN_IF_ERROR(CheckRef(bindings[i], kBufferUsageDispatchStorage, 1,
-                                  where + " binding " + std::to_string(i), &resolved[i], &uses));
+    const RefSite site{nullptr, info.name, static_cast<uint32_t>(i)};
+    KILN_RETURN_IF_ERROR(
+        CheckRef(bindings[i], kBufferUsageDispatchStorage, 1, site, &resolved[i], &uses));
   }
   KILN_RETURN_IF_ERROR(
       DispatchImpl(executable, export_ordinal, workgroup_count, constants, resolved));
@@ -125,9 +148,9 @@ Status CommandBuffer::CopyBuffer(const BufferRef& source, const BufferRef& targe
   BufferRef resolved_src, resolved_dst;
   std::vector<SlotUse> uses;
   KILN_RETURN_IF_ERROR(
-      CheckRef(src, kBufferUsageTransfer, 1, "CopyBuffer source", &resolved_src, &uses));
+      CheckRef(src, kBufferUsageTransfer, 1, RefSite{"CopyBuffer source"}, &resolved_src, &uses));
   KILN_RETURN_IF_ERROR(
-      CheckRef(dst, kBufferUsageTransfer, 1, "CopyBuffer target", &resolved_dst, &uses));
+      CheckRef(dst, kBufferUsageTransfer, 1, RefSite{"CopyBuffer target"}, &resolved_dst, &uses));
   KILN_RETURN_IF_ERROR(CopyBufferImpl(resolved_src, resolved_dst, length));
   slot_uses_.insert(slot_uses_.end(), uses.begin(), uses.end());
   return OkStatus();
@@ -141,7 +164,7 @@ Status CommandBuffer::FillBuffer(const BufferRef& target, uint32_t pattern, size
   }
   BufferRef resolved;
   std::vector<SlotUse> uses;
-  KILN_RETURN_IF_ERROR(CheckRef(target, kBufferUsageTransfer, pattern_length, "FillBuffer target",
+  KILN_RETURN_IF_ERROR(CheckRef(target, kBufferUsageTransfer, pattern_length, RefSite{"FillBuffer target"},
                                 &resolved, &uses));
   KILN_RETURN_IF_ERROR(FillBufferImpl(resolved, pattern, pattern_length));
   slot_uses_.insert(slot_uses_.end(), uses.begin(), uses.end());
@@ -160,7 +183,7 @@ Status CommandBuffer::UpdateBuffer(std::span<const uint8_t> data, const BufferRe
   BufferRef resolved;
   std::vector<SlotUse> uses;
   KILN_RETURN_IF_ERROR(
-      CheckRef(dst, kBufferUsageTransfer, 1, "UpdateBuffer target", &resolved, &uses));
+      CheckRef(dst, kBufferUsageTransfer, 1, RefSite{"UpdateBuffer target"}, &resolved, &uses));
   KILN_RETURN_IF_ERROR(UpdateBufferImpl(data, resolved));
   slot_uses_.insert(slot_uses_.end(), uses.begin(), uses.end());
   return OkStatus();
@@ -174,24 +197,16 @@ Status CommandBuffer::ExecutionBarrier() {
 Status CommandBuffer::ValidateBindingTable(std::span<const Ref<Buffer>> binding_table) const {
   for (const SlotUse& use : slot_uses_) {
     if (use.slot >= binding_table.size() || !binding_table[use.slot]) {
-      return InvalidArgumentError(use.what + ": binding-table slot " + std::to_string(use.slot) +
+      return InvalidArgumentError(use.site().Describe() + ": binding-table slot " +
+                                  std::to_string(use.slot) +
                                   (use.slot >= binding_table.size()
                                        ? " is out of range (the table has " +
                                              std::to_string(binding_table.size()) + " entries)"
                                        : " is empty"));
     }
-    const Buffer& buffer = *binding_table[use.slot];
-    std::string what = use.what + " (binding-table slot " + std::to_string(use.slot) + ")";
-    if ((buffer.allowed_usage() & use.usage) != use.usage) {
-      return InvalidArgumentError(what + ": the buffer allows " +
-                                  FormatBufferUsage(buffer.allowed_usage()) + ", not " +
-                                  FormatBufferUsage(use.usage));
-    }
-    KILN_ASSIGN_OR_RETURN(size_t length, buffer.CheckRange(use.offset, use.length, what));
-    if (length % use.alignment != 0) {
-      return InvalidArgumentError(what + ": length " + std::to_string(length) +
-                                  " is not a multiple of " + std::to_string(use.alignment));
-    }
+    KILN_RETURN_IF_ERROR(CheckBufferUse(*binding_table[use.slot], use.offset, use.length,
+                                        use.usage, use.alignment, use.site(), use.slot)
+                             .status());
   }
   return OkStatus();
 }

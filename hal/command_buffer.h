@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/ref.h"
@@ -108,21 +109,39 @@ class CommandBuffer : public RefObject {
 
  private:
   enum class State : uint8_t { kInitial, kRecording, kEnded };
+  // Where a buffer reference is used ("CopyBuffer source", "Dispatch of 'f'
+  // binding 2"). Rendered only when an error needs it, so recording and
+  // submitting build no strings.
+  struct RefSite {
+    const char* command = nullptr;      // For non-dispatch commands.
+    std::string_view export_name = {};  // Dispatches: the export (command is null).
+    uint32_t binding = 0;          // Dispatches: the binding index.
+    std::string Describe() const;
+  };
   struct SlotUse {
     uint32_t slot;
     size_t offset;
     size_t length;  // May be kWholeBuffer.
     BufferUsageBits usage;
     size_t alignment;  // The resolved length must be a multiple of it.
-    std::string what;  // Names the use in errors.
+    // The RefSite of the use, owned (it outlives the recording call).
+    const char* command;
+    std::string export_name;
+    uint32_t binding;
+    RefSite site() const { return {command, export_name, binding}; }
   };
 
   Status CheckRecording(const char* command) const;
   // Validates a concrete range (resolving kWholeBuffer into `resolved`) or
   // remembers a slot use for submit-time validation.
   Status CheckRef(const BufferRef& ref, BufferUsageBits usage, size_t alignment,
-                  const std::string& what, BufferRef* resolved,
-                  std::vector<SlotUse>* slot_uses) const;
+                  const RefSite& site, BufferRef* resolved, std::vector<SlotUse>* slot_uses) const;
+  // The usage, range and alignment checks shared by a concrete reference at
+  // record time and a binding-table slot at submit. `slot` >= 0 adds
+  // "(binding-table slot N)" to the message.
+  static Result<size_t> CheckBufferUse(const Buffer& buffer, size_t offset, size_t length,
+                                       BufferUsageBits usage, size_t alignment,
+                                       const RefSite& site, int64_t slot);
 
   CommandBufferMode mode_;
   State state_ = State::kInitial;

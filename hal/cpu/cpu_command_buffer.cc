@@ -15,16 +15,28 @@ struct HostRange {
   size_t length;
 };
 
-Result<HostRange> Resolve(const BufferRef& ref, std::span<const Ref<Buffer>> binding_table,
-                          const std::string& what) {
-  Buffer* buffer = ref.buffer.get();
-  if (ref.is_slot()) {
-    // Validated at submit (CommandBuffer::ValidateBindingTable).
-    buffer = binding_table[ref.slot].get();
+// Resolves a recorded reference for one execution. Nothing is checked here:
+// concrete references were checked when recorded (range and usage by
+// CommandBuffer, host allocation by CheckHostBuffer below) and binding-table
+// slots at submit (CommandBuffer::ValidateBindingTable and QueueExecute's
+// host-allocation check), so executing a command buffer again costs no
+// validation.
+HostRange Resolve(const BufferRef& ref, std::span<const Ref<Buffer>> binding_table) {
+  Buffer* buffer = ref.is_slot() ? binding_table[ref.slot].get() : ref.buffer.get();
+  const size_t length =
+      ref.length == kWholeBuffer ? buffer->byte_length() - ref.offset : ref.length;
+  auto* host = static_cast<HostBuffer*>(buffer->allocated_buffer());
+  return HostRange{host->data() + buffer->byte_offset() + ref.offset, length};
+}
+
+// A concrete reference must name memory this driver can address (slots are
+// checked at submit).
+template <typename Describe>
+Status CheckHostBuffer(const BufferRef& ref, const Describe& what) {
+  if (ref.is_slot() || dynamic_cast<HostBuffer*>(ref.buffer->allocated_buffer()) != nullptr) {
+    return OkStatus();
   }
-  KILN_ASSIGN_OR_RETURN(size_t length, buffer->CheckRange(ref.offset, ref.length, what));
-  KILN_ASSIGN_OR_RETURN(uint8_t * data, HostPointer(*buffer, ref.offset, what));
-  return HostRange{data, length};
+  return InvalidArgumentError(what() + ": the buffer was not allocated by a CPU device");
 }
 
 std::string FormatTriple(const uint32_t v[3]) {
@@ -43,6 +55,12 @@ Status CpuCommandBuffer::DispatchImpl(const Ref<Executable>& executable, uint32_
     return InvalidArgumentError("Dispatch: the " + executable->format() +
                                 " executable was not created by a CPU device");
   }
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    KILN_RETURN_IF_ERROR(CheckHostBuffer(bindings[i], [&] {
+      return "Dispatch of '" + executable->export_at(export_ordinal).name + "' binding " +
+             std::to_string(i);
+    }));
+  }
   commands_.push_back(DispatchCommand{Ref<CpuExecutable>(cpu_executable), export_ordinal,
                                       workgroup_count,
                                       std::vector<uint32_t>(constants.begin(), constants.end()),
@@ -52,17 +70,21 @@ Status CpuCommandBuffer::DispatchImpl(const Ref<Executable>& executable, uint32_
 
 Status CpuCommandBuffer::CopyBufferImpl(const BufferRef& source, const BufferRef& target,
                                         size_t length) {
+  KILN_RETURN_IF_ERROR(CheckHostBuffer(source, [] { return std::string("CopyBuffer source"); }));
+  KILN_RETURN_IF_ERROR(CheckHostBuffer(target, [] { return std::string("CopyBuffer target"); }));
   commands_.push_back(CopyCommand{source, target, length});
   return OkStatus();
 }
 
 Status CpuCommandBuffer::FillBufferImpl(const BufferRef& target, uint32_t pattern,
                                         size_t pattern_length) {
+  KILN_RETURN_IF_ERROR(CheckHostBuffer(target, [] { return std::string("FillBuffer target"); }));
   commands_.push_back(FillCommand{target, pattern, pattern_length});
   return OkStatus();
 }
 
 Status CpuCommandBuffer::UpdateBufferImpl(std::span<const uint8_t> data, const BufferRef& target) {
+  KILN_RETURN_IF_ERROR(CheckHostBuffer(target, [] { return std::string("UpdateBuffer target"); }));
   commands_.push_back(UpdateCommand{std::vector<uint8_t>(data.begin(), data.end()), target});
   return OkStatus();
 }
@@ -75,9 +97,7 @@ Status CpuCommandBuffer::RunDispatch(const DispatchCommand& command,
   std::vector<void*> pointers(command.bindings.size());
   std::vector<size_t> lengths(command.bindings.size());
   for (size_t i = 0; i < command.bindings.size(); ++i) {
-    KILN_ASSIGN_OR_RETURN(HostRange range,
-                          Resolve(command.bindings[i], binding_table,
-                                  "dispatch of '" + info.name + "' binding " + std::to_string(i)));
+    HostRange range = Resolve(command.bindings[i], binding_table);
     pointers[i] = range.data;
     lengths[i] = range.length;
   }
@@ -97,7 +117,7 @@ Status CpuCommandBuffer::RunDispatch(const DispatchCommand& command,
   const uint64_t total = count_xy * command.workgroup_count[2];
   std::mutex failure_mutex;
   Status failure;
-  std::function<bool(uint64_t)> run_workgroup = [&](uint64_t index) {
+  auto run_workgroup = [&](uint64_t index) {
     kiln_hal_dispatch_state_t state = base;
     state.workgroup_id[0] = static_cast<uint32_t>(index % count_x);
     state.workgroup_id[1] = static_cast<uint32_t>((index % count_xy) / count_x);
@@ -130,11 +150,11 @@ Status CpuCommandBuffer::Execute(std::span<const Ref<Buffer>> binding_table,
     if (const auto* dispatch = std::get_if<DispatchCommand>(&command)) {
       KILN_RETURN_IF_ERROR(RunDispatch(*dispatch, binding_table, pool));
     } else if (const auto* copy = std::get_if<CopyCommand>(&command)) {
-      KILN_ASSIGN_OR_RETURN(HostRange source, Resolve(copy->source, binding_table, "copy source"));
-      KILN_ASSIGN_OR_RETURN(HostRange target, Resolve(copy->target, binding_table, "copy target"));
+      HostRange source = Resolve(copy->source, binding_table);
+      HostRange target = Resolve(copy->target, binding_table);
       std::memmove(target.data, source.data, copy->length);
     } else if (const auto* fill = std::get_if<FillCommand>(&command)) {
-      KILN_ASSIGN_OR_RETURN(HostRange target, Resolve(fill->target, binding_table, "fill target"));
+      HostRange target = Resolve(fill->target, binding_table);
       if (fill->pattern_length == 1) {
         std::memset(target.data, static_cast<uint8_t>(fill->pattern), target.length);
       } else {
@@ -143,8 +163,7 @@ Status CpuCommandBuffer::Execute(std::span<const Ref<Buffer>> binding_table,
         }
       }
     } else if (const auto* update = std::get_if<UpdateCommand>(&command)) {
-      KILN_ASSIGN_OR_RETURN(HostRange target,
-                            Resolve(update->target, binding_table, "update target"));
+      HostRange target = Resolve(update->target, binding_table);
       if (!update->data.empty()) {
         std::memcpy(target.data, update->data.data(), update->data.size());
       }

@@ -88,16 +88,16 @@ Status CpuDevice::QueueExecute(const Fence& wait, const Fence& signal,
     }
   }
   for (size_t i = 0; i < command_buffers.size(); ++i) {
-    std::string where = "QueueExecute: command buffer " + std::to_string(i);
+    auto where = [i] { return "QueueExecute: command buffer " + std::to_string(i); };
     auto* command_buffer = dynamic_cast<CpuCommandBuffer*>(command_buffers[i].get());
     if (command_buffer == nullptr) {
-      return InvalidArgumentError(where + " was not created by a CPU device");
+      return InvalidArgumentError(where() + " was not created by a CPU device");
     }
     if (!command_buffer->is_ended()) {
-      return FailedPreconditionError(where + " has not ended recording (call End first)");
+      return FailedPreconditionError(where() + " has not ended recording (call End first)");
     }
     Status valid = command_buffer->ValidateBindingTable(binding_table);
-    if (!valid.ok()) return valid.WithContext(where);
+    if (!valid.ok()) return valid.WithContext(where());
     submission.command_buffers.emplace_back(command_buffer);
   }
   // A one-shot command buffer may appear once, in one submission: check all

@@ -30,15 +30,6 @@ Result<Ref<HostBuffer>> HostBuffer::Allocate(BufferUsageBits usage, size_t size)
   return Ref<HostBuffer>::Adopt(new HostBuffer(usage, size, static_cast<uint8_t*>(data)));
 }
 
-Result<uint8_t*> HostPointer(Buffer& buffer, size_t offset, std::string_view what) {
-  auto* host = dynamic_cast<HostBuffer*>(buffer.allocated_buffer());
-  if (host == nullptr) {
-    return InvalidArgumentError(std::string(what) +
-                                ": the buffer was not allocated by a CPU device");
-  }
-  return host->data() + buffer.byte_offset() + offset;
-}
-
 Result<Ref<Buffer>> HostAllocator::Allocate(const BufferParams& params, size_t size) {
   if (params.memory_type & ~kHostMemory) {
     return InvalidArgumentError("the CPU allocator has no memory of type " +

@@ -36,11 +36,6 @@ class HostBuffer final : public Buffer {
   uint8_t* data_;
 };
 
-// The host address of byte `offset` of `buffer` (any buffer whose allocation
-// is a HostBuffer, subspans included), or an error naming the buffer's
-// origin when it is not host memory of the CPU driver.
-Result<uint8_t*> HostPointer(Buffer& buffer, size_t offset, std::string_view what);
-
 class HostAllocator final : public Allocator {
  public:
   Result<Ref<Buffer>> Allocate(const BufferParams& params, size_t size) override;

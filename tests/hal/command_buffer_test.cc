@@ -120,6 +120,35 @@ TEST_F(CommandBufferTest, TransferValidation) {
               StatusCode::kInvalidArgument, "8 bytes given for a target range of 4");
 }
 
+// A buffer some other driver allocated (the CPU driver cannot address it).
+class ForeignBuffer final : public Buffer {
+ public:
+  ForeignBuffer() : Buffer(kMemoryTypeDeviceLocal, kBufferUsageDefault, 64) {}
+
+ protected:
+  Result<uint8_t*> MapAllocation(size_t, size_t) override {
+    return UnavailableError("not host memory");
+  }
+};
+
+// Concrete references are checked for host memory when recorded, so
+// executing a command buffer checks nothing again.
+TEST_F(CommandBufferTest, ForeignBuffersAreRejectedWhenRecorded) {
+  Ref<Buffer> foreign = MakeRef<ForeignBuffer>();
+  ExpectError(
+      DispatchMulAdd({1, 1, 1}, {1, 2, 3}, {BufferRef::Of(buffer_), BufferRef::Of(foreign)}),
+      StatusCode::kInvalidArgument,
+      "Dispatch of 'mul_add' binding 1: the buffer was not allocated by a CPU device");
+  ExpectError(command_buffer_->CopyBuffer(BufferRef::Of(foreign), BufferRef::Of(buffer_), 4),
+              StatusCode::kInvalidArgument,
+              "CopyBuffer source: the buffer was not allocated by a CPU device");
+  ExpectError(command_buffer_->FillBuffer(BufferRef::Of(foreign), 0, 4),
+              StatusCode::kInvalidArgument, "FillBuffer target: the buffer was not allocated");
+  const uint8_t bytes[4] = {};
+  ExpectError(command_buffer_->UpdateBuffer(bytes, BufferRef::Of(foreign)),
+              StatusCode::kInvalidArgument, "UpdateBuffer target: the buffer was not allocated");
+}
+
 TEST_F(CommandBufferTest, SlotsNeedAReusableCommandBuffer) {
   ExpectError(command_buffer_->FillBuffer(BufferRef::Slot(0), 0, 1), StatusCode::kInvalidArgument,
               "only reusable command buffers take a binding table");
