@@ -10,6 +10,15 @@ std::vector<std::string> RepeatedFlag(const cxxopts::ParseResult& result, std::s
   return values;
 }
 
+Result<std::optional<std::string>> SinglePositional(const cxxopts::ParseResult& result) {
+  if (!result.count("positional")) return std::optional<std::string>();
+  const auto& positional = result["positional"].as<std::vector<std::string>>();
+  if (positional.size() > 1) {
+    return InvalidArgumentError("unexpected argument '" + positional[1] + "'");
+  }
+  return positional.empty() ? std::optional<std::string>() : std::optional(positional[0]);
+}
+
 std::string FlagErrorMessage(const std::exception& error) {
   const std::string_view what = error.what();
   std::string message;

@@ -10,14 +10,22 @@
 
 #include <cxxopts.hpp>
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "base/result.h"
 
 namespace kiln::tools {
 
 // Every value given for flag `name`, in order.
 std::vector<std::string> RepeatedFlag(const cxxopts::ParseResult& result, std::string_view name);
+
+// The one positional argument (the tools declare positionals as a string
+// vector option named "positional"), nullopt when there is none, an error
+// naming the second when there are more.
+Result<std::optional<std::string>> SinglePositional(const cxxopts::ParseResult& result);
 
 // The message of a cxxopts exception with its typographic quotes made ASCII.
 std::string FlagErrorMessage(const std::exception& error);

@@ -45,15 +45,9 @@ Result<bool> ParseFlags(int argc, char** argv, DumpOptions* options) {
       std::printf("%s", flags.help().c_str());
       return false;
     }
-    std::vector<std::string> positional;
-    if (result.count("positional")) {
-      positional = result["positional"].as<std::vector<std::string>>();
-    }
-    if (positional.empty()) return InvalidArgumentError("no module file given");
-    if (positional.size() > 1) {
-      return InvalidArgumentError("unexpected argument '" + positional[1] + "'");
-    }
-    options->module_path = positional[0];
+    KILN_ASSIGN_OR_RETURN(std::optional<std::string> module_path, tools::SinglePositional(result));
+    if (!module_path) return InvalidArgumentError("no module file given");
+    options->module_path = *module_path;
     const std::string output = result["output"].as<std::string>();
     if (output != "text" && output != "json") {
       return InvalidArgumentError("--output must be text or json, not '" + output + "'");

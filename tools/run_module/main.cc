@@ -189,26 +189,20 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
       std::printf("%s", flags.help().c_str());
       return false;
     }
-    std::vector<std::string> positional;
-    if (result.count("positional")) {
-      positional = result["positional"].as<std::vector<std::string>>();
-    }
-    if (positional.size() > 1) {
-      return InvalidArgumentError("unexpected argument '" + positional[1] + "'");
-    }
+    KILN_ASSIGN_OR_RETURN(std::optional<std::string> positional, tools::SinglePositional(result));
     options->device_uri = result["device"].as<std::string>();
     options->list_devices = result["list_devices"].as<bool>();
     if (options->list_devices) return true;  // Needs no module.
     if (result.count("module") > 1) return InvalidArgumentError("--module given more than once");
-    if (result.count("module") && !positional.empty()) {
-      return InvalidArgumentError(
-          "module given twice: --module=" + result["module"].as<std::string>() + " and '" +
-          positional[0] + "'");
+    if (result.count("module") && positional) {
+      return InvalidArgumentError("module given twice: --module=" +
+                                  result["module"].as<std::string>() + " and '" + *positional +
+                                  "'");
     }
     if (result.count("module")) {
       options->module_path = result["module"].as<std::string>();
-    } else if (!positional.empty()) {
-      options->module_path = positional[0];
+    } else if (positional) {
+      options->module_path = *positional;
     } else {
       return InvalidArgumentError("no module given (--module=FILE or a positional FILE)");
     }
