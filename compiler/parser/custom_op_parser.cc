@@ -63,6 +63,8 @@ class CustomOpParser {
   bool ParseCompare();
   bool ParseSelect();
   bool ParseCast();
+  bool ParseAssignments(const char* expected_equal, const char* expected_close,
+                        std::vector<ArgumentDecl>* args, std::vector<UnresolvedOperand>* inits);
   bool ParseIf();
   bool ParseFor();
   bool ParseWhile();
@@ -437,6 +439,25 @@ bool CustomOpParser::ParseIf() {
 
 // scf.for %i = %lb to %ub step %s [: type] [iter_args(%a = %x, ...) -> (types)]
 //   [: type] { ... } attr-dict
+// `%a = %x, %b = %y)` after the '(' of scf.for's iter_args or scf.while's
+// argument list: appends each name to `args` and each value to `inits`.
+bool CustomOpParser::ParseAssignments(const char* expected_equal, const char* expected_close,
+                                      std::vector<ArgumentDecl>* args,
+                                      std::vector<UnresolvedOperand>* inits) {
+  if (!tok().is(K::kRParen)) {
+    do {
+      ArgumentDecl arg;
+      if (!p_.ParseArgumentName(&arg)) return false;
+      if (!p_.Expect(K::kEqual, expected_equal)) return false;
+      UnresolvedOperand init;
+      if (!p_.ParseOperand(&init)) return false;
+      args->push_back(std::move(arg));
+      inits->push_back(std::move(init));
+    } while (p_.ConsumeIf(K::kComma));
+  }
+  return p_.Expect(K::kRParen, expected_close);
+}
+
 bool CustomOpParser::ParseFor() {
   ArgumentDecl induction;
   if (!p_.ParseArgumentName(&induction)) return false;
@@ -457,18 +478,9 @@ bool CustomOpParser::ParseFor() {
   std::vector<Type> results;
   if (p_.ConsumeKeywordIf("iter_args")) {
     if (!p_.Expect(K::kLParen, "'(' after 'iter_args'")) return false;
-    if (!tok().is(K::kRParen)) {
-      do {
-        ArgumentDecl arg;
-        if (!p_.ParseArgumentName(&arg)) return false;
-        if (!p_.Expect(K::kEqual, "'=' after the iter_args name")) return false;
-        UnresolvedOperand init;
-        if (!p_.ParseOperand(&init)) return false;
-        args.push_back(std::move(arg));
-        inits.push_back(std::move(init));
-      } while (p_.ConsumeIf(K::kComma));
+    if (!ParseAssignments("'=' after the iter_args name", "')' to end iter_args", &args, &inits)) {
+      return false;
     }
-    if (!p_.Expect(K::kRParen, "')' to end iter_args")) return false;
     Location arrow = Here();
     if (!p_.Expect(K::kArrow, "'->' followed by the iter_args types")) return false;
     if (!p_.ParseFunctionResultTypes(&results)) return false;
@@ -498,19 +510,10 @@ bool CustomOpParser::ParseFor() {
 bool CustomOpParser::ParseWhile() {
   std::vector<ArgumentDecl> args;
   std::vector<UnresolvedOperand> inits;
-  if (p_.ConsumeIf(K::kLParen)) {
-    if (!tok().is(K::kRParen)) {
-      do {
-        ArgumentDecl arg;
-        if (!p_.ParseArgumentName(&arg)) return false;
-        if (!p_.Expect(K::kEqual, "'=' after the argument name")) return false;
-        UnresolvedOperand init;
-        if (!p_.ParseOperand(&init)) return false;
-        args.push_back(std::move(arg));
-        inits.push_back(std::move(init));
-      } while (p_.ConsumeIf(K::kComma));
-    }
-    if (!p_.Expect(K::kRParen, "')' to end the argument list")) return false;
+  if (p_.ConsumeIf(K::kLParen) &&
+      !ParseAssignments("'=' after the argument name", "')' to end the argument list", &args,
+                        &inits)) {
+    return false;
   }
   if (!p_.Expect(K::kColon, "':' followed by the loop's function type")) return false;
   Location type_loc = Here();
