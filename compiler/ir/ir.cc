@@ -240,17 +240,18 @@ void WalkPostOrder(Operation* op, const std::function<void(Operation*)>& fn) {
   fn(op);
 }
 
+Value* FollowReplacements(const std::unordered_map<Value*, Value*>& replacements, Value* value) {
+  for (size_t hops = 0; hops <= replacements.size(); ++hops) {
+    auto it = replacements.find(value);
+    if (it == replacements.end()) break;
+    value = it->second;
+  }
+  return value;
+}
+
 void ReplaceUses(Operation* root, const std::unordered_map<Value*, Value*>& replacements) {
   if (replacements.empty()) return;
-  auto resolve = [&](Value* v) {
-    // Bounded: a cycle (a→b, b→a) would be a pass bug; stop rather than hang.
-    for (size_t hops = 0; hops <= replacements.size(); ++hops) {
-      auto it = replacements.find(v);
-      if (it == replacements.end()) break;
-      v = it->second;
-    }
-    return v;
-  };
+  auto resolve = [&](Value* v) { return FollowReplacements(replacements, v); };
   Walk(root, [&](Operation* op) {
     for (Value*& v : op->operands) v = resolve(v);
     for (Successor& s : op->successors) {

@@ -213,6 +213,10 @@ void Walk(Operation* op, const std::function<void(Operation*)>& fn);
 // contents).
 void WalkPostOrder(Operation* op, const std::function<void(Operation*)>& fn);
 
+// `value` after following `replacements` (a→b, b→c gives c). A cycle (a pass
+// bug) stops after as many hops as there are entries instead of hanging.
+Value* FollowReplacements(const std::unordered_map<Value*, Value*>& replacements, Value* value);
+
 // Replaces every use (operands and successor arguments) of each key of
 // `replacements` by its value, in `root` and everything nested in it.
 // Replacement chains (a→b, b→c) are followed.

@@ -225,26 +225,12 @@ void FoldFunction(Operation* func) {
     pool.Adopt(block->Take(block->IndexOf(op)), key);
   }
 
-  auto resolve = [&](Value* v) {
-    for (size_t hops = 0; hops <= replaced.size(); ++hops) {
-      auto it = replaced.find(v);
-      if (it == replaced.end()) break;
-      v = it->second;
-    }
-    return v;
-  };
+  auto resolve = [&](Value* v) { return FollowReplacements(replaced, v); };
   // Rewrites every operand through `replaced`, then erases the dead ops. After
   // this no live op refers to a replaced value, so the map can be cleared
   // before the erased values' memory is reused.
   auto apply = [&] {
-    if (!replaced.empty()) {
-      Walk(func, [&](Operation* op) {
-        for (Value*& v : op->operands) v = resolve(v);
-        for (Successor& s : op->successors) {
-          for (Value*& v : s.arguments) v = resolve(v);
-        }
-      });
-    }
+    ReplaceUses(func, replaced);
     replaced.clear();
     if (erased.empty()) return;
     Walk(func, [&](Operation* op) {

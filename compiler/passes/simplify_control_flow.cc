@@ -192,23 +192,8 @@ bool MergeBlocks(Region* region) {
   }
   if (merged.empty()) return false;
   // Apply the replacements to the region (and everything nested in it).
-  auto resolve = [&](Value* v) {
-    for (size_t hops = 0; hops <= replaced.size(); ++hops) {
-      auto it = replaced.find(v);
-      if (it == replaced.end()) break;
-      v = it->second;
-    }
-    return v;
-  };
   for (const auto& block : region->blocks()) {
-    for (const auto& op : block->operations()) {
-      Walk(op.get(), [&](Operation* o) {
-        for (Value*& v : o->operands) v = resolve(v);
-        for (Successor& s : o->successors) {
-          for (Value*& v : s.arguments) v = resolve(v);
-        }
-      });
-    }
+    for (const auto& op : block->operations()) ReplaceUses(op.get(), replaced);
   }
   region->EraseBlocksIf([&](Block* b) { return merged.count(b) != 0; });
   return true;
