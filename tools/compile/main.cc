@@ -8,6 +8,7 @@
 // and a caret; any error exits with status 1.
 #include <cstdio>
 #include <cxxopts.hpp>
+#include <exception>
 #include <iostream>
 #include <string>
 
@@ -81,4 +82,10 @@ int Run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return Run(argc, argv); }
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& error) {  // Out of memory, at worst: an error, not an abort.
+    return Fail(std::string("error: ") + error.what());
+  }
+}
