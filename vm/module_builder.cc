@@ -261,6 +261,10 @@ void ModuleBuilder::AddGlobalDescriptor(std::string name, std::string type, uint
   globals_.push_back({std::move(name), std::move(type), offset, size, is_ref});
 }
 
+void ModuleBuilder::AddExecutableDescription(ExecutableDescription description) {
+  executables_.push_back(std::move(description));
+}
+
 void ModuleBuilder::SetGlobals(uint32_t bytes, uint32_t refs) {
   global_bytes_ = bytes;
   global_refs_ = refs;
@@ -402,6 +406,29 @@ Result<std::vector<uint8_t>> ModuleBuilder::Finish() {
                                                        fbb.CreateString(g.type), g.offset, g.size,
                                                        g.is_ref));
   }
+  std::vector<fb::Offset<s::ExecutableDescriptor>> executable_offsets;
+  for (const ExecutableDescription& e : executables_) {
+    std::vector<fb::Offset<s::ExecutableVariantDescriptor>> variants;
+    for (const auto& v : e.variants) {
+      variants.push_back(s::CreateExecutableVariantDescriptor(
+          fbb, fbb.CreateString(v.target), fbb.CreateString(v.format), fbb.CreateString(v.config),
+          v.rodata));
+    }
+    std::vector<fb::Offset<s::ExecutableExportDescriptor>> exports;
+    for (const auto& x : e.exports) {
+      exports.push_back(s::CreateExecutableExportDescriptor(
+          fbb, fbb.CreateString(x.name), x.ordinal, fbb.CreateString(x.layout),
+          fbb.CreateVector(x.workgroup_size.data(), x.workgroup_size.size())));
+    }
+    std::vector<fb::Offset<s::DispatchSiteDescriptor>> sites;
+    for (const auto& d : e.dispatch_sites) {
+      sites.push_back(
+          s::CreateDispatchSiteDescriptor(fbb, d.function, d.bytecode_offset, d.export_ordinal));
+    }
+    executable_offsets.push_back(s::CreateExecutableDescriptor(
+        fbb, fbb.CreateString(e.name), fbb.CreateVector(variants), fbb.CreateVector(exports),
+        fbb.CreateVector(sites)));
+  }
   if (!bytecode.empty()) fbb.PreAlign(bytecode.size(), 8);
   auto bytecode_offset = fbb.CreateVector(bytecode);
   auto module = s::CreateModule(
@@ -409,7 +436,8 @@ Result<std::vector<uint8_t>> ModuleBuilder::Finish() {
       fbb.CreateVector(import_offsets), fbb.CreateVector(export_offsets),
       fbb.CreateVector(function_offsets), bytecode_offset, fbb.CreateVector(rodata_offsets),
       strings(strings_), global_bytes_, global_refs_, initializer_, strings(source_files_),
-      globals_.empty() ? 0 : fbb.CreateVector(global_offsets));
+      globals_.empty() ? 0 : fbb.CreateVector(global_offsets),
+      executables_.empty() ? 0 : fbb.CreateVector(executable_offsets));
   s::FinishModuleBuffer(fbb, module);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }

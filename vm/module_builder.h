@@ -61,6 +61,30 @@ struct ExportReflection {
   std::vector<std::string> result_descriptions;
 };
 
+// Debug description of one embedded executable (see module.fbs,
+// ExecutableDescriptor); tools print it, the VM ignores it.
+struct ExecutableDescription {
+  struct Variant {
+    std::string target, format, config;
+    uint32_t rodata = 0;  // Ordinal returned by AddRodata.
+  };
+  struct Export {
+    std::string name;
+    uint32_t ordinal = 0;
+    std::string layout;
+    std::array<uint32_t, 3> workgroup_size = {1, 1, 1};
+  };
+  struct DispatchSite {
+    uint32_t function = 0;
+    uint32_t bytecode_offset = 0;  // Relative to the function's bytecode.
+    uint32_t export_ordinal = 0;
+  };
+  std::string name;
+  std::vector<Variant> variants;
+  std::vector<Export> exports;
+  std::vector<DispatchSite> dispatch_sites;
+};
+
 class FunctionBuilder {
  public:
   uint32_t ordinal() const { return ordinal_; }
@@ -149,6 +173,8 @@ class ModuleBuilder {
   // `offset` is a byte offset (size 4 or 8) or, with is_ref, a ref slot.
   void AddGlobalDescriptor(std::string name, std::string type, uint32_t offset, uint32_t size,
                            bool is_ref = false);
+  // Describes an embedded executable for tools (debug information).
+  void AddExecutableDescription(ExecutableDescription description);
   void SetInitializer(uint32_t function);
   // Bytecode version written to the module (defaults to the VM's own).
   void SetBytecodeVersion(uint16_t major, uint16_t minor);
@@ -191,6 +217,7 @@ class ModuleBuilder {
   std::vector<RodataEntry> rodata_;
   std::vector<ExportEntry> exports_;
   std::vector<GlobalEntry> globals_;
+  std::vector<ExecutableDescription> executables_;
   std::deque<FunctionBuilder> functions_;  // deque: references stay valid.
   uint32_t global_bytes_ = 0, global_refs_ = 0;
   int32_t initializer_ = -1;

@@ -266,6 +266,55 @@ Status VerifySignature(const flatbuffers::String* signature, std::string_view wh
   return status.ok() ? status : status.WithContext(what);
 }
 
+// The executables debug table must point at rodata and functions the module
+// has, so tools can print it without further checks.
+Status VerifyExecutableDescriptors(const s::Module& module) {
+  if (!module.executables()) return OkStatus();
+  const uint32_t rodata_count = module.rodata() ? module.rodata()->size() : 0;
+  const uint32_t function_count = module.functions()->size();
+  for (uint32_t i = 0; i < module.executables()->size(); ++i) {
+    const s::ExecutableDescriptor* e = module.executables()->Get(i);
+    const std::string what = "executable descriptor " + std::to_string(i);
+    if (!e->name()) return InvalidArgumentError(what + " has no name");
+    const std::string named = what + " '" + e->name()->str() + "'";
+    const uint32_t export_count = e->exports() ? e->exports()->size() : 0;
+    if (e->variants()) {
+      for (const s::ExecutableVariantDescriptor* v : *e->variants()) {
+        if (!v->target() || !v->format() || v->rodata() >= rodata_count) {
+          return InvalidArgumentError(named + " has a variant without target/format or with "
+                                      "rodata index " + std::to_string(v->rodata()) +
+                                      " (module has " + std::to_string(rodata_count) + ")");
+        }
+      }
+    }
+    for (uint32_t x = 0; x < export_count; ++x) {
+      const s::ExecutableExportDescriptor* d = e->exports()->Get(x);
+      if (!d->name() || !d->workgroup_size() || d->workgroup_size()->size() != 3) {
+        return InvalidArgumentError(named + " export " + std::to_string(x) +
+                                    " has no name or not three workgroup size components");
+      }
+    }
+    if (e->dispatch_sites()) {
+      for (const s::DispatchSiteDescriptor* d : *e->dispatch_sites()) {
+        if (d->function() >= function_count || d->export_ordinal() >= export_count) {
+          return InvalidArgumentError(named + " has a dispatch site in function " +
+                                      std::to_string(d->function()) + " of export " +
+                                      std::to_string(d->export_ordinal()) + " (module has " +
+                                      std::to_string(function_count) + " functions, " +
+                                      std::to_string(export_count) + " exports)");
+        }
+        const s::Function* f = module.functions()->Get(d->function());
+        if (d->bytecode_offset() >= f->bytecode_length()) {
+          return InvalidArgumentError(named + " has a dispatch site at offset " +
+                                      std::to_string(d->bytecode_offset()) +
+                                      ", past the end of its function");
+        }
+      }
+    }
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 Status VerifyModule(std::span<const uint8_t> bytes, const TypeRegistry& types) {
@@ -330,6 +379,8 @@ Status VerifyModule(std::span<const uint8_t> bytes, const TypeRegistry& types) {
       }
     }
   }
+
+  KILN_RETURN_IF_ERROR(VerifyExecutableDescriptors(module));
 
   // Ref types must be known to this instance.
   if (module.types()) {
