@@ -296,6 +296,41 @@ std::vector<MalformedCase> MalformedCases() {
          });
        },
        "global descriptor 0 'list' names ref slot 1 (module has 1)"},
+      {"ExecutableVariantBadRodata",
+       [] {
+         return RawBody(Code().Op(O::kReturn).U8(0), [](ModuleBuilder& b) {
+           ExecutableDescription e;
+           e.name = "ex";
+           e.variants.push_back({"llvm-cpu", "system-elf-x86_64", "", 3});
+           b.AddExecutableDescription(e);
+         });
+       },
+       "executable descriptor 0 'ex' has a variant without target/format or with rodata index "
+       "3 (module has 0)"},
+      {"ExecutableDispatchSiteBadExport",
+       [] {
+         return RawBody(Code().Op(O::kReturn).U8(0), [](ModuleBuilder& b) {
+           ExecutableDescription e;
+           e.name = "ex";
+           e.exports.push_back({"f", 0, "#hal.pipeline.layout<constants = 0, bindings = []>"});
+           e.dispatch_sites.push_back({0, 0, 1});
+           b.AddExecutableDescription(e);
+         });
+       },
+       "executable descriptor 0 'ex' has a dispatch site in function 0 of export 1 (module has "
+       "1 functions, 1 exports)"},
+      {"ExecutableDispatchSitePastFunctionEnd",
+       [] {
+         return RawBody(Code().Op(O::kReturn).U8(0), [](ModuleBuilder& b) {
+           ExecutableDescription e;
+           e.name = "ex";
+           e.exports.push_back({"f", 0, ""});
+           e.dispatch_sites.push_back({0, 1000, 0});
+           b.AddExecutableDescription(e);
+         });
+       },
+       "executable descriptor 0 'ex' has a dispatch site at offset 1000, past the end of its "
+       "function"},
       {"UnknownRefTypeName",
        [] {
          return RawBody(Code().Op(O::kReturn).U8(0), [](ModuleBuilder& b) {

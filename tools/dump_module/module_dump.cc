@@ -24,6 +24,13 @@ uint32_t SizeOf(const Vector* vector) {
 // "(i32, i64) -> (f32)" for a calling-convention string.
 std::string Signature(std::string_view signature) { return vm::FormatSignature(signature); }
 
+// "file:line:col" of a debug-table entry; "" for none.
+std::string FormatLocation(const s::Module& flat, const s::SourceLocation* location) {
+  if (!location || location->file() >= SizeOf(flat.source_files())) return "";
+  return flat.source_files()->Get(location->file())->str() + ":" +
+         std::to_string(location->line()) + ":" + std::to_string(location->column());
+}
+
 // One instruction with the source location that covers it ("" if none).
 struct Line {
   vm::DisassembledInstruction instruction;
@@ -46,14 +53,127 @@ Result<std::vector<Line>> DisassembleWithLocations(const s::Module& flat, uint32
     while (next < location_count && locations->Get(next)->bytecode_offset() <= instruction.offset) {
       current = locations->Get(next++);
     }
-    std::string location;
-    if (current && current->file() < SizeOf(flat.source_files())) {
-      location = flat.source_files()->Get(current->file())->str() + ":" +
-                 std::to_string(current->line()) + ":" + std::to_string(current->column());
-    }
-    lines.push_back({std::move(instruction), std::move(location)});
+    lines.push_back({std::move(instruction), FormatLocation(flat, current)});
   }
   return lines;
+}
+
+// "file:line:col" of the debug-table entry in force at `offset` of function
+// `index`, or "" when the function has none there.
+std::string LocationAt(const s::Module& flat, uint32_t index, uint32_t offset) {
+  const auto* locations = flat.functions()->Get(index)->locations();
+  const s::SourceLocation* current = nullptr;
+  for (uint32_t i = 0; i < SizeOf(locations) && locations->Get(i)->bytecode_offset() <= offset;
+       ++i) {
+    current = locations->Get(i);
+  }
+  return FormatLocation(flat, current);
+}
+
+std::string WorkgroupSize(const flatbuffers::Vector<uint32_t>& size) {
+  return "[" + std::to_string(size.Get(0)) + ", " + std::to_string(size.Get(1)) + ", " +
+         std::to_string(size.Get(2)) + "]";
+}
+
+// The executables section: each embedded executable with its variants
+// (target, format, size), exports (layout, workgroup size) and the dispatch
+// sites that use it.
+void AppendExecutablesText(const s::Module& flat, std::string& out) {
+  out += "executables: " + std::to_string(SizeOf(flat.executables())) + "\n";
+  for (uint32_t i = 0; i < SizeOf(flat.executables()); ++i) {
+    const s::ExecutableDescriptor* e = flat.executables()->Get(i);
+    out += "  @" + Str(e->name()) + "\n";
+    for (uint32_t v = 0; v < SizeOf(e->variants()); ++v) {
+      const s::ExecutableVariantDescriptor* variant = e->variants()->Get(v);
+      const s::RodataSegment* segment = flat.rodata()->Get(variant->rodata());
+      out += "    variant " + Str(variant->target()) + " " + Str(variant->format()) +
+             (Str(variant->config()).empty() ? "" : " " + Str(variant->config())) + ": " +
+             std::to_string(SizeOf(segment->data())) + " bytes in rodata [" +
+             std::to_string(variant->rodata()) + "]\n";
+    }
+    for (uint32_t x = 0; x < SizeOf(e->exports()); ++x) {
+      const s::ExecutableExportDescriptor* d = e->exports()->Get(x);
+      out += "    export " + std::to_string(d->ordinal()) + " @" + Str(d->name()) +
+             " workgroup_size " + WorkgroupSize(*d->workgroup_size()) + " layout " +
+             Str(d->layout()) + "\n";
+    }
+    for (uint32_t k = 0; k < SizeOf(e->dispatch_sites()); ++k) {
+      const s::DispatchSiteDescriptor* d = e->dispatch_sites()->Get(k);
+      const std::string location = LocationAt(flat, d->function(), d->bytecode_offset());
+      out += "    dispatch of @" + Str(e->exports()->Get(d->export_ordinal())->name()) +
+             " in function " + std::to_string(d->function()) + " '" +
+             Str(flat.functions()->Get(d->function())->name()) + "' at offset " +
+             std::to_string(d->bytecode_offset()) + (location.empty() ? "" : " (" + location + ")") +
+             "\n";
+    }
+  }
+}
+
+void AppendExecutablesJson(const s::Module& flat, JsonWriter& json) {
+  json.Key("executables");
+  json.BeginArray();
+  for (uint32_t i = 0; i < SizeOf(flat.executables()); ++i) {
+    const s::ExecutableDescriptor* e = flat.executables()->Get(i);
+    json.BeginObject();
+    json.Key("name");
+    json.String(Str(e->name()));
+    json.Key("variants");
+    json.BeginArray();
+    for (uint32_t v = 0; v < SizeOf(e->variants()); ++v) {
+      const s::ExecutableVariantDescriptor* variant = e->variants()->Get(v);
+      json.BeginObject();
+      json.Key("target");
+      json.String(Str(variant->target()));
+      json.Key("format");
+      json.String(Str(variant->format()));
+      json.Key("config");
+      json.String(Str(variant->config()));
+      json.Key("rodata");
+      json.Uint(variant->rodata());
+      json.Key("size");
+      json.Uint(SizeOf(flat.rodata()->Get(variant->rodata())->data()));
+      json.EndObject();
+    }
+    json.EndArray();
+    json.Key("exports");
+    json.BeginArray();
+    for (uint32_t x = 0; x < SizeOf(e->exports()); ++x) {
+      const s::ExecutableExportDescriptor* d = e->exports()->Get(x);
+      json.BeginObject();
+      json.Key("name");
+      json.String(Str(d->name()));
+      json.Key("ordinal");
+      json.Uint(d->ordinal());
+      json.Key("layout");
+      json.String(Str(d->layout()));
+      json.Key("workgroup_size");
+      json.BeginArray();
+      for (uint32_t c = 0; c < 3; ++c) json.Uint(d->workgroup_size()->Get(c));
+      json.EndArray();
+      json.EndObject();
+    }
+    json.EndArray();
+    json.Key("dispatch_sites");
+    json.BeginArray();
+    for (uint32_t k = 0; k < SizeOf(e->dispatch_sites()); ++k) {
+      const s::DispatchSiteDescriptor* d = e->dispatch_sites()->Get(k);
+      json.BeginObject();
+      json.Key("export");
+      json.String(Str(e->exports()->Get(d->export_ordinal())->name()));
+      json.Key("function");
+      json.Uint(d->function());
+      json.Key("function_name");
+      json.String(Str(flat.functions()->Get(d->function())->name()));
+      json.Key("offset");
+      json.Uint(d->bytecode_offset());
+      json.Key("location");
+      json.String(LocationAt(flat, d->function(), d->bytecode_offset()));
+      json.EndObject();
+    }
+    json.EndArray();
+    json.EndObject();
+  }
+  json.EndArray();
 }
 
 constexpr std::string_view kBankNames[vm::kBankCount] = {"i32", "i64", "f32", "f64", "ref"};
@@ -133,6 +253,7 @@ Result<std::string> DumpModuleText(const vm::BytecodeModule& module) {
          std::to_string(SizeOf(segment->data())) + " bytes, alignment " +
          std::to_string(segment->alignment()));
   }
+  AppendExecutablesText(flat, out);
   line("ref types: " + std::to_string(SizeOf(flat.types())));
   for (uint32_t i = 0; i < SizeOf(flat.types()); ++i) line("  " + flat.types()->Get(i)->str());
   line("strings: " + std::to_string(SizeOf(flat.strings())));
@@ -286,6 +407,8 @@ Result<std::string> DumpModuleJson(const vm::BytecodeModule& module) {
     json.EndObject();
   }
   json.EndArray();
+
+  AppendExecutablesJson(flat, json);
 
   json.Key("types");
   json.BeginArray();

@@ -5,7 +5,9 @@
 //   - imports (name, signature, optional), exports (name, function,
 //     signature, reflection attributes, argument and result descriptions)
 //   - globals (bytes, refs, initializer), rodata segments (name, size,
-//     alignment), ref types, the string count, source files
+//     alignment), embedded executables (variants with target, format and
+//     size; exports with layout and workgroup size; every dispatch site with
+//     its function, offset and source location), ref types, the string count, source files
 //   - per function: name, signature, registers per bank and frame slots,
 //     bytecode offset and size, and the disassembly (vm/disassembler.h), one
 //     instruction per line with its offset and source location. A debug-table

@@ -1,0 +1,290 @@
+// Tests of compiler/executables/executable_serialization.h: object lookup
+// through the search path, format checks, the FlatBuffers written for each
+// format, CUDA image merging and --target selection.
+#include "compiler/executables/executable_serialization.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/attributes.h"
+#include "schemas/executable_cuda_generated.h"
+#include "schemas/executable_elf_generated.h"
+#include "schemas/executable_spirv_generated.h"
+
+namespace kiln::compiler {
+namespace {
+
+namespace stdfs = std::filesystem;
+
+// A temporary directory removed when the test ends.
+class ExecutableSerializationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = stdfs::temp_directory_path() /
+           ("kiln_exe_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    stdfs::create_directories(dir_ / "objs");
+  }
+  void TearDown() override { stdfs::remove_all(dir_); }
+
+  std::string Write(const std::string& relative, const std::vector<uint8_t>& bytes) {
+    stdfs::path path = dir_ / relative;
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    return path.string();
+  }
+  std::string WriteText(const std::string& relative, const std::string& text) {
+    return Write(relative, std::vector<uint8_t>(text.begin(), text.end()));
+  }
+
+  stdfs::path dir_;
+};
+
+// The 20 header bytes the serializer checks, plus padding.
+std::vector<uint8_t> ElfHeader(uint16_t type, uint16_t machine) {
+  std::vector<uint8_t> bytes(64, 0);
+  bytes[0] = 0x7f, bytes[1] = 'E', bytes[2] = 'L', bytes[3] = 'F';
+  bytes[4] = 2, bytes[5] = 1;
+  bytes[16] = type & 0xff, bytes[17] = type >> 8;
+  bytes[18] = machine & 0xff, bytes[19] = machine >> 8;
+  return bytes;
+}
+
+std::vector<uint8_t> SpirvWords() {
+  std::vector<uint32_t> words = {0x07230203, 0x00010500, 0, 1, 0};
+  std::vector<uint8_t> bytes(words.size() * 4);
+  std::memcpy(bytes.data(), words.data(), bytes.size());
+  return bytes;
+}
+
+const char* kPtx =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry simple_mul(\n)\n{\nret;\n}\n"
+    ".visible .entry simple_mul_inplace(\n)\n{\nret;\n}\n";
+
+ExecutableTarget Target(std::string backend, std::string format, std::string arch = "") {
+  ExecutableTarget target{std::move(backend), std::move(format), Attribute{}};
+  if (!arch.empty()) target.config = Attribute::Dictionary({{"target_arch", Attribute::String(arch)}});
+  return target;
+}
+
+ExecutableSpec TwoExports() {
+  ExecutableSpec spec;
+  spec.name = "executable";
+  PipelineLayout three;
+  three.constants = 1;
+  three.bindings = {{true}, {true}, {false}};
+  PipelineLayout two;
+  two.constants = 1;
+  two.bindings = {{true}, {false}};
+  spec.exports = {{"simple_mul", 0, three, {64, 1, 1}}, {"simple_mul_inplace", 1, two, {64, 1, 1}}};
+  return spec;
+}
+
+TEST_F(ExecutableSerializationTest, CpuObjectFoundThroughSearchPathBecomesElfExecutable) {
+  std::vector<uint8_t> library = ElfHeader(3, 62);
+  Write("objs/kernels.so", library);
+  ExecutableSpec spec = TwoExports();
+  spec.objects.targets.push_back({Target("llvm-cpu", "system-elf-x86_64"), {{"kernels.so", ""}}});
+  ObjectSearch search{dir_.string(), {(dir_ / "nowhere").string(), (dir_ / "objs").string()}, {}};
+  auto result = SerializeExecutable(spec, search);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_EQ(result->size(), 1u);
+  const SerializedExecutable& elf = (*result)[0];
+  EXPECT_EQ(elf.backend, "llvm-cpu");
+  EXPECT_EQ(elf.format, "system-elf-x86_64");
+  flatbuffers::Verifier verifier(elf.bytes.data(), elf.bytes.size());
+  ASSERT_TRUE(schema::elf::VerifyElfExecutableBuffer(verifier));
+  const auto* root = schema::elf::GetElfExecutable(elf.bytes.data());
+  ASSERT_EQ(root->library()->size(), library.size());
+  EXPECT_EQ(std::memcmp(root->library()->data(), library.data(), library.size()), 0);
+  // 64-byte aligned within the FlatBuffer (which the module embeds at a
+  // 64-byte aligned rodata offset).
+  EXPECT_EQ((root->library()->data() - elf.bytes.data()) % 64, 0);
+  ASSERT_EQ(root->exports()->size(), 2u);
+  const auto* mul = root->exports()->Get(0);
+  EXPECT_EQ(mul->name()->str(), "simple_mul");
+  EXPECT_EQ(mul->symbol()->str(), "simple_mul");
+  EXPECT_EQ(mul->workgroup_size()->x(), 64u);
+  EXPECT_EQ(mul->constant_count(), 1u);
+  ASSERT_EQ(mul->bindings()->size(), 3u);
+  EXPECT_TRUE(mul->bindings()->Get(0)->read_only());
+  EXPECT_FALSE(mul->bindings()->Get(2)->read_only());
+  EXPECT_EQ(root->exports()->Get(1)->bindings()->size(), 2u);
+}
+
+TEST_F(ExecutableSerializationTest, EmbeddedElfFormatIsAcceptedAsSystemElf) {
+  Write("kernels.so", ElfHeader(3, 62));
+  ExecutableSpec spec = TwoExports();
+  spec.objects.targets.push_back(
+      {Target("llvm-cpu", "embedded-elf-x86_64"), {{"kernels.so", ""}}});
+  auto result = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ((*result)[0].format, "system-elf-x86_64");
+}
+
+TEST_F(ExecutableSerializationTest, MissingObjectNamesPathAndEveryDirectorySearched) {
+  ExecutableSpec spec = TwoExports();
+  spec.objects.targets.push_back({Target("llvm-cpu", "system-elf-x86_64"), {{"gone.so", ""}}});
+  std::string a = (dir_ / "a").string(), b = (dir_ / "b").string();
+  auto result = SerializeExecutable(spec, {dir_.string(), {a, b}, {}});
+  ASSERT_FALSE(result.ok());
+  const std::string& message = result.status().message();
+  EXPECT_NE(message.find("'gone.so' not found"), std::string::npos) << message;
+  EXPECT_NE(message.find(dir_.string() + ", " + a + ", " + b), std::string::npos) << message;
+  EXPECT_NE(message.find("executable 'executable'"), std::string::npos) << message;
+}
+
+TEST_F(ExecutableSerializationTest, WrongCpuObjectsAreRejected) {
+  ExecutableSpec spec = TwoExports();
+  spec.objects.targets.push_back({Target("llvm-cpu", "system-elf-x86_64"), {{"k.o", ""}}});
+  Write("k.o", ElfHeader(1, 62));  // A relocatable object, not a shared one.
+  auto relocatable = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_FALSE(relocatable.ok());
+  EXPECT_NE(relocatable.status().message().find("not a shared object"), std::string::npos);
+  Write("k.o", ElfHeader(3, 183));  // aarch64 for an x86_64 target.
+  auto wrong_machine = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_FALSE(wrong_machine.ok());
+  EXPECT_NE(wrong_machine.status().message().find("not x86_64"), std::string::npos);
+  WriteText("k.o", "not an elf file at all");
+  auto text = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_FALSE(text.ok());
+  EXPECT_NE(text.status().message().find("is not an ELF shared object"), std::string::npos);
+}
+
+TEST_F(ExecutableSerializationTest, CudaTargetsMergeIntoOneExecutableWithAnImagePerArch) {
+  WriteText("k75.ptx", kPtx);
+  WriteText("k80.ptx", kPtx);
+  ExecutableSpec spec = TwoExports();
+  spec.objects.targets.push_back({Target("cuda", "cuda-nvptx-fb", "sm_75"), {{"k75.ptx", ""}}});
+  spec.objects.targets.push_back({Target("cuda", "cuda-nvptx-fb", "sm_80"), {{"k80.ptx", ""}}});
+  auto result = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_EQ(result->size(), 1u);
+  EXPECT_EQ((*result)[0].format, "cuda-nvptx-fb");
+  EXPECT_EQ((*result)[0].config_text, "target_arch = [sm_75, sm_80]");
+  const std::vector<uint8_t>& bytes = (*result)[0].bytes;
+  flatbuffers::Verifier verifier(bytes.data(), bytes.size());
+  ASSERT_TRUE(schema::cuda::VerifyCudaExecutableBuffer(verifier));
+  const auto* root = schema::cuda::GetCudaExecutable(bytes.data());
+  ASSERT_EQ(root->images()->size(), 2u);
+  EXPECT_EQ(root->images()->Get(0)->target_arch()->str(), "sm_75");
+  EXPECT_EQ(root->images()->Get(1)->ptx()->str(), kPtx);
+  EXPECT_EQ(root->exports()->Get(1)->kernel_name()->str(), "simple_mul_inplace");
+  EXPECT_EQ(root->exports()->Get(0)->block_size()->x(), 64u);
+}
+
+TEST_F(ExecutableSerializationTest, PtxWithoutTheExportedKernelIsRejected) {
+  WriteText("k.ptx", ".version 8.0\n.target sm_80\n.visible .entry other()\n{ret;}\n");
+  ExecutableSpec spec = TwoExports();
+  spec.objects.targets.push_back({Target("cuda", "cuda-nvptx-fb", "sm_80"), {{"k.ptx", ""}}});
+  auto result = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("no kernel '.entry simple_mul'"), std::string::npos)
+      << result.status().message();
+}
+
+TEST_F(ExecutableSerializationTest, CudaTargetNeedsTargetArch) {
+  WriteText("k.ptx", kPtx);
+  ExecutableSpec spec = TwoExports();
+  spec.objects.targets.push_back({Target("cuda", "cuda-nvptx-fb"), {{"k.ptx", ""}}});
+  auto result = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("target_arch"), std::string::npos);
+}
+
+TEST_F(ExecutableSerializationTest, SpirvModuleIsCheckedAndEmbeddedAsWords) {
+  Write("k.spv", SpirvWords());
+  ExecutableSpec spec = TwoExports();
+  spec.objects.targets.push_back({Target("vulkan-spirv", "vulkan-spirv-fb"), {{"k.spv", ""}}});
+  auto result = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  const std::vector<uint8_t>& bytes = (*result)[0].bytes;
+  flatbuffers::Verifier verifier(bytes.data(), bytes.size());
+  ASSERT_TRUE(schema::spirv::VerifySpirvExecutableBuffer(verifier));
+  const auto* root = schema::spirv::GetSpirvExecutable(bytes.data());
+  ASSERT_EQ(root->code()->size(), 5u);
+  EXPECT_EQ(root->code()->Get(0), 0x07230203u);
+  EXPECT_EQ(root->exports()->Get(0)->entry_point()->str(), "simple_mul");
+
+  WriteText("k.spv", "this is glsl, not spirv");
+  auto bad = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("is not SPIR-V"), std::string::npos);
+}
+
+TEST_F(ExecutableSerializationTest, TargetSelectionKeepsOnlyTheNamedTargets) {
+  Write("k.so", ElfHeader(3, 62));
+  WriteText("k.ptx", kPtx);
+  Write("k.spv", SpirvWords());
+  ExecutableSpec spec = TwoExports();
+  spec.objects.targets.push_back({Target("vulkan-spirv", "vulkan-spirv-fb"), {{"k.spv", ""}}});
+  spec.objects.targets.push_back({Target("cuda", "cuda-nvptx-fb", "sm_80"), {{"k.ptx", ""}}});
+  spec.objects.targets.push_back({Target("llvm-cpu", "system-elf-x86_64"), {{"k.so", ""}}});
+  auto all = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_EQ((*all)[0].format, "vulkan-spirv-fb");  // Declaration order.
+  EXPECT_EQ((*all)[1].format, "cuda-nvptx-fb");
+  EXPECT_EQ((*all)[2].format, "system-elf-x86_64");
+  auto cpu_cuda = SerializeExecutable(spec, {dir_.string(), {}, {"cuda", "cpu"}});
+  ASSERT_TRUE(cpu_cuda.ok());
+  ASSERT_EQ(cpu_cuda->size(), 2u);
+  EXPECT_EQ((*cpu_cuda)[0].format, "cuda-nvptx-fb");
+  auto none = SerializeExecutable(spec, {dir_.string(), {}, {"cpu"}});
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->size(), 1u);
+  // A deselected target's objects are not even looked up.
+  stdfs::remove(dir_ / "k.ptx");
+  EXPECT_TRUE(SerializeExecutable(spec, {dir_.string(), {}, {"cpu", "vulkan"}}).ok());
+  auto unknown = SerializeExecutable(spec, {dir_.string(), {}, {"rocm"}});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().message(), "unknown target 'rocm' (targets: cpu, cuda, vulkan)");
+}
+
+TEST_F(ExecutableSerializationTest, InlineDataObjects) {
+  ExecutableSpec spec = TwoExports();
+  std::vector<uint8_t> words = SpirvWords();
+  std::string list;
+  for (uint8_t b : words) list += (list.empty() ? "" : ", ") + std::to_string(b);
+  spec.objects.targets.push_back(
+      {Target("vulkan-spirv", "vulkan-spirv-fb"),
+       {{"", "dense<[" + list + "]> : vector<" + std::to_string(words.size()) + "xi8>"}}});
+  auto result = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  // Negative i8 values are bytes too, and MLIR's hex form works.
+  spec.objects.targets[0].second[0].data = "dense<[3, 2, 35, 7, 0, 5, 1, 0, 0, 0, 0, 0, 1, 0, 0, "
+                                           "0, 0, 0, 0, -128]> : vector<20xi8>";
+  EXPECT_TRUE(SerializeExecutable(spec, {dir_.string(), {}, {}}).ok());
+  spec.objects.targets[0].second[0].data =
+      "dense<\"0x0302230700050100000000000100000000000000\"> : vector<20xi8>";
+  EXPECT_TRUE(SerializeExecutable(spec, {dir_.string(), {}, {}}).ok());
+  spec.objects.targets[0].second[0].data = "dense<[1, 300]> : vector<2xi8>";
+  auto bad = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("outside i8"), std::string::npos);
+}
+
+TEST_F(ExecutableSerializationTest, OrdinalsMustBeDense) {
+  ExecutableSpec spec = TwoExports();
+  spec.exports[1].ordinal = 2;
+  auto result = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("has ordinal 2, expected 1"), std::string::npos);
+}
+
+TEST_F(ExecutableSerializationTest, UnknownBackendIsAnError) {
+  ExecutableSpec spec = TwoExports();
+  spec.objects.targets.push_back({Target("rocm", "rocm-hsaco-fb"), {{"k.hsaco", ""}}});
+  auto result = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("'rocm' has no kiln driver"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln::compiler
