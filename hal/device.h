@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/ref.h"
 #include "base/result.h"
@@ -37,6 +38,9 @@ struct DeviceProperties {
   std::string kind;           // "cpu" or "gpu".
   uint32_t cpu_count = 0;     // Logical cores of the host.
   uint32_t thread_count = 0;  // Threads that run workgroups (CPU drivers; 1 when inline).
+  // The executable formats this device runs, best first ("system-elf-x86_64"):
+  // the hal module picks the first embedded variant whose format is listed.
+  std::vector<std::string> executable_formats;
 };
 
 class Device : public RefObject {

@@ -53,7 +53,9 @@ Status Context::Link() {
         if (e == m || modules_[e]->name() != module_name) continue;
         const ExportedFunction* exported = modules_[e]->LookupExport(function_name);
         if (!exported) break;
-        if (exported->signature != import.signature) {
+        // A variadic native export accepts every concrete import signature
+        // that extends its fixed prefix (signature.h).
+        if (!ImportMatchesExport(import.signature, exported->signature)) {
           return InvalidArgumentError(
               "import '" + import.name + "' of module '" + std::string(importer.name()) +
               "' has signature " + FormatSignature(import.signature) + " but module '" +

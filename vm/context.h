@@ -2,7 +2,8 @@
 //
 // Creating a context creates each module's state, then resolves every import
 // of every module by its fully qualified name ("module.function") against the
-// exports of the other modules, checking calling conventions exactly: a
+// exports of the other modules, checking calling conventions (exactly, or
+// against the fixed prefix of a variadic native export, see signature.h): a
 // mismatch names the import and both signatures, a missing required import
 // names the import. Optional imports may stay unresolved (bytecode tests them
 // with import.resolved). Finally module initialisers run, in module order.

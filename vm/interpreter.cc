@@ -754,13 +754,15 @@ Status Run(const BytecodeModule& module, BytecodeModuleState& state, uint32_t fu
       const size_t arg_count = arg_list[0];
       const size_t result_count = result_list[0];
       const std::string_view types = decl.signature;
-      // Small calls marshal through fixed storage; large ones through the heap.
+      // Small calls marshal through fixed storage; large ones (dispatches)
+      // through the stack's reusable vector, so neither allocates.
       Variant inline_values[8];
-      std::vector<Variant> heap_values;
+      std::vector<Variant> large_values;
       Variant* values = inline_values;
       if (arg_count + result_count > 8) {
-        heap_values.resize(arg_count + result_count);
-        values = heap_values.data();
+        large_values = stack.TakeCallValues();
+        large_values.resize(arg_count + result_count);
+        values = large_values.data();
       }
       for (size_t i = 0; i < arg_count; ++i) {
         values[i] = SlotToVariant(types[i], regs[Load<uint16_t>(arg_list + 1 + 2 * i)]);
@@ -785,6 +787,7 @@ Status Run(const BytecodeModule& module, BytecodeModuleState& state, uint32_t fu
         }
         StoreVariant(result_types[i], value, &regs[Load<uint16_t>(result_list + 1 + 2 * i)]);
       }
+      if (values != inline_values) stack.ReturnCallValues(std::move(large_values));
       pc = result_list + 1 + 2 * result_count;
     }
     NEXT();

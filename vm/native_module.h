@@ -19,10 +19,23 @@
 //   T::Type(), checked on every call, and the error names the function).
 // A function returns void, a value, Status, Result<T> or Result<std::tuple<...>>;
 // an error Status fails the calling invocation with the function's name.
+//
+// Variadic exports take the raw values instead:
+//   Status Concat(LoggerState& state, std::span<const Variant> args,
+//                 std::span<Variant> results);
+//   logger->ExportVariadic("concat", "r*_r", &Concat);
+// The signature's arguments end with '*' (signature.h): the export links to
+// every import whose concrete signature extends the fixed prefix ("r", "rI",
+// "rif", ...). The module checks the prefix's value types and the result count
+// before calling; the function checks the tail (Variant::type()) and fills
+// every result, naming the argument index in its errors (the VM adds the
+// import's name). No marshalling happens, so this is also the form for hot
+// paths.
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -31,6 +44,7 @@
 
 #include "vm/module.h"
 #include "vm/object.h"
+#include "vm/signature.h"
 
 namespace kiln::vm {
 
@@ -165,10 +179,56 @@ class NativeModule final : public Module {
     return *this;
   }
 
+  // The function type of variadic exports.
+  using VariadicFunction = Status (*)(State&, std::span<const Variant> args,
+                                      std::span<Variant> results);
+
+  // Exports `function` under `function_name` with `signature`, whose
+  // arguments normally end with '*'. A malformed signature is reported by
+  // CreateState (so by Context::Create), which then fails.
+  NativeModule& ExportVariadic(std::string function_name, std::string signature,
+                               VariadicFunction function) {
+    SignatureParts parts;
+    Status parsed = ParseNativeSignature(signature, &parts);
+    if (!parsed.ok()) {
+      if (registration_error_.ok()) {
+        registration_error_ = parsed.WithContext("export '" + name_ + "." + function_name + "'");
+      }
+      return *this;
+    }
+    std::string prefix(parts.arguments);
+    const size_t result_count = parts.results.size();
+    const bool variadic = parts.variadic;
+    std::string qualified = name_ + "." + function_name;
+    exports_.push_back(
+        {std::move(function_name), std::move(signature), static_cast<uint32_t>(exports_.size())});
+    thunks_.push_back(
+        [function, qualified, prefix, result_count, variadic](
+            State& state, std::span<const Variant> args, std::span<Variant> results) -> Status {
+          if (args.size() < prefix.size() || (!variadic && args.size() != prefix.size()) ||
+              results.size() != result_count) {
+            return InvalidArgumentError("'" + qualified + "' called with " +
+                                        std::to_string(args.size()) + " argument(s) and " +
+                                        std::to_string(results.size()) + " result(s)");
+          }
+          for (size_t i = 0; i < prefix.size(); ++i) {
+            if (args[i].type() != ValueTypeOfChar(prefix[i])) {
+              return InvalidArgumentError("argument " + std::to_string(i) + " of '" + qualified +
+                                          "': expected " +
+                                          std::string(ValueTypeName(ValueTypeOfChar(prefix[i]))) +
+                                          ", got " + args[i].ToString());
+            }
+          }
+          return function(state, args, results);
+        });
+    return *this;
+  }
+
   std::string_view name() const override { return name_; }
   std::span<const ExportedFunction> exports() const override { return exports_; }
 
   Result<std::unique_ptr<ModuleState>> CreateState() override {
+    KILN_RETURN_IF_ERROR(registration_error_);
     auto holder = std::make_unique<StateHolder>();
     if (factory_) {
       auto state = factory_();
@@ -263,6 +323,7 @@ class NativeModule final : public Module {
   StateFactory factory_;
   std::vector<ExportedFunction> exports_;
   std::vector<Thunk> thunks_;
+  Status registration_error_;  // The first malformed ExportVariadic signature.
 };
 
 }  // namespace kiln::vm

@@ -12,6 +12,8 @@
 #include <functional>
 #include <memory>
 #include <string_view>
+#include <vector>
+#include "vm/variant.h"
 
 namespace kiln::vm {
 
@@ -68,6 +70,16 @@ class Stack {
   void ResetBudget() {
     budget_ = options_.branch_budget > 0 ? options_.branch_budget : INT64_MAX;
   }
+  // Argument and result storage for calls to imports with more values than
+  // the interpreter keeps inline (a dispatch passes a dozen or more), reused
+  // so those calls do not allocate. A caller takes the vector (leaving this
+  // one empty, so a nested call through the same stack allocates its own) and
+  // gives it back, cleared, when the call returns.
+  std::vector<Variant> TakeCallValues() { return std::move(call_values_); }
+  void ReturnCallValues(std::vector<Variant> values) {
+    values.clear();
+    call_values_ = std::move(values);
+  }
 
  private:
   StackOptions options_;
@@ -79,6 +91,7 @@ class Stack {
   size_t used_ = 0;
   int depth_ = 0;
   int64_t budget_ = INT64_MAX;
+  std::vector<Variant> call_values_;
 };
 
 }  // namespace kiln::vm

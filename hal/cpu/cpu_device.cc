@@ -12,6 +12,9 @@ Result<Ref<CpuDevice>> CpuDevice::Create(const CpuDeviceOptions& options) {
   uint32_t cpu_count = std::max(1u, std::thread::hardware_concurrency());
   DeviceProperties properties;
   properties.kind = "cpu";
+  // CreateExecutable also accepts the other architecture's ELF format (and
+  // then fails to load it); only the host's runs.
+  properties.executable_formats = {std::string(HostElfFormat())};
   properties.cpu_count = cpu_count;
   std::unique_ptr<ThreadPool> pool;
   if (options.asynchronous) {

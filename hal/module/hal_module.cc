@@ -1,0 +1,612 @@
+#include "hal/module/hal_module.h"
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "hal/element_type.h"
+#include "hal/module/hal_types.h"
+#include "vm/byte_buffer.h"
+#include "vm/native_module.h"
+
+namespace kiln::hal {
+namespace {
+
+using vm::ByteBuffer;
+using vm::ValueType;
+using vm::Variant;
+using Args = std::span<const Variant>;
+using Results = std::span<Variant>;
+
+// Per-context state: the devices (wrapped once, so hal.devices.get hands out
+// the same ref every time) and scratch space the hot imports reuse instead of
+// allocating per call.
+struct HalState {
+  std::vector<Ref<Device>> devices;
+  std::vector<Ref<vm::Object>> device_refs;
+  std::vector<uint32_t> constants;
+  std::vector<BufferRef> bindings;
+  std::vector<int64_t> dims;
+};
+
+// ---------------------------------------------------------------------------
+// Argument access. Every check builds its message only when it fails.
+
+Status ArgError(size_t index, std::string_view role, std::string_view what) {
+  return InvalidArgumentError("argument " + std::to_string(index) + " (" + std::string(role) +
+                              "): " + std::string(what));
+}
+
+// The holder (VmHalObject<T>, VmAllocator or ByteBuffer) in ref argument
+// `index`; null only when `nullable` and the ref is null.
+template <typename Holder>
+Status GetHolder(Args args, size_t index, std::string_view role, bool nullable,
+                 const Holder** out) {
+  const Variant& value = args[index];
+  if (value.is_ref()) {
+    const vm::Object* object = value.ref().get();
+    if (!object) {
+      if (nullable) {
+        *out = nullptr;
+        return OkStatus();
+      }
+    } else if (&object->type() == &Holder::Type()) {
+      *out = static_cast<const Holder*>(object);
+      return OkStatus();
+    }
+  }
+  return ArgError(index, role,
+                  "expected " + std::string(Holder::Type().name) + ", got " + value.ToString());
+}
+
+// The HAL object of type T in argument `index` (never null).
+template <typename T>
+Status Get(Args args, size_t index, std::string_view role, const Ref<T>** out) {
+  const VmHalObject<T>* holder = nullptr;
+  KILN_RETURN_IF_ERROR(GetHolder(args, index, role, /*nullable=*/false, &holder));
+  *out = &holder->get();
+  return OkStatus();
+}
+
+// A fence argument that may be null (no wait): null gives `empty`.
+Status GetWaitFence(Args args, size_t index, const Fence& empty, const Fence** out) {
+  const VmFence* holder = nullptr;
+  KILN_RETURN_IF_ERROR(GetHolder(args, index, "wait fence", /*nullable=*/true, &holder));
+  *out = holder ? holder->get().get() : &empty;
+  return OkStatus();
+}
+
+// The bytes of a vm.buffer argument as text (names, formats, messages).
+Status GetText(Args args, size_t index, std::string_view role, std::string_view* out) {
+  const ByteBuffer* buffer = nullptr;
+  KILN_RETURN_IF_ERROR(GetHolder(args, index, role, /*nullable=*/false, &buffer));
+  *out = std::string_view(reinterpret_cast<const char*>(buffer->data()), buffer->length());
+  return OkStatus();
+}
+
+// An i64 argument of a variadic tail (whose type the VM does not know).
+Status GetI64(Args args, size_t index, std::string_view role, int64_t* out) {
+  if (args[index].type() != ValueType::kI64) {
+    return ArgError(index, role, "expected i64, got " + args[index].ToString());
+  }
+  *out = args[index].i64();
+  return OkStatus();
+}
+
+// Dim `i` of a shape that starts at argument `first` (i64; >= 0, or also -1
+// when `any_allowed`).
+Status GetDim(Args args, size_t first, size_t i, bool any_allowed, int64_t* out) {
+  const Variant& value = args[first + i];
+  if (value.type() == ValueType::kI64 && (value.i64() >= 0 || (any_allowed && value.i64() == -1))) {
+    *out = value.i64();
+    return OkStatus();
+  }
+  return ArgError(first + i, "dim " + std::to_string(i),
+                  value.type() != ValueType::kI64
+                      ? "expected i64, got " + value.ToString()
+                      : std::to_string(value.i64()) + " is negative" +
+                            (any_allowed ? " (only -1, any size, is allowed)" : ""));
+}
+
+// A byte offset or length (i64): non-negative, or -1 for "the whole rest"
+// where `whole_allowed`.
+Status GetSize(Args args, size_t index, std::string_view role, bool whole_allowed, size_t* out) {
+  int64_t value = 0;
+  KILN_RETURN_IF_ERROR(GetI64(args, index, role, &value));
+  if (value >= 0) {
+    *out = static_cast<size_t>(value);
+    return OkStatus();
+  }
+  if (value == -1 && whole_allowed) {
+    *out = kWholeBuffer;
+    return OkStatus();
+  }
+  return ArgError(index, role,
+                  std::to_string(value) + " is negative" +
+                      (whole_allowed ? " (only -1, the whole buffer, is allowed)" : ""));
+}
+
+Status GetElementType(Args args, size_t index, ElementType* out) {
+  if (args[index].type() != ValueType::kI32) {
+    return ArgError(index, "element type", "expected i32, got " + args[index].ToString());
+  }
+  ElementType type = static_cast<ElementType>(static_cast<uint32_t>(args[index].i32()));
+  if (type == ElementType::kNone || FormatElementType(type) == "none") {
+    char hex[16];
+    std::snprintf(hex, sizeof(hex), "0x%08X", static_cast<uint32_t>(type));
+    return ArgError(index, "element type", "unknown element type encoding " + std::string(hex));
+  }
+  *out = type;
+  return OkStatus();
+}
+
+Variant Wrapped(Ref<vm::Object> object) { return Variant::FromRef(std::move(object)); }
+
+// ---------------------------------------------------------------------------
+// Devices and allocation.
+
+Status DevicesCount(HalState& state, Args, Results results) {
+  results[0] = Variant::I32(static_cast<int32_t>(state.devices.size()));
+  return OkStatus();
+}
+
+Status DevicesGet(HalState& state, Args args, Results results) {
+  const int32_t index = args[0].i32();
+  if (index < 0 || static_cast<size_t>(index) >= state.devices.size()) {
+    return OutOfRangeError("argument 0 (index): device " + std::to_string(index) +
+                           " does not exist (the hal module has " +
+                           std::to_string(state.devices.size()) + " device(s))");
+  }
+  results[0] = Variant::FromRef(state.device_refs[index]);
+  return OkStatus();
+}
+
+Status DeviceAllocator(HalState&, Args args, Results results) {
+  const Ref<Device>* device = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
+  results[0] = Wrapped(MakeRef<VmAllocator>(*device));
+  return OkStatus();
+}
+
+Status AllocatorAllocate(HalState&, Args args, Results results) {
+  const VmAllocator* allocator = nullptr;
+  KILN_RETURN_IF_ERROR(GetHolder(args, 0, "allocator", /*nullable=*/false, &allocator));
+  BufferParams params;
+  if (uint32_t types = static_cast<uint32_t>(args[1].i32())) params.memory_type = types;
+  if (uint32_t usage = static_cast<uint32_t>(args[2].i32())) params.usage = usage;
+  size_t length = 0;
+  KILN_RETURN_IF_ERROR(GetSize(args, 3, "byte length", /*whole_allowed=*/false, &length));
+  KILN_ASSIGN_OR_RETURN(Ref<Buffer> buffer, allocator->allocator().Allocate(params, length));
+  results[0] = Wrapped(WrapForVm(std::move(buffer)));
+  return OkStatus();
+}
+
+// ---------------------------------------------------------------------------
+// Buffers and buffer views.
+
+Status BufferLength(HalState&, Args args, Results results) {
+  const Ref<Buffer>* buffer = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "buffer", &buffer));
+  results[0] = Variant::I64(static_cast<int64_t>((*buffer)->byte_length()));
+  return OkStatus();
+}
+
+Status BufferSubspan(HalState&, Args args, Results results) {
+  const Ref<Buffer>* buffer = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "buffer", &buffer));
+  size_t offset = 0, length = 0;
+  KILN_RETURN_IF_ERROR(GetSize(args, 1, "offset", /*whole_allowed=*/false, &offset));
+  KILN_RETURN_IF_ERROR(GetSize(args, 2, "length", /*whole_allowed=*/true, &length));
+  KILN_ASSIGN_OR_RETURN(Ref<Buffer> subspan, Buffer::Subspan(*buffer, offset, length));
+  results[0] = Wrapped(WrapForVm(std::move(subspan)));
+  return OkStatus();
+}
+
+Status BufferViewCreate(HalState& state, Args args, Results results) {
+  const Ref<Buffer>* buffer = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "buffer", &buffer));
+  ElementType type = ElementType::kNone;
+  KILN_RETURN_IF_ERROR(GetElementType(args, 1, &type));
+  state.dims.clear();
+  for (size_t i = 0; i + 2 < args.size(); ++i) {
+    int64_t dim = 0;
+    KILN_RETURN_IF_ERROR(GetDim(args, 2, i, /*any_allowed=*/false, &dim));
+    state.dims.push_back(dim);
+  }
+  KILN_ASSIGN_OR_RETURN(Ref<BufferView> view, BufferView::Create(*buffer, state.dims, type));
+  results[0] = Wrapped(WrapForVm(std::move(view)));
+  return OkStatus();
+}
+
+Status BufferViewBuffer(HalState&, Args args, Results results) {
+  const Ref<BufferView>* view = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "buffer view", &view));
+  results[0] = Wrapped(WrapForVm((*view)->buffer()));
+  return OkStatus();
+}
+
+Status BufferViewRank(HalState&, Args args, Results results) {
+  const Ref<BufferView>* view = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "buffer view", &view));
+  results[0] = Variant::I32(static_cast<int32_t>((*view)->rank()));
+  return OkStatus();
+}
+
+Status BufferViewDim(HalState&, Args args, Results results) {
+  const Ref<BufferView>* view = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "buffer view", &view));
+  const int32_t index = args[1].i32();
+  if (index < 0 || static_cast<size_t>(index) >= (*view)->rank()) {
+    return OutOfRangeError("argument 1 (index): dim " + std::to_string(index) +
+                           " does not exist in a buffer view of rank " +
+                           std::to_string((*view)->rank()) + " (" + (*view)->ShapeString() + ")");
+  }
+  results[0] = Variant::I64((*view)->dim(index));
+  return OkStatus();
+}
+
+Status BufferViewElementType(HalState&, Args args, Results results) {
+  const Ref<BufferView>* view = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "buffer view", &view));
+  results[0] = Variant::I32(static_cast<int32_t>((*view)->element_type()));
+  return OkStatus();
+}
+
+// "tensor<?x4xf32>" from the asserted dims (-1 = ?) and element type.
+std::string ExpectedTensor(Args dims, ElementType type) {
+  std::string text = "tensor<";
+  for (const Variant& dim : dims) text += (dim.i64() == -1 ? "?" : std::to_string(dim.i64())) + "x";
+  return text + std::string(FormatElementType(type)) + ">";
+}
+
+Status BufferViewAssert(HalState&, Args args, Results) {
+  std::string_view message;
+  KILN_RETURN_IF_ERROR(GetText(args, 1, "message", &message));
+  ElementType type = ElementType::kNone;
+  KILN_RETURN_IF_ERROR(GetElementType(args, 2, &type));
+  const Args dims = args.subspan(3);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int64_t dim = 0;
+    KILN_RETURN_IF_ERROR(GetDim(args, 3, i, /*any_allowed=*/true, &dim));
+  }
+  // The value itself is the program's input, so a wrong one is described
+  // from the program's point of view, not as a bad import argument.
+  const Variant& value = args[0];
+  const BufferView* view =
+      value.is_ref() ? UnwrapFromVm<BufferView>(value.ref().get()).get() : nullptr;
+  bool matches = view && view->element_type() == type && view->rank() == dims.size();
+  for (size_t i = 0; matches && i < dims.size(); ++i) {
+    matches = dims[i].i64() == -1 || dims[i].i64() == view->dim(i);
+  }
+  if (matches) return OkStatus();
+  std::string got;
+  if (view) {
+    got = view->ShapeString();
+  } else if (value.is_ref() && value.ref()) {
+    got = "a " + std::string(value.ref()->type().name) + " (not a tensor)";
+  } else if (value.is_ref()) {
+    got = "null";
+  } else {
+    got = value.ToString();
+  }
+  return InvalidArgumentError(std::string(message) + ": expected " + ExpectedTensor(dims, type) +
+                              ", got " + got);
+}
+
+// ---------------------------------------------------------------------------
+// Executables.
+
+Status ExecutableLoad(HalState&, Args args, Results results) {
+  const Ref<Device>* device = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
+  std::string_view name;
+  KILN_RETURN_IF_ERROR(GetText(args, 1, "name", &name));
+  if ((args.size() - 2) % 2 != 0) {
+    return InvalidArgumentError("executable '" + std::string(name) +
+                                "': " + std::to_string(args.size() - 2) +
+                                " arguments follow the name; variants take 2 each (format, data)");
+  }
+  // Check every variant before choosing, so a malformed one is reported
+  // whichever device runs the module.
+  for (size_t i = 2; i < args.size(); i += 2) {
+    std::string_view format;
+    const ByteBuffer* data = nullptr;
+    KILN_RETURN_IF_ERROR(GetText(args, i, "format", &format));
+    KILN_RETURN_IF_ERROR(GetHolder(args, i + 1, "data", /*nullable=*/false, &data));
+  }
+  const std::vector<std::string>& runnable = (*device)->properties().executable_formats;
+  for (size_t i = 2; i < args.size(); i += 2) {
+    std::string_view format;
+    KILN_RETURN_IF_ERROR(GetText(args, i, "format", &format));
+    bool runs = false;
+    for (const std::string& f : runnable) runs = runs || f == format;
+    if (!runs) continue;
+    const auto* data = static_cast<const ByteBuffer*>(args[i + 1].ref().get());
+    auto executable = (*device)->CreateExecutable(format, data->bytes());
+    if (!executable.ok()) {
+      return executable.status().WithContext("loading executable '" + std::string(name) + "' (" +
+                                             std::string(format) + ")");
+    }
+    results[0] = Wrapped(WrapForVm(std::move(*executable)));
+    return OkStatus();
+  }
+  std::string embedded, runs;
+  for (size_t i = 2; i < args.size(); i += 2) {
+    std::string_view format;
+    KILN_RETURN_IF_ERROR(GetText(args, i, "format", &format));
+    embedded += (embedded.empty() ? "" : ", ") + std::string(format);
+  }
+  for (const std::string& f : runnable) runs += (runs.empty() ? "" : ", ") + f;
+  return NotFoundError("executable '" + std::string(name) + "' has no variant for device '" +
+                       (*device)->properties().name +
+                       "' (embedded formats: " + (embedded.empty() ? "none" : embedded) +
+                       "; device runs: " + (runs.empty() ? "none" : runs) + ")");
+}
+
+// ---------------------------------------------------------------------------
+// Command buffers.
+
+Status CommandBufferCreate(HalState&, Args args, Results results) {
+  const Ref<Device>* device = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
+  const int32_t mode = args[1].i32();
+  if (mode != 0 && mode != 1) {
+    return ArgError(1, "mode", std::to_string(mode) + " is neither 0 (one-shot) nor 1 (reusable)");
+  }
+  KILN_ASSIGN_OR_RETURN(Ref<CommandBuffer> command_buffer,
+                        (*device)->CreateCommandBuffer(mode == 0 ? CommandBufferMode::kOneShot
+                                                                 : CommandBufferMode::kReusable));
+  KILN_RETURN_IF_ERROR(command_buffer->Begin());
+  results[0] = Wrapped(WrapForVm(std::move(command_buffer)));
+  return OkStatus();
+}
+
+Status CommandBufferEnd(HalState&, Args args, Results) {
+  const Ref<CommandBuffer>* command_buffer = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "command buffer", &command_buffer));
+  return (*command_buffer)->End();
+}
+
+// The hot path: no strings unless something is wrong, constants and
+// bindings through the state's scratch vectors.
+Status CommandBufferDispatch(HalState& state, Args args, Results) {
+  const Ref<CommandBuffer>* command_buffer = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "command buffer", &command_buffer));
+  const Ref<Executable>* executable = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 1, "executable", &executable));
+  const int32_t ordinal = args[2].i32();
+  if (ordinal < 0) return ArgError(2, "export ordinal", std::to_string(ordinal) + " is negative");
+  std::array<uint32_t, 3> workgroups;
+  for (size_t i = 0; i < 3; ++i) {
+    const int32_t count = args[3 + i].i32();
+    if (count < 0) {
+      return ArgError(3 + i, "workgroup count", std::to_string(count) + " is negative");
+    }
+    workgroups[i] = static_cast<uint32_t>(count);
+  }
+  const int32_t constant_count = args[6].i32();
+  const size_t first_constant = 7;
+  if (constant_count < 0 || static_cast<size_t>(constant_count) > args.size() - first_constant) {
+    return ArgError(6, "constant count",
+                    std::to_string(constant_count) + " constants do not fit in the " +
+                        std::to_string(args.size() - first_constant) + " arguments that follow");
+  }
+  state.constants.clear();
+  for (size_t i = first_constant; i < first_constant + constant_count; ++i) {
+    if (args[i].type() != ValueType::kI32) {
+      return ArgError(i, "constant " + std::to_string(i - first_constant),
+                      "expected i32, got " + args[i].ToString());
+    }
+    state.constants.push_back(static_cast<uint32_t>(args[i].i32()));
+  }
+  const size_t first_binding = first_constant + constant_count;
+  if ((args.size() - first_binding) % 3 != 0) {
+    return InvalidArgumentError(std::to_string(args.size() - first_binding) +
+                                " arguments follow the " + std::to_string(constant_count) +
+                                " constant(s); bindings take 3 each (buffer, offset, length)");
+  }
+  state.bindings.clear();
+  Status status;
+  for (size_t i = first_binding; i < args.size(); i += 3) {
+    const Ref<Buffer>* buffer = nullptr;
+    size_t offset = 0, length = 0;
+    if (!(status = Get(args, i, "binding buffer", &buffer)).ok() ||
+        !(status = GetSize(args, i + 1, "binding offset", false, &offset)).ok() ||
+        !(status = GetSize(args, i + 2, "binding length", true, &length)).ok()) {
+      break;
+    }
+    state.bindings.push_back(BufferRef::Of(*buffer, offset, length));
+  }
+  if (status.ok()) {
+    status = (*command_buffer)
+                 ->Dispatch(*executable, static_cast<uint32_t>(ordinal), workgroups,
+                            state.constants, state.bindings);
+  }
+  // The command buffer holds what it needs; the scratch keeps no buffers alive.
+  state.bindings.clear();
+  return status;
+}
+
+Status CommandBufferFillBuffer(HalState&, Args args, Results) {
+  const Ref<CommandBuffer>* command_buffer = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "command buffer", &command_buffer));
+  const Ref<Buffer>* target = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 1, "target buffer", &target));
+  size_t offset = 0, length = 0;
+  KILN_RETURN_IF_ERROR(GetSize(args, 2, "target offset", false, &offset));
+  KILN_RETURN_IF_ERROR(GetSize(args, 3, "length", true, &length));
+  const int32_t pattern_length = args[5].i32();
+  if (pattern_length != 1 && pattern_length != 2 && pattern_length != 4) {
+    return ArgError(5, "pattern length", std::to_string(pattern_length) + " is not 1, 2 or 4");
+  }
+  return (*command_buffer)
+      ->FillBuffer(BufferRef::Of(*target, offset, length), static_cast<uint32_t>(args[4].i32()),
+                   static_cast<size_t>(pattern_length));
+}
+
+Status CommandBufferCopyBuffer(HalState&, Args args, Results) {
+  const Ref<CommandBuffer>* command_buffer = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "command buffer", &command_buffer));
+  const Ref<Buffer>* source = nullptr;
+  const Ref<Buffer>* target = nullptr;
+  size_t source_offset = 0, target_offset = 0, length = 0;
+  KILN_RETURN_IF_ERROR(Get(args, 1, "source buffer", &source));
+  KILN_RETURN_IF_ERROR(GetSize(args, 2, "source offset", false, &source_offset));
+  KILN_RETURN_IF_ERROR(Get(args, 3, "target buffer", &target));
+  KILN_RETURN_IF_ERROR(GetSize(args, 4, "target offset", false, &target_offset));
+  KILN_RETURN_IF_ERROR(GetSize(args, 5, "length", true, &length));
+  return (*command_buffer)
+      ->CopyBuffer(BufferRef::Of(*source, source_offset), BufferRef::Of(*target, target_offset),
+                   length);
+}
+
+Status CommandBufferExecutionBarrier(HalState&, Args args, Results) {
+  const Ref<CommandBuffer>* command_buffer = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "command buffer", &command_buffer));
+  return (*command_buffer)->ExecutionBarrier();
+}
+
+// ---------------------------------------------------------------------------
+// Fences and the queue.
+
+Status FenceCreate(HalState&, Args args, Results results) {
+  const Ref<Device>* device = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
+  KILN_ASSIGN_OR_RETURN(Ref<Semaphore> semaphore, (*device)->CreateSemaphore(0));
+  Ref<Fence> fence = MakeRef<Fence>();
+  fence->Insert(std::move(semaphore), 1);
+  results[0] = Wrapped(WrapForVm(std::move(fence)));
+  return OkStatus();
+}
+
+Status FenceAwait(HalState&, Args args, Results) {
+  const Ref<Fence>* fence = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "fence", &fence));
+  const int64_t timeout_ms = args[1].i64();
+  if (timeout_ms < -1) {
+    return ArgError(1, "timeout",
+                    std::to_string(timeout_ms) + " ms is negative (-1 waits without limit)");
+  }
+  // Beyond what nanoseconds hold (292 years) is as good as forever.
+  constexpr int64_t kMaxMs = INT64_MAX / 1000000;
+  const Timeout timeout = timeout_ms == -1 || timeout_ms > kMaxMs
+                              ? kInfiniteTimeout
+                              : Timeout(std::chrono::milliseconds(timeout_ms));
+  return (*fence)->Wait(timeout);
+}
+
+Status QueueExecute(HalState&, Args args, Results) {
+  const Ref<Device>* device = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
+  const Fence empty;
+  const Fence* wait = nullptr;
+  KILN_RETURN_IF_ERROR(GetWaitFence(args, 1, empty, &wait));
+  const Ref<Fence>* signal = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 2, "signal fence", &signal));
+  const Ref<CommandBuffer>* command_buffer = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 3, "command buffer", &command_buffer));
+  return (*device)->QueueExecute(*wait, **signal, std::span(command_buffer, 1), {});
+}
+
+Status QueueAlloca(HalState&, Args args, Results results) {
+  const Ref<Device>* device = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
+  const Fence empty;
+  const Fence* wait = nullptr;
+  KILN_RETURN_IF_ERROR(GetWaitFence(args, 1, empty, &wait));
+  const Ref<Fence>* signal = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 2, "signal fence", &signal));
+  size_t length = 0;
+  KILN_RETURN_IF_ERROR(GetSize(args, 3, "byte length", false, &length));
+  KILN_ASSIGN_OR_RETURN(Ref<Buffer> buffer,
+                        (*device)->QueueAlloca(*wait, **signal, BufferParams{}, length));
+  results[0] = Wrapped(WrapForVm(std::move(buffer)));
+  return OkStatus();
+}
+
+Status QueueDealloca(HalState&, Args args, Results) {
+  const Ref<Device>* device = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
+  const Fence empty;
+  const Fence* wait = nullptr;
+  KILN_RETURN_IF_ERROR(GetWaitFence(args, 1, empty, &wait));
+  const Ref<Fence>* signal = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 2, "signal fence", &signal));
+  const Ref<Buffer>* buffer = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 3, "buffer", &buffer));
+  return (*device)->QueueDealloca(*wait, **signal, *buffer);
+}
+
+template <typename T>
+Ref<T> UnwrapVariant(const Variant& value) {
+  return value.is_ref() ? UnwrapFromVm<T>(value.ref().get()) : nullptr;
+}
+
+}  // namespace
+
+Status RegisterHalTypes(vm::Instance& instance) {
+  for (const vm::RefType* type :
+       {&VmDevice::Type(), &VmAllocator::Type(), &VmBuffer::Type(), &VmBufferView::Type(),
+        &VmExecutable::Type(), &VmCommandBuffer::Type(), &VmFence::Type()}) {
+    KILN_RETURN_IF_ERROR(instance.types().Register(*type));
+  }
+  return OkStatus();
+}
+
+Result<Ref<vm::Module>> CreateHalModule(vm::Instance& instance, std::vector<Ref<Device>> devices) {
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (!devices[i])
+      return InvalidArgumentError("hal module: device " + std::to_string(i) + " is null");
+  }
+  KILN_RETURN_IF_ERROR(RegisterHalTypes(instance));
+  auto module = vm::NativeModule<HalState>::Create(
+      "hal", [devices = std::move(devices)]() -> Result<std::unique_ptr<HalState>> {
+        auto state = std::make_unique<HalState>();
+        state->devices = devices;
+        for (const Ref<Device>& device : devices) state->device_refs.push_back(WrapForVm(device));
+        return state;
+      });
+  // Signatures exactly as in the contract table (hal_module.h).
+  module->ExportVariadic("devices.count", "_i", &DevicesCount)
+      .ExportVariadic("devices.get", "i_r", &DevicesGet)
+      .ExportVariadic("device.allocator", "r_r", &DeviceAllocator)
+      .ExportVariadic("allocator.allocate", "riiI_r", &AllocatorAllocate)
+      .ExportVariadic("buffer.length", "r_I", &BufferLength)
+      .ExportVariadic("buffer.subspan", "rII_r", &BufferSubspan)
+      .ExportVariadic("buffer_view.create", "ri*_r", &BufferViewCreate)
+      .ExportVariadic("buffer_view.buffer", "r_r", &BufferViewBuffer)
+      .ExportVariadic("buffer_view.rank", "r_i", &BufferViewRank)
+      .ExportVariadic("buffer_view.dim", "ri_I", &BufferViewDim)
+      .ExportVariadic("buffer_view.element_type", "r_i", &BufferViewElementType)
+      .ExportVariadic("buffer_view.assert", "rri*_", &BufferViewAssert)
+      .ExportVariadic("executable.load", "rr*_r", &ExecutableLoad)
+      .ExportVariadic("command_buffer.create", "ri_r", &CommandBufferCreate)
+      .ExportVariadic("command_buffer.end", "r_", &CommandBufferEnd)
+      .ExportVariadic("command_buffer.dispatch", "rriiiii*_", &CommandBufferDispatch)
+      .ExportVariadic("command_buffer.fill_buffer", "rrIIii_", &CommandBufferFillBuffer)
+      .ExportVariadic("command_buffer.copy_buffer", "rrIrII_", &CommandBufferCopyBuffer)
+      .ExportVariadic("command_buffer.execution_barrier", "r_", &CommandBufferExecutionBarrier)
+      .ExportVariadic("fence.create", "r_r", &FenceCreate)
+      .ExportVariadic("fence.await", "rI_", &FenceAwait)
+      .ExportVariadic("device.queue.execute", "rrrr_", &QueueExecute)
+      .ExportVariadic("device.queue.alloca", "rrrI_r", &QueueAlloca)
+      .ExportVariadic("device.queue.dealloca", "rrrr_", &QueueDealloca);
+  return Ref<vm::Module>(std::move(module));
+}
+
+Ref<vm::Object> WrapBufferView(Ref<BufferView> view) { return WrapForVm(std::move(view)); }
+Ref<BufferView> UnwrapBufferView(const vm::Variant& value) {
+  return UnwrapVariant<BufferView>(value);
+}
+Ref<vm::Object> WrapBuffer(Ref<Buffer> buffer) { return WrapForVm(std::move(buffer)); }
+Ref<Buffer> UnwrapBuffer(const vm::Variant& value) { return UnwrapVariant<Buffer>(value); }
+Ref<vm::Object> WrapDevice(Ref<Device> device) { return WrapForVm(std::move(device)); }
+Ref<Device> UnwrapDevice(const vm::Variant& value) { return UnwrapVariant<Device>(value); }
+Ref<vm::Object> WrapFence(Ref<Fence> fence) { return WrapForVm(std::move(fence)); }
+Ref<Fence> UnwrapFence(const vm::Variant& value) { return UnwrapVariant<Fence>(value); }
+
+}  // namespace kiln::hal

@@ -1,0 +1,802 @@
+// The `hal` VM module: bytecode built with vm::ModuleBuilder calls the
+// imports exactly as kiln-compile emits them (allocation, buffer views and
+// their asserts, executable.load from rodata with variant selection, command
+// buffers, fences, the queue); results are read back through the HAL API.
+// Every test runs on the threaded `cpu` and the inline `cpu-sync` device.
+// Argument errors are checked by calling the exports directly.
+#include "hal/module/hal_module.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/file_io.h"
+#include "flatbuffers/flatbuffers.h"
+#include "hal/cpu/elf_loader.h"
+#include "hal/element_type.h"
+#include "hal/module/hal_types.h"
+#include "schemas/executable_elf_generated.h"
+#include "tests/hal/test_util.h"
+#include "vm/byte_buffer.h"
+#include "vm/bytecode_module.h"
+#include "vm/context.h"
+#include "vm/invocation.h"
+#include "vm/list.h"
+#include "vm/module_builder.h"
+#include "vm/stack.h"
+
+namespace kiln::hal {
+namespace {
+
+namespace fb = ::kiln::schema::elf;
+using testing::MakeBuffer;
+using testing::ReadBuffer;
+using testing::Unwrap;
+using vm::FunctionBuilder;
+using vm::ImmI32;
+using vm::ImmI64;
+using vm::Index;
+using vm::ModuleBuilder;
+using vm::Opcode;
+using vm::Reg;
+using vm::Variant;
+
+constexpr int32_t kF32 = static_cast<int32_t>(ElementType::kFloat32);
+constexpr int32_t kI32 = static_cast<int32_t>(ElementType::kInt32);
+
+// ---------------------------------------------------------------------------
+// The kernels of tests/hal/test_kernels.c as a system-elf executable.
+
+struct KernelExport {
+  const char* name;
+  uint32_t workgroup_size;
+  std::vector<bool> read_only;
+  uint32_t constant_count;
+};
+
+std::vector<uint8_t> BuildElfExecutable() {
+  Result<AlignedBuffer> file = ReadFile(KILN_TEST_KERNELS_PATH);
+  EXPECT_TRUE(file.ok()) << file.status().ToString();
+  if (!file.ok()) return {};
+  const std::vector<uint8_t> library(file->data(), file->data() + file->size());
+  const std::vector<KernelExport> kernels = {
+      {"simple_mul", 64, {true, true, false}, 1},
+      {"simple_mul_inplace", 64, {true, false}, 0},
+      {"always_fail", 1, {}, 0},
+  };
+  flatbuffers::FlatBufferBuilder builder;
+  std::vector<flatbuffers::Offset<fb::Export>> exports;
+  for (const KernelExport& k : kernels) {
+    std::vector<flatbuffers::Offset<fb::Binding>> bindings;
+    for (bool read_only : k.read_only) bindings.push_back(fb::CreateBinding(builder, read_only));
+    fb::WorkgroupSize size(k.workgroup_size, 1, 1);
+    exports.push_back(fb::CreateExport(builder, builder.CreateString(k.name),
+                                       builder.CreateString(k.name), &size,
+                                       builder.CreateVector(bindings), k.constant_count));
+  }
+  builder.PreAlign(library.size(), 64);  // Keeps FlatBuffers' alignment asserts quiet.
+  auto library_offset = builder.CreateVector(library);
+  fb::FinishElfExecutableBuffer(
+      builder, fb::CreateElfExecutable(builder, library_offset, builder.CreateVector(exports)));
+  return std::vector<uint8_t>(builder.GetBufferPointer(),
+                              builder.GetBufferPointer() + builder.GetSize());
+}
+
+std::span<const uint8_t> Bytes(std::string_view text) {
+  return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
+}
+
+// ---------------------------------------------------------------------------
+// Emitting calls to hal imports: one import entry per (name, signature), as
+// the compiler does.
+
+class Program {
+ public:
+  Program() : builder_("test") {}
+
+  ModuleBuilder& builder() { return builder_; }
+
+  void Call(FunctionBuilder& f, const std::string& name, const std::string& signature,
+            std::initializer_list<uint16_t> args, std::initializer_list<uint16_t> results = {}) {
+    auto key = name + " " + signature;
+    auto it = imports_.find(key);
+    if (it == imports_.end()) {
+      it = imports_.emplace(key, builder_.AddImport("hal." + name, signature)).first;
+    }
+    f.EmitCallImport(it->second, std::span(args.begin(), args.size()),
+                     std::span(results.begin(), results.size()));
+  }
+
+  // r[reg] = a vm.buffer of `text` (rodata).
+  void Text(FunctionBuilder& f, uint16_t reg, std::string_view text) {
+    uint32_t rodata = builder_.AddRodata("text" + std::to_string(rodata_count_++), Bytes(text), 1);
+    f.Emit(Opcode::kConstRefRodata, {Reg(reg), Index(rodata)});
+  }
+  void Data(FunctionBuilder& f, uint16_t reg, const std::vector<uint8_t>& data) {
+    uint32_t rodata = builder_.AddRodata("data" + std::to_string(rodata_count_++), data, 64);
+    f.Emit(Opcode::kConstRefRodata, {Reg(reg), Index(rodata)});
+  }
+
+  // r[device] = devices.get(0) (uses i-register `scratch`).
+  void Device0(FunctionBuilder& f, uint16_t device, uint16_t scratch) {
+    f.Emit(Opcode::kConstI32, {Reg(scratch), ImmI32(0)});
+    Call(f, "devices.get", "i_r", {scratch}, {device});
+  }
+
+  // Ends `cmd`, submits it on `device` and waits (r-registers `fence`,
+  // `null`; I-register `minus_one`), the way a block ends in compiled code.
+  void SubmitAndWait(FunctionBuilder& f, uint16_t device, uint16_t cmd, uint16_t fence,
+                     uint16_t null, uint16_t minus_one) {
+    Call(f, "command_buffer.end", "r_", {cmd});
+    Call(f, "fence.create", "r_r", {device}, {fence});
+    f.Emit(Opcode::kConstRefNull, {Reg(null)});
+    Call(f, "device.queue.execute", "rrrr_", {device, null, fence, cmd});
+    f.Emit(Opcode::kConstI64, {Reg(minus_one), ImmI64(-1)});
+    Call(f, "fence.await", "rI_", {fence, minus_one});
+  }
+
+ private:
+  ModuleBuilder builder_;
+  std::map<std::string, uint32_t> imports_;
+  int rodata_count_ = 0;
+};
+
+// Errors from bytecode carry the trap location first; the import's own
+// message follows it.
+#define EXPECT_CONTAINS(text, part) \
+  EXPECT_NE(std::string(text).find(part), std::string::npos) << (text)
+
+std::vector<std::string> Texts(const std::vector<Variant>& values) {
+  std::vector<std::string> texts;
+  for (const Variant& v : values) texts.push_back(v.ToString());
+  return texts;
+}
+
+class HalModuleTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    device_ = testing::CreateDevice(GetParam());
+    instance_ = vm::Instance::Create();
+    hal_ = Unwrap(CreateHalModule(*instance_, {device_}));
+  }
+
+  // Loads the program and links it after the hal module.
+  Result<Ref<vm::Context>> Link(Program& program) {
+    auto bytes = program.builder().Finish();
+    KILN_RETURN_IF_ERROR(bytes.status());
+    KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module,
+                          vm::BytecodeModule::Load(*instance_, AlignedBuffer::CopyOf(*bytes)));
+    return vm::Context::Create(instance_, {hal_, Ref<vm::Module>(module)});
+  }
+
+  Ref<vm::Context> MustLink(Program& program) {
+    auto context = Link(program);
+    EXPECT_TRUE(context.ok()) << context.status().ToString();
+    return context.ok() ? *context : nullptr;
+  }
+
+  static Result<std::vector<Variant>> Invoke(vm::Context& context, std::string_view function,
+                                             std::vector<Variant> args) {
+    Ref<vm::List> list = vm::List::Create(args.size());
+    for (Variant& arg : args) list->Push(std::move(arg));
+    KILN_ASSIGN_OR_RETURN(Ref<vm::List> results, vm::Invoke(context, function, *list));
+    return results->items();
+  }
+
+  // Calls hal export `name` directly (no bytecode) in a context of its own.
+  Result<std::vector<Variant>> CallHal(std::string_view name, std::vector<Variant> args,
+                                       size_t result_count) {
+    if (!direct_) {
+      KILN_ASSIGN_OR_RETURN(direct_, vm::Context::Create(instance_, {hal_}));
+    }
+    const vm::ExportedFunction* function = hal_->LookupExport(name);
+    if (!function) return NotFoundError("no export " + std::string(name));
+    std::vector<Variant> results(result_count);
+    vm::Stack stack;
+    KILN_RETURN_IF_ERROR(
+        hal_->Call(*direct_->state_of(0), function->ordinal, args, results, stack));
+    return results;
+  }
+  Status CallHalError(std::string_view name, std::vector<Variant> args, size_t result_count = 0) {
+    auto results = CallHal(name, std::move(args), result_count);
+    EXPECT_FALSE(results.ok()) << name;
+    return results.status();
+  }
+
+  Variant Wrap(Ref<Buffer> buffer) { return Variant::FromRef(WrapBuffer(std::move(buffer))); }
+
+  Ref<Device> device_;
+  Ref<vm::Instance> instance_;
+  Ref<vm::Module> hal_;
+  Ref<vm::Context> direct_;
+};
+
+// ---------------------------------------------------------------------------
+
+TEST_P(HalModuleTest, ExportsTheContractSignatures) {
+  const std::map<std::string, std::string> expected = {
+      {"devices.count", "_i"},
+      {"devices.get", "i_r"},
+      {"device.allocator", "r_r"},
+      {"allocator.allocate", "riiI_r"},
+      {"buffer.length", "r_I"},
+      {"buffer.subspan", "rII_r"},
+      {"buffer_view.create", "ri*_r"},
+      {"buffer_view.buffer", "r_r"},
+      {"buffer_view.rank", "r_i"},
+      {"buffer_view.dim", "ri_I"},
+      {"buffer_view.element_type", "r_i"},
+      {"buffer_view.assert", "rri*_"},
+      {"executable.load", "rr*_r"},
+      {"command_buffer.create", "ri_r"},
+      {"command_buffer.end", "r_"},
+      {"command_buffer.dispatch", "rriiiii*_"},
+      {"command_buffer.fill_buffer", "rrIIii_"},
+      {"command_buffer.copy_buffer", "rrIrII_"},
+      {"command_buffer.execution_barrier", "r_"},
+      {"fence.create", "r_r"},
+      {"fence.await", "rI_"},
+      {"device.queue.execute", "rrrr_"},
+      {"device.queue.alloca", "rrrI_r"},
+      {"device.queue.dealloca", "rrrr_"},
+  };
+  std::map<std::string, std::string> actual;
+  for (const vm::ExportedFunction& e : hal_->exports()) actual[e.name] = e.signature;
+  EXPECT_EQ(actual, expected);
+  EXPECT_EQ(hal_->name(), "hal");
+  for (std::string_view type : {"hal.device", "hal.allocator", "hal.buffer", "hal.buffer_view",
+                                "hal.executable", "hal.command_buffer", "hal.fence"}) {
+    EXPECT_NE(instance_->types().Lookup(type), nullptr) << type;
+  }
+}
+
+TEST_P(HalModuleTest, DevicesAndAllocation) {
+  Program program;
+  // alloc(length) -> (buffer, buffer.length, devices.count, same device twice)
+  FunctionBuilder& f = program.builder().AddFunction("alloc", "I_rIii");
+  program.Device0(f, 0, 0);
+  program.Call(f, "device.allocator", "r_r", {0}, {1});
+  f.Emit(Opcode::kConstI32, {Reg(1), ImmI32(0)});
+  program.Call(f, "allocator.allocate", "riiI_r", {1, 1, 1, 0}, {2});
+  program.Call(f, "buffer.length", "r_I", {2}, {1});
+  program.Call(f, "devices.count", "_i", {}, {2});
+  program.Device0(f, 3, 3);
+  f.Emit(Opcode::kRefEq, {Reg(3), Reg(0), Reg(3)});
+  f.EmitReturn({2, 1, 2, 3});
+  program.builder().AddExport("alloc", f.ordinal());
+  Ref<vm::Context> context = MustLink(program);
+  ASSERT_TRUE(context);
+
+  auto results = Invoke(*context, "alloc", {Variant::I64(96)});
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  ASSERT_EQ(results->size(), 4u);
+  Ref<Buffer> buffer = UnwrapBuffer((*results)[0]);
+  ASSERT_TRUE(buffer);
+  EXPECT_EQ(buffer->byte_length(), 96u);
+  EXPECT_TRUE(buffer->memory_type() & kMemoryTypeDeviceLocal);
+  EXPECT_EQ(buffer->allowed_usage() & kBufferUsageDefault, kBufferUsageDefault);
+  EXPECT_EQ(Texts({(*results)[1], (*results)[2], (*results)[3]}),
+            (std::vector<std::string>{"i64=96", "i32=1", "i32=1"}));
+
+  // Host-side unwrap helpers reject other types.
+  EXPECT_FALSE(UnwrapBufferView((*results)[0]));
+  EXPECT_FALSE(UnwrapBuffer(Variant::I32(3)));
+  EXPECT_FALSE(UnwrapBuffer(Variant::FromRef(nullptr)));
+  EXPECT_EQ(UnwrapDevice(Variant::FromRef(WrapDevice(device_))), device_);
+
+  results = Invoke(*context, "alloc", {Variant::I64(-8)});
+  ASSERT_FALSE(results.ok());
+  EXPECT_CONTAINS(results.status().message(),
+                  "import 'hal.allocator.allocate' failed: argument 3 (byte length): -8 is "
+                  "negative");
+}
+
+TEST_P(HalModuleTest, SubspanAndBufferViews) {
+  Program program;
+  // view(buffer, d0, d1, element_type) -> (view, view.buffer, dim 1, rank, element type)
+  FunctionBuilder& f = program.builder().AddFunction("view", "rIIi_rrIii");
+  program.Call(f, "buffer_view.create", "riII_r", {0, 0, 0, 1}, {1});
+  program.Call(f, "buffer_view.rank", "r_i", {1}, {1});
+  f.Emit(Opcode::kConstI32, {Reg(2), ImmI32(1)});
+  program.Call(f, "buffer_view.dim", "ri_I", {1, 2}, {2});
+  program.Call(f, "buffer_view.element_type", "r_i", {1}, {3});
+  program.Call(f, "buffer_view.buffer", "r_r", {1}, {2});
+  f.EmitReturn({1, 2, 2, 1, 3});
+  program.builder().AddExport("view", f.ordinal());
+  // dim(view, index) -> i64
+  FunctionBuilder& d = program.builder().AddFunction("dim", "ri_I");
+  program.Call(d, "buffer_view.dim", "ri_I", {0, 0}, {0});
+  d.EmitReturn({0});
+  program.builder().AddExport("dim", d.ordinal());
+  // scalar(buffer, offset, length) -> a rank-0 view of a subspan
+  FunctionBuilder& s = program.builder().AddFunction("scalar", "rII_r");
+  program.Call(s, "buffer.subspan", "rII_r", {0, 0, 1}, {1});
+  s.Emit(Opcode::kConstI32, {Reg(0), ImmI32(kI32)});
+  program.Call(s, "buffer_view.create", "ri_r", {1, 0}, {2});
+  s.EmitReturn({2});
+  program.builder().AddExport("scalar", s.ordinal());
+  Ref<vm::Context> context = MustLink(program);
+  ASSERT_TRUE(context);
+
+  Ref<Buffer> buffer = MakeBuffer(*device_, std::vector<float>(32, 1.0f));
+  auto results = Invoke(*context, "view",
+                        {Wrap(buffer), Variant::I64(8), Variant::I64(4), Variant::I32(kF32)});
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  Ref<BufferView> view = UnwrapBufferView((*results)[0]);
+  ASSERT_TRUE(view);
+  EXPECT_EQ(view->ShapeString(), "8x4xf32");
+  EXPECT_EQ(UnwrapBuffer((*results)[1]), buffer);
+  EXPECT_EQ(Texts({(*results)[2], (*results)[3], (*results)[4]}),
+            (std::vector<std::string>{"i64=4", "i32=2", "i32=" + std::to_string(kF32)}));
+
+  auto dim = Invoke(*context, "dim", {(*results)[0], Variant::I32(2)});
+  ASSERT_FALSE(dim.ok());
+  EXPECT_EQ(dim.status().code(), StatusCode::kOutOfRange);
+  EXPECT_CONTAINS(dim.status().message(),
+                  "import 'hal.buffer_view.dim' failed: argument 1 (index): dim 2 does not exist "
+                  "in a buffer view of rank 2 (8x4xf32)");
+
+  // A view larger than its buffer: the HAL's message.
+  results = Invoke(*context, "view",
+                   {Wrap(buffer), Variant::I64(8), Variant::I64(5), Variant::I32(kF32)});
+  ASSERT_FALSE(results.ok());
+  EXPECT_CONTAINS(results.status().message(),
+                  "buffer view 8x5xf32 needs 160 bytes but its buffer has 128");
+
+  // A scalar view of bytes [8, 12) shares the buffer's storage.
+  KILN_ASSERT_OK(buffer->WriteData(8, Bytes(std::string_view("\x2A\0\0\0", 4))));
+  auto scalar = Invoke(*context, "scalar", {Wrap(buffer), Variant::I64(8), Variant::I64(-1)});
+  ASSERT_TRUE(scalar.ok()) << scalar.status().ToString();
+  Ref<BufferView> scalar_view = UnwrapBufferView((*scalar)[0]);
+  ASSERT_TRUE(scalar_view);
+  EXPECT_EQ(scalar_view->ShapeString(), "i32");
+  EXPECT_EQ(scalar_view->buffer()->byte_length(), 120u);
+  EXPECT_EQ(ReadBuffer<int32_t>(*scalar_view->buffer(), 0, 1)[0], 42);
+}
+
+TEST_P(HalModuleTest, BufferViewAssert) {
+  Program program;
+  // check(view): asserts tensor<?x4xf32> as the compiler does at entry.
+  FunctionBuilder& f = program.builder().AddFunction("check", "r_");
+  program.Text(f, 1, "argument 0 of @mixed_invocation");
+  f.Emit(Opcode::kConstI32, {Reg(0), ImmI32(kF32)});
+  f.Emit(Opcode::kConstI64, {Reg(0), ImmI64(-1)});
+  f.Emit(Opcode::kConstI64, {Reg(1), ImmI64(4)});
+  program.Call(f, "buffer_view.assert", "rriII_", {0, 1, 0, 0, 1});
+  f.EmitReturn({});
+  program.builder().AddExport("check", f.ordinal());
+  Ref<vm::Context> context = MustLink(program);
+  ASSERT_TRUE(context);
+
+  Ref<Buffer> buffer = MakeBuffer(*device_, std::vector<float>(32, 0.0f));
+  auto view = [&](std::vector<int64_t> shape, ElementType type) {
+    return Variant::FromRef(WrapBufferView(Unwrap(BufferView::Create(buffer, shape, type))));
+  };
+  for (int64_t rows : {8, 1, 0}) {
+    auto ok = Invoke(*context, "check", {view({rows, 4}, ElementType::kFloat32)});
+    EXPECT_TRUE(ok.ok()) << ok.status().ToString();
+  }
+  const std::string prefix =
+      "import 'hal.buffer_view.assert' failed: argument 0 of @mixed_invocation: expected "
+      "tensor<?x4xf32>, got ";
+  struct Case {
+    Variant value;
+    std::string got;
+  };
+  std::vector<Case> cases = {
+      {view({8, 4}, ElementType::kInt32), "8x4xi32"},
+      {view({8, 2}, ElementType::kFloat32), "8x2xf32"},
+      {view({32}, ElementType::kFloat32), "32xf32"},
+      {view({2, 4, 4}, ElementType::kFloat32), "2x4x4xf32"},
+      {view({}, ElementType::kFloat32), "f32"},
+      {Variant::FromRef(nullptr), "null"},
+      {Wrap(buffer), "a hal.buffer (not a tensor)"},
+  };
+  for (const Case& c : cases) {
+    auto result = Invoke(*context, "check", {c.value});
+    ASSERT_FALSE(result.ok()) << c.got;
+    EXPECT_EQ(result.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_CONTAINS(result.status().message(), prefix + c.got);
+    // The message ends with what was found.
+    const std::string& message = result.status().message();
+    EXPECT_EQ(message.substr(message.size() - c.got.size()), c.got);
+  }
+}
+
+TEST_P(HalModuleTest, ExecutableLoadDispatchAndFence) {
+  Program program;
+  // mul(lhs, rhs, out, byte_length, n, workgroups): out = lhs * rhs, then
+  // out *= lhs in a second dispatch after a barrier (another signature of
+  // the same dispatch import).
+  FunctionBuilder& f = program.builder().AddFunction("mul", "rrrIii_");
+  program.Device0(f, 3, 2);
+  program.Text(f, 4, "ex");
+  program.Text(f, 5, "cuda-nvptx-fb");
+  program.Data(f, 6, {1, 2, 3, 4});  // Never looked at: the CPU does not run it.
+  program.Text(f, 7, cpu::HostElfFormat());
+  program.Data(f, 8, BuildElfExecutable());
+  program.Call(f, "executable.load", "rrrrrr_r", {3, 4, 5, 6, 7, 8}, {9});
+  f.Emit(Opcode::kConstI32, {Reg(3), ImmI32(0)});
+  program.Call(f, "command_buffer.create", "ri_r", {3, 3}, {10});
+  f.Emit(Opcode::kConstI32, {Reg(4), ImmI32(1)});
+  f.Emit(Opcode::kConstI64, {Reg(1), ImmI64(0)});
+  program.Call(f, "command_buffer.dispatch", "rriiiiiirIIrIIrII_",
+               {10, 9, 3, 1, 4, 4, 4, 0, 0, 1, 0, 1, 1, 0, 2, 1, 0});
+  program.Call(f, "command_buffer.execution_barrier", "r_", {10});
+  program.Call(f, "command_buffer.dispatch", "rriiiiirIIrII_",
+               {10, 9, 4, 1, 4, 4, 3, 0, 1, 0, 2, 1, 0});
+  program.SubmitAndWait(f, 3, 10, 11, 12, 2);
+  f.EmitReturn({});
+  program.builder().AddExport("mul", f.ordinal());
+  Ref<vm::Context> context = MustLink(program);
+  ASSERT_TRUE(context);
+
+  const int32_t n = 200;
+  std::vector<float> lhs(n), rhs(n);
+  for (int32_t i = 0; i < n; ++i) {
+    lhs[i] = static_cast<float>(i);
+    rhs[i] = 0.5f;
+  }
+  Ref<Buffer> lhs_buffer = MakeBuffer(*device_, lhs);
+  Ref<Buffer> rhs_buffer = MakeBuffer(*device_, rhs);
+  Ref<Buffer> out_buffer = MakeBuffer(*device_, std::vector<float>(n, -1.0f));
+  auto results = Invoke(*context, "mul",
+                        {Wrap(lhs_buffer), Wrap(rhs_buffer), Wrap(out_buffer), Variant::I64(n * 4),
+                         Variant::I32(n), Variant::I32((n + 63) / 64)});
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  std::vector<float> out = ReadBuffer<float>(*out_buffer);
+  for (int32_t i = 0; i < n; ++i) ASSERT_EQ(out[i], lhs[i] * 0.5f * lhs[i]) << i;
+}
+
+TEST_P(HalModuleTest, ExecutableVariantErrors) {
+  Program program;
+  // load(name, formats...) picks nothing the CPU runs, or a broken ELF.
+  FunctionBuilder& none = program.builder().AddFunction("none", "_");
+  program.Device0(none, 0, 0);
+  program.Text(none, 1, "ex");
+  program.Text(none, 2, "cuda-nvptx-fb");
+  program.Data(none, 3, {1});
+  program.Text(none, 4, "vulkan-spirv-fb");
+  program.Data(none, 5, {2});
+  program.Call(none, "executable.load", "rrrrrr_r", {0, 1, 2, 3, 4, 5}, {6});
+  none.EmitReturn({});
+  program.builder().AddExport("none", none.ordinal());
+  FunctionBuilder& broken = program.builder().AddFunction("broken", "_");
+  program.Device0(broken, 0, 0);
+  program.Text(broken, 1, "ex");
+  program.Text(broken, 2, cpu::HostElfFormat());
+  program.Data(broken, 3, {1, 2, 3});
+  program.Call(broken, "executable.load", "rrrr_r", {0, 1, 2, 3}, {4});
+  broken.EmitReturn({});
+  program.builder().AddExport("broken", broken.ordinal());
+  Ref<vm::Context> context = MustLink(program);
+  ASSERT_TRUE(context);
+
+  auto results = Invoke(*context, "none", {});
+  ASSERT_FALSE(results.ok());
+  EXPECT_EQ(results.status().code(), StatusCode::kNotFound);
+  EXPECT_CONTAINS(results.status().message(),
+                  "import 'hal.executable.load' failed: executable 'ex' has no variant for "
+                  "device '" +
+                      device_->properties().name +
+                      "' (embedded formats: cuda-nvptx-fb, vulkan-spirv-fb; device runs: " +
+                      std::string(cpu::HostElfFormat()) + ")");
+  results = Invoke(*context, "broken", {});
+  ASSERT_FALSE(results.ok());
+  EXPECT_CONTAINS(results.status().message(),
+                  "import 'hal.executable.load' failed: loading executable 'ex' (" +
+                      std::string(cpu::HostElfFormat()) + "): ");
+}
+
+TEST_P(HalModuleTest, KernelFailureSurfacesFromFenceAwait) {
+  Program program;
+  FunctionBuilder& f = program.builder().AddFunction("fail", "_");
+  program.Device0(f, 0, 0);
+  program.Text(f, 1, "ex");
+  program.Text(f, 2, cpu::HostElfFormat());
+  program.Data(f, 3, BuildElfExecutable());
+  program.Call(f, "executable.load", "rrrr_r", {0, 1, 2, 3}, {4});
+  f.Emit(Opcode::kConstI32, {Reg(1), ImmI32(1)});
+  f.Emit(Opcode::kConstI32, {Reg(2), ImmI32(2)});
+  program.Call(f, "command_buffer.create", "ri_r", {0, 0}, {5});
+  program.Call(f, "command_buffer.dispatch", "rriiiii_", {5, 4, 2, 1, 1, 1, 0});
+  program.SubmitAndWait(f, 0, 5, 6, 7, 0);
+  f.EmitReturn({});
+  program.builder().AddExport("fail", f.ordinal());
+  Ref<vm::Context> context = MustLink(program);
+  ASSERT_TRUE(context);
+
+  auto results = Invoke(*context, "fail", {});
+  ASSERT_FALSE(results.ok());
+  const std::string& message = results.status().message();
+  EXPECT_CONTAINS(message, "import 'hal.fence.await' failed: ");
+  EXPECT_NE(message.find("always_fail"), std::string::npos) << message;
+  EXPECT_NE(message.find("return code 42"), std::string::npos) << message;
+}
+
+TEST_P(HalModuleTest, FillAndCopyBuffer) {
+  Program program;
+  // fill_copy(a, b): a = 0x01020304 repeated, b[4, 12) = a[0, 8), b[12..] = 0xEE bytes.
+  FunctionBuilder& f = program.builder().AddFunction("fill_copy", "rr_");
+  program.Device0(f, 2, 0);
+  program.Call(f, "command_buffer.create", "ri_r", {2, 0}, {3});
+  f.Emit(Opcode::kConstI64, {Reg(0), ImmI64(0)});
+  f.Emit(Opcode::kConstI64, {Reg(1), ImmI64(-1)});
+  f.Emit(Opcode::kConstI32, {Reg(1), ImmI32(0x01020304)});
+  f.Emit(Opcode::kConstI32, {Reg(2), ImmI32(4)});
+  program.Call(f, "command_buffer.fill_buffer", "rrIIii_", {3, 0, 0, 1, 1, 2});
+  f.Emit(Opcode::kConstI64, {Reg(2), ImmI64(12)});
+  f.Emit(Opcode::kConstI32, {Reg(1), ImmI32(0xEE)});
+  f.Emit(Opcode::kConstI32, {Reg(2), ImmI32(1)});
+  program.Call(f, "command_buffer.fill_buffer", "rrIIii_", {3, 1, 2, 1, 1, 2});
+  program.Call(f, "command_buffer.execution_barrier", "r_", {3});
+  f.Emit(Opcode::kConstI64, {Reg(3), ImmI64(4)});
+  f.Emit(Opcode::kConstI64, {Reg(4), ImmI64(8)});
+  program.Call(f, "command_buffer.copy_buffer", "rrIrII_", {3, 0, 0, 1, 3, 4});
+  program.SubmitAndWait(f, 2, 3, 4, 5, 5);
+  f.EmitReturn({});
+  program.builder().AddExport("fill_copy", f.ordinal());
+  Ref<vm::Context> context = MustLink(program);
+  ASSERT_TRUE(context);
+
+  Ref<Buffer> a = MakeBuffer(*device_, std::vector<uint32_t>(4, 0));
+  Ref<Buffer> b = MakeBuffer(*device_, std::vector<uint32_t>(4, 0));
+  auto results = Invoke(*context, "fill_copy", {Wrap(a), Wrap(b)});
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  EXPECT_EQ(ReadBuffer<uint32_t>(*a), std::vector<uint32_t>(4, 0x01020304));
+  EXPECT_EQ(ReadBuffer<uint32_t>(*b),
+            (std::vector<uint32_t>{0, 0x01020304, 0x01020304, 0xEEEEEEEE}));
+}
+
+TEST_P(HalModuleTest, QueueAllocaAndDealloca) {
+  Program program;
+  // alloca(length): a queue-ordered buffer filled with 7s by a command
+  // buffer that waits on the allocation, then released after it.
+  FunctionBuilder& f = program.builder().AddFunction("alloca", "I_r");
+  program.Device0(f, 0, 0);
+  program.Call(f, "fence.create", "r_r", {0}, {1});
+  f.Emit(Opcode::kConstRefNull, {Reg(2)});
+  program.Call(f, "device.queue.alloca", "rrrI_r", {0, 2, 1, 0}, {3});
+  program.Call(f, "command_buffer.create", "ri_r", {0, 0}, {4});
+  f.Emit(Opcode::kConstI64, {Reg(1), ImmI64(0)});
+  f.Emit(Opcode::kConstI64, {Reg(2), ImmI64(-1)});
+  f.Emit(Opcode::kConstI32, {Reg(1), ImmI32(7)});
+  f.Emit(Opcode::kConstI32, {Reg(2), ImmI32(1)});
+  program.Call(f, "command_buffer.fill_buffer", "rrIIii_", {4, 3, 1, 2, 1, 2});
+  program.Call(f, "command_buffer.end", "r_", {4});
+  program.Call(f, "fence.create", "r_r", {0}, {5});
+  program.Call(f, "device.queue.execute", "rrrr_", {0, 1, 5, 4});
+  program.Call(f, "fence.await", "rI_", {5, 2});
+  program.Call(f, "fence.create", "r_r", {0}, {6});
+  program.Call(f, "device.queue.dealloca", "rrrr_", {0, 5, 6, 3});
+  f.Emit(Opcode::kConstI64, {Reg(3), ImmI64(10000)});
+  program.Call(f, "fence.await", "rI_", {6, 3});
+  f.EmitReturn({3});
+  program.builder().AddExport("alloca", f.ordinal());
+  Ref<vm::Context> context = MustLink(program);
+  ASSERT_TRUE(context);
+
+  auto results = Invoke(*context, "alloca", {Variant::I64(24)});
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  Ref<Buffer> buffer = UnwrapBuffer((*results)[0]);
+  ASSERT_TRUE(buffer);
+  EXPECT_EQ(buffer->byte_length(), 24u);
+  EXPECT_EQ(ReadBuffer<uint8_t>(*buffer), std::vector<uint8_t>(24, 7));
+}
+
+TEST_P(HalModuleTest, FenceAwaitTimesOut) {
+  auto fence = CallHal("fence.create", {Variant::FromRef(WrapDevice(device_))}, 1);
+  ASSERT_TRUE(fence.ok()) << fence.status().ToString();
+  Ref<Fence> unwrapped = UnwrapFence((*fence)[0]);
+  ASSERT_TRUE(unwrapped);
+  ASSERT_EQ(unwrapped->timepoints().size(), 1u);
+  EXPECT_EQ(unwrapped->timepoints()[0].value, 1u);
+  EXPECT_EQ(*unwrapped->timepoints()[0].semaphore->Query(), 0u);
+  Status status = CallHalError("fence.await", {(*fence)[0], Variant::I64(0)});
+  EXPECT_EQ(status.code(), StatusCode::kDeadlineExceeded) << status.ToString();
+  KILN_ASSERT_OK(unwrapped->Signal());
+  auto done = CallHal("fence.await", {(*fence)[0], Variant::I64(0)}, 0);
+  EXPECT_TRUE(done.ok()) << done.status().ToString();
+  status = CallHalError("fence.await", {(*fence)[0], Variant::I64(-2)});
+  EXPECT_EQ(status.message(), "argument 1 (timeout): -2 ms is negative (-1 waits without limit)");
+}
+
+TEST_P(HalModuleTest, ArgumentErrorsNameTheArgument) {
+  const Variant device = Variant::FromRef(WrapDevice(device_));
+  const Variant null = Variant::FromRef(nullptr);
+  const Variant list = Variant::FromRef(vm::List::Create());
+  Ref<Buffer> buffer = MakeBuffer(*device_, std::vector<uint32_t>(4, 0));
+  const Variant buffer_ref = Wrap(buffer);
+  auto command_buffer = CallHal("command_buffer.create", {device, Variant::I32(0)}, 1);
+  ASSERT_TRUE(command_buffer.ok()) << command_buffer.status().ToString();
+  const Variant cmd = (*command_buffer)[0];
+  ASSERT_TRUE(UnwrapFromVm<CommandBuffer>(cmd.ref().get())->is_recording());
+  const Variant executable =
+      Variant::FromRef(WrapForVm(Ref<Executable>(testing::MakeTestExecutable())));
+
+  struct Case {
+    std::string import;
+    std::vector<Variant> args;
+    size_t results;
+    std::string message;
+  };
+  // Dispatch prefix: (cmd, executable, export 1 = mul_add, 1, 1, 1).
+  auto dispatch = [&](std::vector<Variant> tail) {
+    std::vector<Variant> args = {
+        cmd, executable, Variant::I32(1), Variant::I32(1), Variant::I32(1), Variant::I32(1)};
+    args.insert(args.end(), tail.begin(), tail.end());
+    return args;
+  };
+  const std::vector<Case> cases = {
+      {"buffer.length",
+       {device},
+       1,
+       "argument 0 (buffer): expected hal.buffer, got ref<hal.device>"},
+      {"buffer.length", {null}, 1, "argument 0 (buffer): expected hal.buffer, got ref<null>"},
+      {"devices.get",
+       {Variant::I32(3)},
+       1,
+       "argument 0 (index): device 3 does not exist (the hal module has 1 device(s))"},
+      {"buffer.subspan",
+       {buffer_ref, Variant::I64(-4), Variant::I64(4)},
+       1,
+       "argument 1 (offset): -4 is negative"},
+      {"buffer.subspan",
+       {buffer_ref, Variant::I64(0), Variant::I64(-3)},
+       1,
+       "argument 2 (length): -3 is negative (only -1, the whole buffer, is allowed)"},
+      {"buffer_view.create",
+       {buffer_ref, Variant::I32(kF32), Variant::F32(2)},
+       1,
+       "argument 2 (dim 0): expected i64, got f32=2"},
+      {"buffer_view.create",
+       {buffer_ref, Variant::I32(kF32), Variant::I64(2), Variant::I64(-1)},
+       1,
+       "argument 3 (dim 1): -1 is negative"},
+      {"buffer_view.create",
+       {buffer_ref, Variant::I32(0x7F000020)},
+       1,
+       "argument 1 (element type): unknown element type encoding 0x7F000020"},
+      {"buffer_view.assert",
+       {null, list, Variant::I32(kF32)},
+       0,
+       "argument 1 (message): expected vm.buffer, got ref<vm.list>"},
+      {"executable.load",
+       {device, list},
+       1,
+       "argument 1 (name): expected vm.buffer, got ref<vm.list>"},
+      {"command_buffer.create",
+       {device, Variant::I32(2)},
+       1,
+       "argument 1 (mode): 2 is neither 0 (one-shot) nor 1 (reusable)"},
+      {"command_buffer.dispatch", dispatch({Variant::I32(5), Variant::I32(1), Variant::I32(2)}), 0,
+       "argument 6 (constant count): 5 constants do not fit in the 2 arguments that follow"},
+      {"command_buffer.dispatch", dispatch({Variant::I32(-1)}), 0,
+       "argument 6 (constant count): -1 constants do not fit in the 0 arguments that follow"},
+      {"command_buffer.dispatch", dispatch({Variant::I32(1), Variant::I64(3)}), 0,
+       "argument 7 (constant 0): expected i32, got i64=3"},
+      {"command_buffer.dispatch",
+       dispatch({Variant::I32(1), Variant::I32(3), buffer_ref, Variant::I64(0)}), 0,
+       "2 arguments follow the 1 constant(s); bindings take 3 each (buffer, offset, length)"},
+      {"command_buffer.dispatch",
+       dispatch({Variant::I32(0), list, Variant::I64(0), Variant::I64(16)}), 0,
+       "argument 7 (binding buffer): expected hal.buffer, got ref<vm.list>"},
+      {"command_buffer.dispatch",
+       dispatch({Variant::I32(0), buffer_ref, Variant::I64(-4), Variant::I64(16)}), 0,
+       "argument 8 (binding offset): -4 is negative"},
+      {"command_buffer.dispatch",
+       dispatch({Variant::I32(0), buffer_ref, Variant::I64(0), Variant::I32(16)}), 0,
+       "argument 9 (binding length): expected i64, got i32=16"},
+      // The HAL's own validation: mul_add declares 3 constants and 2 bindings.
+      {"command_buffer.dispatch",
+       dispatch({Variant::I32(0), buffer_ref, Variant::I64(0), Variant::I64(16)}), 0,
+       "Dispatch of 'mul_add': 0 constants given but the layout declares 3"},
+      {"command_buffer.fill_buffer",
+       {cmd, buffer_ref, Variant::I64(0), Variant::I64(-1), Variant::I32(0), Variant::I32(3)},
+       0,
+       "argument 5 (pattern length): 3 is not 1, 2 or 4"},
+      {"device.queue.execute",
+       {device, null, null, cmd},
+       0,
+       "argument 2 (signal fence): expected hal.fence, got ref<null>"},
+      {"device.queue.execute",
+       {device, list, null, cmd},
+       0,
+       "argument 1 (wait fence): expected hal.fence, got ref<vm.list>"},
+      {"device.queue.alloca",
+       {buffer_ref, null, null, Variant::I64(4)},
+       1,
+       "argument 0 (device): expected hal.device, got ref<hal.buffer>"},
+  };
+  for (const Case& c : cases) {
+    Status status = CallHalError(c.import, c.args, c.results);
+    EXPECT_EQ(status.code(),
+              c.import == "devices.get" ? StatusCode::kOutOfRange : StatusCode::kInvalidArgument)
+        << c.import;
+    EXPECT_EQ(status.message(), c.message) << c.import;
+  }
+  // A failed dispatch leaves the command buffer usable.
+  EXPECT_TRUE(UnwrapFromVm<CommandBuffer>(cmd.ref().get())->is_recording());
+}
+
+// A loop of 1,000 dependent dispatches with barriers in one command buffer
+// (the shape of the dispatch benchmark): every increment lands, in order.
+TEST_P(HalModuleTest, ThousandDispatches) {
+  Program program;
+  // many(executable, buffer, count): `count` x increment(buffer[0]) with
+  // barriers between (the increments depend on each other).
+  FunctionBuilder& f = program.builder().AddFunction("many", "rri_");
+  program.Device0(f, 2, 1);
+  f.Emit(Opcode::kConstI32, {Reg(1), ImmI32(0)});
+  program.Call(f, "command_buffer.create", "ri_r", {2, 1}, {3});
+  f.Emit(Opcode::kConstI32, {Reg(2), ImmI32(4)});  // increment
+  f.Emit(Opcode::kConstI32, {Reg(3), ImmI32(1)});
+  f.Emit(Opcode::kConstI64, {Reg(0), ImmI64(0)});
+  f.Emit(Opcode::kConstI64, {Reg(1), ImmI64(4)});
+  f.Emit(Opcode::kConstI32, {Reg(4), ImmI32(0)});  // Loop counter.
+  vm::Label body = f.NewLabel(), done = f.NewLabel();
+  f.Emit(Opcode::kBrLtI32S, {Reg(4), Reg(0), vm::Target(body), vm::Target(done)});
+  f.Bind(body);
+  program.Call(f, "command_buffer.dispatch", "rriiiiirII_", {3, 0, 2, 3, 3, 3, 1, 1, 0, 1});
+  program.Call(f, "command_buffer.execution_barrier", "r_", {3});
+  f.Emit(Opcode::kForStepI32, {Reg(4), ImmI32(1), Reg(0), vm::Target(body), vm::Target(done)});
+  f.Bind(done);
+  program.SubmitAndWait(f, 2, 3, 4, 5, 2);
+  f.EmitReturn({});
+  program.builder().AddExport("many", f.ordinal());
+  Ref<vm::Context> context = MustLink(program);
+  ASSERT_TRUE(context);
+
+  const Variant executable =
+      Variant::FromRef(WrapForVm(Ref<Executable>(testing::MakeTestExecutable())));
+  Ref<Buffer> counter = MakeBuffer(*device_, std::vector<int32_t>{0});
+  auto warm = Invoke(*context, "many", {executable, Wrap(counter), Variant::I32(10)});
+  ASSERT_TRUE(warm.ok()) << warm.status().ToString();
+  // Speed is measured by tests/benchmarks/dispatch_benchmark.cc, not here.
+  const int32_t count = 1000;
+  auto results = Invoke(*context, "many", {executable, Wrap(counter), Variant::I32(count)});
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  EXPECT_EQ(ReadBuffer<int32_t>(*counter)[0], 10 + count);
+}
+
+TEST(HalModuleSetupTest, TypesAndDevices) {
+  // A module naming hal types loads only once they are registered.
+  ModuleBuilder builder("typed");
+  builder.AddType("hal.buffer_view");
+  FunctionBuilder& f = builder.AddFunction("main", "_");
+  f.EmitReturn({});
+  std::vector<uint8_t> bytes = Unwrap(builder.Finish());
+  Ref<vm::Instance> instance = vm::Instance::Create();
+  auto module = vm::BytecodeModule::Load(*instance, AlignedBuffer::CopyOf(bytes));
+  EXPECT_FALSE(module.ok());
+  KILN_ASSERT_OK(RegisterHalTypes(*instance));
+  KILN_ASSERT_OK(RegisterHalTypes(*instance));  // Again: harmless.
+  module = vm::BytecodeModule::Load(*instance, AlignedBuffer::CopyOf(bytes));
+  EXPECT_TRUE(module.ok()) << module.status().ToString();
+
+  auto hal = CreateHalModule(*instance, {nullptr});
+  ASSERT_FALSE(hal.ok());
+  EXPECT_EQ(hal.status().message(), "hal module: device 0 is null");
+
+  // No devices: count is 0 and get fails.
+  Ref<vm::Module> empty = Unwrap(CreateHalModule(*instance, {}));
+  Ref<vm::Context> context = Unwrap(vm::Context::Create(instance, {empty}));
+  Ref<vm::List> no_args = vm::List::Create();
+  auto count = vm::Invoke(*context, "hal.devices.count", *no_args);
+  ASSERT_TRUE(count.ok()) << count.status().ToString();
+  EXPECT_EQ(count.value()->items()[0].ToString(), "i32=0");
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, HalModuleTest, ::testing::Values("cpu", "cpu-sync"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           for (char& c : name) c = c == '-' ? '_' : c;
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace kiln::hal
