@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -65,7 +66,8 @@ class ModuleGenerator {
   std::optional<uint32_t> Import(std::string_view name, const Location& call);
   void Locate(vm::FunctionBuilder& function, const Location& loc);
   void GenerateFunction(Operation* func, vm::FunctionBuilder& function);
-  void GenerateInitializer(const std::vector<std::string>& taken_names);
+  void GenerateInitializer(const std::vector<std::string>& taken_names,
+                           const std::vector<uint32_t>& initializers);
 
   Operation* module_;
   const SourceManager& sources_;
@@ -79,6 +81,14 @@ class ModuleGenerator {
   std::unordered_map<uint32_t, uint32_t> source_files_;  // SourceManager file → module file
   std::vector<GlobalInit> inits_;
   uint32_t global_bytes_ = 0;
+  uint32_t global_refs_ = 0;
+  // Dispatch sites: (executable, export) per site id, and where each landed.
+  struct PendingSite {
+    std::string executable, export_name;
+    uint32_t function = 0, offset = 0;
+  };
+  std::vector<std::pair<std::string, std::string>> site_names_;
+  std::vector<PendingSite> sites_;
 };
 
 Result<std::vector<uint8_t>> ModuleGenerator::Run() {
@@ -97,6 +107,18 @@ Result<std::vector<uint8_t>> ModuleGenerator::Run() {
         case OpKind::kGlobal:
           globals.push_back(op.get());
           break;
+        case OpKind::kRodata: {
+          const Attribute* value = op->attribute("value");
+          if (!value || value->kind != Attribute::Kind::kString) {
+            Error(op->loc, "internal error: vm.rodata without a string value");
+            break;
+          }
+          std::string name(op->symbol_name());
+          std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(value->text.data()),
+                                         value->text.size());
+          symbols_.rodata[name] = builder_.AddRodata(name, bytes);
+          break;
+        }
         default:
           Error(op->loc, "'" + std::string(op->name()) +
                              "' at module level is not supported by code generation");
@@ -136,6 +158,11 @@ Result<std::vector<uint8_t>> ModuleGenerator::Run() {
     return Import(name, call);
   };
   symbols_.add_string = [this](std::string text) { return builder_.AddString(std::move(text)); };
+  symbols_.dispatch_site = [this](const Attribute& entry) {
+    site_names_.emplace_back(entry.symbols.size() > 0 ? entry.symbols[0] : "",
+                             entry.symbols.size() > 1 ? entry.symbols[1] : "");
+    return static_cast<uint32_t>(site_names_.size() - 1);
+  };
 
   for (size_t i = 0; i < functions.size(); ++i) {
     GenerateFunction(functions[i], *builders[i]);
@@ -150,8 +177,34 @@ Result<std::vector<uint8_t>> ModuleGenerator::Run() {
       builder_.AddExport(names[i], builders[i]->ordinal(), std::move(reflection));
     }
   }
-  GenerateInitializer(names);
-  builder_.SetGlobals(global_bytes_, 0);
+  std::vector<uint32_t> initializers;
+  for (size_t i = 0; i < functions.size(); ++i) {
+    if (!functions[i]->attribute("kiln.initializer")) continue;
+    if (builders[i]->signature() != "_") {
+      Error(functions[i]->loc, "an initializer function takes no arguments and returns nothing");
+      continue;
+    }
+    initializers.push_back(builders[i]->ordinal());
+  }
+  GenerateInitializer(names, initializers);
+  builder_.SetGlobals(global_bytes_, global_refs_);
+  for (const CodegenOptions::Executable& executable : options_.executables) {
+    vm::ExecutableDescription description = executable.description;
+    for (size_t v = 0; v < description.variants.size() && v < executable.variant_rodata.size();
+         ++v) {
+      auto it = symbols_.rodata.find(executable.variant_rodata[v]);
+      if (it != symbols_.rodata.end()) description.variants[v].rodata = it->second;
+    }
+    for (const PendingSite& site : sites_) {
+      if (site.executable != description.name) continue;
+      for (const vm::ExecutableDescription::Export& e : description.exports) {
+        if (e.name == site.export_name) {
+          description.dispatch_sites.push_back({site.function, site.offset, e.ordinal});
+        }
+      }
+    }
+    builder_.AddExecutableDescription(std::move(description));
+  }
 
   if (diagnostics_.error_count() > errors_before) return diagnostics_.ToStatus();
   Result<std::vector<uint8_t>> bytes = builder_.Finish();
@@ -179,6 +232,19 @@ void ModuleGenerator::LayoutGlobals(const std::vector<Operation*>& globals) {
     std::optional<vm::Bank> bank = BankOfType(type_attr->type);
     if (!bank) {
       Error(global->loc, UnsupportedTypeMessage(type_attr->type));
+      continue;
+    }
+    if (*bank == vm::Bank::kRef) {
+      // Ref globals live in ref slots; they start null (no initial values).
+      if (const Attribute* init = global->attribute("initial_value"); init && !init->is_null()) {
+        Error(global->loc,
+              "a global of type '" + type_attr->type.ToString() + "' cannot have an initial value");
+        continue;
+      }
+      const uint32_t slot = global_refs_++;
+      symbols_.globals[std::string(global->symbol_name())] = {slot, vm::Bank::kRef};
+      builder_.AddGlobalDescriptor(std::string(global->symbol_name()), type_attr->type.ToString(),
+                                   slot, 0, /*is_ref=*/true);
       continue;
     }
     const bool is_wide = *bank == vm::Bank::kI64 || *bank == vm::Bank::kF64;
@@ -225,6 +291,11 @@ std::optional<uint32_t> ModuleGenerator::Import(std::string_view name_view, cons
   }
   Operation* decl = it->second;
   failed_imports_.insert(name);  // Until it succeeds: report each problem once.
+  const std::string symbol = name;
+  if (const Attribute* import_name = decl->attribute("import_name");
+      import_name && import_name->kind == Attribute::Kind::kString) {
+    name = import_name->text;
+  }
   if (name.find('.') == std::string::npos || name.front() == '.' || name.back() == '.') {
     Error(decl->loc, "external function '@" + name +
                          "' cannot be imported: a VM import needs a qualified name such as "
@@ -248,8 +319,8 @@ std::optional<uint32_t> ModuleGenerator::Import(std::string_view name_view, cons
   if (!ok) return std::nullopt;
   const uint32_t index =
       builder_.AddImport(name, *codegen::SignatureOf(type.inputs(), type.results()));
-  failed_imports_.erase(name);
-  imports_[name] = index;
+  failed_imports_.erase(symbol);
+  imports_[symbol] = index;
   return index;
 }
 
@@ -271,8 +342,13 @@ void ModuleGenerator::GenerateFunction(Operation* func, vm::FunctionBuilder& fun
     return Error(func->loc, "function @" + std::string(func->symbol_name()) + ": " +
                                 allocation.status().message());
   }
-  Status status = codegen::EmitFunction(mf, cfg, liveness, *allocation, function,
-                                        [&](const Location& loc) { Locate(function, loc); });
+  Status status = codegen::EmitFunction(
+      mf, cfg, liveness, *allocation, function, [&](const Location& loc) { Locate(function, loc); },
+      [&](uint32_t site, uint32_t offset) {
+        if (site >= site_names_.size()) return;
+        sites_.push_back(
+            {site_names_[site].first, site_names_[site].second, function.ordinal(), offset});
+      });
   if (!status.ok()) {
     Error(func->loc, "internal error in function @" + std::string(func->symbol_name()) + ": " +
                          status.message());
@@ -281,8 +357,13 @@ void ModuleGenerator::GenerateFunction(Operation* func, vm::FunctionBuilder& fun
 
 // `__init` stores the non-zero initial values; the VM runs it when a context
 // is created, before any export can be called.
-void ModuleGenerator::GenerateInitializer(const std::vector<std::string>& taken_names) {
-  if (inits_.empty()) return;
+void ModuleGenerator::GenerateInitializer(const std::vector<std::string>& taken_names,
+                                          const std::vector<uint32_t>& initializers) {
+  if (inits_.empty() && initializers.size() == 1) {
+    builder_.SetInitializer(initializers[0]);
+    return;
+  }
+  if (inits_.empty() && initializers.empty()) return;
   std::string name = "__init";
   while (std::find(taken_names.begin(), taken_names.end(), name) != taken_names.end()) {
     name = "_" + name;
@@ -312,6 +393,9 @@ void ModuleGenerator::GenerateInitializer(const std::vector<std::string>& taken_
         break;
     }
   }
+  // Then the initializer functions (the dispatch lowering's device and
+  // executable loading), after the primitive values they may read.
+  for (uint32_t function : initializers) init.EmitCall(function, {}, {});
   init.EmitReturn({});
   builder_.SetInitializer(init.ordinal());
 }

@@ -3,9 +3,13 @@
 //
 // The module stage (codegen.cc) lays out util.globals in the module's global
 // bytes (8-byte values first, then 4-byte ones; non-zero initial values are
-// stored by a generated `__init` initializer), turns called declarations
-// `func.func private @mod.fn` into imports, exports public functions with
-// their MLIR types as reflection, and runs the per-function pipeline:
+// stored by a generated `__init` initializer) and ref globals in ref slots,
+// embeds vm.rodata ops as rodata, turns called declarations
+// `func.func private @mod.fn` into imports (named by an `import_name` string
+// attribute when present, so one import may have declarations of several
+// concrete signatures), makes functions marked `kiln.initializer` part of the
+// module initializer, exports public functions with their MLIR types as
+// reflection, and runs the per-function pipeline:
 //
 //   instruction_selection.h  IR ops → machine IR over virtual registers
 //                            (narrow-integer canonical forms, op expansions)
@@ -29,6 +33,7 @@
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/ir.h"
 #include "compiler/ir/source.h"
+#include "vm/module_builder.h"
 
 namespace kiln::compiler {
 
@@ -38,6 +43,16 @@ struct CodegenOptions {
   std::string module_name;
   // Emit the debug table (bytecode offset → file:line:col).
   bool debug_locations = true;
+  // Executables embedded by the dispatch lowering (LowerDispatches), for the
+  // module's `executables` debug table: each description without rodata
+  // ordinals and dispatch sites, which code generation fills in (the variants'
+  // vm.rodata symbols name the data; calls tagged `dispatch = @ex::@export`
+  // are the sites).
+  struct Executable {
+    vm::ExecutableDescription description;
+    std::vector<std::string> variant_rodata;  // Per variant: its vm.rodata symbol.
+  };
+  std::vector<Executable> executables;
 };
 
 // Generates the module. Unsupported types (f16, bf16, tensors, dialect types)

@@ -49,8 +49,15 @@ class Emitter {
  public:
   Emitter(const MFunction& mf, const ControlFlow& cfg, const Liveness& liveness,
           const Allocation& allocation, vm::FunctionBuilder& builder,
-          const std::function<void(const Location&)>& locate)
-      : mf_(mf), cfg_(cfg), liveness_(liveness), alloc_(allocation), b_(builder), locate_(locate) {}
+          const std::function<void(const Location&)>& locate,
+          const std::function<void(uint32_t, uint32_t)>& site)
+      : mf_(mf),
+        cfg_(cfg),
+        liveness_(liveness),
+        alloc_(allocation),
+        b_(builder),
+        locate_(locate),
+        site_(site) {}
 
   Status Run();
 
@@ -122,6 +129,7 @@ class Emitter {
   const Allocation& alloc_;
   vm::FunctionBuilder& b_;
   const std::function<void(const Location&)>& locate_;
+  const std::function<void(uint32_t, uint32_t)>& site_;
   std::vector<vm::Label> labels_;
   std::vector<EdgeBlock> edge_blocks_;
   Status status_;
@@ -161,6 +169,7 @@ void Emitter::EmitInst(const MInst& inst, const std::vector<vm::Label>& edge_lab
       if (inst.opcode == Opcode::kCall) {
         b_.EmitCall(callee, args, results);
       } else {
+        if (inst.site != UINT32_MAX && site_) site_(inst.site, b_.offset());
         b_.EmitCallImport(callee, args, results);
       }
       return;
@@ -318,8 +327,9 @@ void Emitter::EmitTerminator(uint32_t block, const MInst& term) {
 
 Status EmitFunction(const MFunction& mf, const ControlFlow& cfg, const Liveness& liveness,
                     const Allocation& allocation, vm::FunctionBuilder& builder,
-                    const std::function<void(const Location&)>& locate) {
-  Emitter emitter(mf, cfg, liveness, allocation, builder, locate);
+                    const std::function<void(const Location&)>& locate,
+                    const std::function<void(uint32_t site, uint32_t offset)>& site) {
+  Emitter emitter(mf, cfg, liveness, allocation, builder, locate, site);
   return emitter.Run();
 }
 

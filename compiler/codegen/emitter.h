@@ -28,9 +28,12 @@
 namespace kiln::compiler::codegen {
 
 // `locate` is called with each instruction's source location before it is
-// emitted (it sets the builder's location, or does nothing).
+// emitted (it sets the builder's location, or does nothing). `site`, when
+// given, is called with (MInst::site, bytecode offset) for every call.import
+// that carries a dispatch-site tag.
 Status EmitFunction(const MFunction& mf, const ControlFlow& cfg, const Liveness& liveness,
                     const Allocation& allocation, vm::FunctionBuilder& builder,
-                    const std::function<void(const Location&)>& locate);
+                    const std::function<void(const Location&)>& locate,
+                    const std::function<void(uint32_t site, uint32_t offset)>& site = {});
 
 }  // namespace kiln::compiler::codegen

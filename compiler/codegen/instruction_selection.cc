@@ -426,6 +426,8 @@ std::pair<int, int> FixedShape(OpKind kind) {
   switch (kind) {
     case OpKind::kConstant:
     case OpKind::kGlobalLoad:
+    case OpKind::kConstRefNull:
+    case OpKind::kConstRefRodata:
       return {0, 1};
     case OpKind::kSelect:
       return {3, 1};
@@ -508,7 +510,8 @@ void Selector::SelectOp(Operation* op) {
       Opcode opcode = *bank == Bank::kI32   ? Opcode::kSelectI32
                       : *bank == Bank::kI64 ? Opcode::kSelectI64
                       : *bank == Bank::kF32 ? Opcode::kSelectF32
-                                            : Opcode::kSelectF64;
+                      : *bank == Bank::kF64 ? Opcode::kSelectF64
+                                            : Opcode::kSelectRef;
       return Bind(op->result(0), Def(opcode, *bank, {R(c), R(a), R(b)}));
     }
     case OpKind::kIndexCast:
@@ -569,6 +572,24 @@ void Selector::SelectOp(Operation* op) {
     case OpKind::kGlobalLoad:
     case OpKind::kGlobalStore:
       return SelectGlobal(op);
+    case OpKind::kConstRefNull:
+      if (BankOf(op->result(0)) != Bank::kRef) {
+        Error(op->loc, "internal error: vm.const.ref.null of a non-ref type");
+        return Bind(op->result(0), NewVRegFor(op->result(0)));
+      }
+      return Bind(op->result(0), Def(Opcode::kConstRefNull, Bank::kRef, {}));
+    case OpKind::kConstRefRodata: {
+      const Attribute* ref = op->attribute("rodata");
+      auto it = ref && ref->kind == Attribute::Kind::kSymbolRef && ref->symbols.size() == 1
+                    ? symbols_.rodata.find(ref->symbols[0])
+                    : symbols_.rodata.end();
+      if (it == symbols_.rodata.end() || BankOf(op->result(0)) != Bank::kRef) {
+        Error(op->loc, "internal error: vm.const.ref.rodata of an unknown rodata");
+        return Bind(op->result(0), NewVRegFor(op->result(0)));
+      }
+      return Bind(op->result(0),
+                  Def(Opcode::kConstRefRodata, Bank::kRef, {MOperand::Index(it->second)}));
+    }
     case OpKind::kIf:
     case OpKind::kFor:
     case OpKind::kWhile:
@@ -985,6 +1006,10 @@ void Selector::SelectCall(Operation* op) {
   MInst& inst = Emit(Opcode::kCallImport, {MOperand::Index(*import)});
   inst.list = std::move(args);
   inst.results = raw;
+  if (const Attribute* dispatch = op->attribute("dispatch");
+      dispatch && dispatch->kind == Attribute::Kind::kSymbolRef && symbols_.dispatch_site) {
+    inst.site = symbols_.dispatch_site(*dispatch);
+  }
   for (size_t i = 0; i < results.size(); ++i) {
     if (raw[i] != results[i]) results[i] = Canonicalize(raw[i], IntegerWidth(op->result(i)->type));
   }
@@ -1124,7 +1149,8 @@ void Selector::SelectGlobal(Operation* op) {
     Opcode opcode = *bank == Bank::kI32   ? Opcode::kGlobalLoadI32
                     : *bank == Bank::kI64 ? Opcode::kGlobalLoadI64
                     : *bank == Bank::kF32 ? Opcode::kGlobalLoadF32
-                                          : Opcode::kGlobalLoadF64;
+                    : *bank == Bank::kF64 ? Opcode::kGlobalLoadF64
+                                          : Opcode::kGlobalLoadRef;
     return Bind(result, Def(opcode, *bank, {MOperand::Index(slot->offset)}));
   }
   if (op->operands.size() != 1)
@@ -1138,7 +1164,8 @@ void Selector::SelectGlobal(Operation* op) {
   Opcode opcode = *bank == Bank::kI32   ? Opcode::kGlobalStoreI32
                   : *bank == Bank::kI64 ? Opcode::kGlobalStoreI64
                   : *bank == Bank::kF32 ? Opcode::kGlobalStoreF32
-                                        : Opcode::kGlobalStoreF64;
+                  : *bank == Bank::kF64 ? Opcode::kGlobalStoreF64
+                                        : Opcode::kGlobalStoreRef;
   Emit(opcode, {MOperand::Index(slot->offset), R(value)});
 }
 

@@ -61,7 +61,8 @@
 
 namespace kiln::compiler::codegen {
 
-// A util.global's place in the module's primitive global bytes.
+// A util.global's place: a byte offset in the module's primitive global
+// bytes, or (ref bank) a ref slot index.
 struct GlobalSlot {
   uint32_t offset = 0;
   vm::Bank bank = vm::Bank::kI32;
@@ -78,6 +79,11 @@ struct ModuleSymbols {
   std::function<std::optional<uint32_t>(std::string_view name, const Location& call)> import;
   // Adds a string to the module's string table; returns its ordinal.
   std::function<uint32_t(std::string text)> add_string;
+  // vm.rodata symbols: their rodata ordinals (vm.const.ref.rodata).
+  std::unordered_map<std::string, uint32_t> rodata;
+  // For a call.import tagged `dispatch = @executable::@export` (the dispatch
+  // lowering's hal.command_buffer.dispatch): a site id for MInst::site.
+  std::function<uint32_t(const Attribute& entry_point)> dispatch_site;
 };
 
 // Selects instructions for `func` (a func.func with a body) into `out`.

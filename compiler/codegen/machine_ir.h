@@ -59,6 +59,9 @@ struct MInst {
   std::vector<uint32_t> targets;   // Edge index of each target operand/table entry.
   VReg tied = kNoVReg;             // for.step: the induction variable it increments.
   Location loc;                    // Source location (the op's debug_loc).
+  // A dispatch's call.import: the site id from ModuleSymbols::dispatch_site,
+  // reported with the call's bytecode offset on emission.
+  uint32_t site = UINT32_MAX;
 
   bool is_terminator() const { return vm::GetOpcodeInfo(opcode).is_terminator(); }
 };

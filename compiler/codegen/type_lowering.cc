@@ -24,9 +24,20 @@ std::optional<vm::Bank> BankOfType(const Type& type) {
       if (type.width() == 32) return vm::Bank::kF32;
       if (type.width() == 64) return vm::Bank::kF64;
       return std::nullopt;
+    case TypeKind::kDialect:
+      if (IsRefType(type)) return vm::Bank::kRef;
+      return std::nullopt;
     default:
       return std::nullopt;
   }
+}
+
+bool IsRefType(const Type& type) {
+  if (!type.is_dialect() || !type.dialect_body().empty()) return false;
+  const std::string& name = type.dialect_name();
+  return name == "vm.buffer" || name == "hal.device" || name == "hal.allocator" ||
+         name == "hal.buffer" || name == "hal.buffer_view" || name == "hal.executable" ||
+         name == "hal.command_buffer" || name == "hal.fence";
 }
 
 std::string UnsupportedTypeMessage(const Type& type) {

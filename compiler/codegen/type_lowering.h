@@ -5,9 +5,12 @@
 //                      bits, i1 as 0 or 1 (see instruction_selection.h)
 //   i64, index         i64 bank
 //   f32, f64           f32, f64 banks
+//   !vm.buffer, !hal.device, !hal.allocator, !hal.buffer, !hal.buffer_view,
+//   !hal.executable, !hal.command_buffer, !hal.fence
+//                      ref bank (objects of the hal module, hal/module)
 //
 // Everything else (f16, bf16, other integer widths, tensors, function and
-// dialect types) has no VM registers yet; code generation reports
+// other dialect types) has no VM registers; code generation reports
 // "type 'f16' is not supported by the VM (yet)" at the value's location.
 #pragma once
 
@@ -22,6 +25,9 @@ namespace kiln::compiler::codegen {
 
 // The bank of a supported type; nullopt for unsupported ones.
 std::optional<vm::Bank> BankOfType(const Type& type);
+
+// Whether `type` is one of the ref types above (held in the ref bank).
+bool IsRefType(const Type& type);
 
 // The error message for a type BankOfType rejects.
 std::string UnsupportedTypeMessage(const Type& type);

@@ -1,5 +1,8 @@
 #include "compiler/driver/compiler.h"
 
+#include <filesystem>
+
+#include "compiler/executables/executable_serialization.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/printer.h"
 #include "compiler/parser/parser.h"
@@ -9,6 +12,13 @@ namespace kiln::compiler {
 
 Result<CompileOutput> CompileSource(std::string path, std::string text,
                                     const CompileOptions& options) {
+  KILN_RETURN_IF_ERROR(ValidateTargetNames(options.targets));
+  ObjectSearch search;
+  search.source_directory = path == "<stdin>" || path == "-"
+                                ? std::string()
+                                : std::filesystem::path(path).parent_path().string();
+  search.search_paths = options.object_search_paths;
+  search.selected_targets = options.targets;
   SourceManager sources;
   uint32_t file = sources.AddFile(std::move(path), std::move(text));
   DiagnosticEngine diagnostics(sources);
@@ -20,6 +30,12 @@ Result<CompileOutput> CompileSource(std::string path, std::string text,
   Operation* module = parsed->get();
   KILN_RETURN_IF_ERROR(VerifyModule(module, diagnostics));
 
+  DispatchLoweringOptions lowering;
+  lowering.serialize = [&search](const ExecutableSpec& spec) {
+    return SerializeExecutable(spec, search);
+  };
+  CodegenOptions codegen = options.codegen;
+  KILN_RETURN_IF_ERROR(LowerDispatches(module, diagnostics, lowering, &codegen.executables));
   FoldConstants(module);
   KILN_RETURN_IF_ERROR(LowerStructuredControlFlow(module, diagnostics));
   SimplifyControlFlow(module);
@@ -39,7 +55,7 @@ Result<CompileOutput> CompileSource(std::string path, std::string text,
     print.sources = &sources;
     output.lowered_ir = PrintOperation(*module, print);
   }
-  auto bytes = GenerateModule(module, sources, diagnostics, options.codegen);
+  auto bytes = GenerateModule(module, sources, diagnostics, codegen);
   if (!bytes.ok()) return diagnostics.has_errors() ? diagnostics.ToStatus() : bytes.status();
   output.module = std::move(*bytes);
   return output;

@@ -1,6 +1,7 @@
 // The compiler driver: MLIR text in, .kmod bytes out, through every stage.
 //
-//   parse → verify → fold → lower scf → simplify CFG → fold → DCE → verify → codegen
+//   parse → verify → lower dispatches → fold → lower scf → simplify CFG → fold
+//   → DCE → verify → codegen
 //
 // This is the one entry point tools and tests use (kiln-compile is a thin main
 // over it). Errors come back as a Status whose message is the rendered
@@ -22,6 +23,12 @@ struct CompileOptions {
   bool print_ir_after_lowering = false;
   // Print `loc(...)` trailers in lowered_ir.
   bool print_locations = false;
+  // Where relative executable object paths are looked up after the .mlir
+  // file's directory (--object-search-path), in order.
+  std::vector<std::string> object_search_paths;
+  // Which executable targets to embed: "cpu", "cuda", "vulkan" (--target);
+  // empty embeds every declared target.
+  std::vector<std::string> targets;
 };
 
 struct CompileOutput {

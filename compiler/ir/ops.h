@@ -55,6 +55,35 @@
 //                   sym_visibility?.
 //  util.global.load   attrs: global (symbol ref). One result of the global's type.
 //  util.global.store  attrs: global (symbol ref). operands: value.
+//
+// Hand-authored executables and their dispatches (lowered away by
+// LowerDispatches, passes.h, before code generation):
+//  hal.executable.source  attrs: sym_name, sym_visibility?, objects
+//                   (#hal.executable.objects). One region, one block holding
+//                   hal.executable.export ops; no terminator.
+//  hal.executable.export  attrs: sym_name, sym_visibility?, ordinal (index
+//                   integer), layout (#hal.pipeline.layout), workgroup_size?
+//                   ([x, y, z] integers). One region, the workgroup-count
+//                   function: empty, or one block with arguments (%device:
+//                   !hal.device, %workload: index...) ending in hal.return.
+//  hal.return       operands: the workgroup count x, y, z (index). Terminator.
+//  affine.apply     attrs: map (affine_map with one result). operands: the
+//                   map's dimensions, then its symbols (index). Result: index.
+//  flow.dispatch    attrs: entry_point (@executable::@export),
+//                   operandSegmentSizes (dense i32 array: workload, arguments,
+//                   argument dims, result dims), tied_operands? (array of i64,
+//                   one per result: the argument it is written into, or -1).
+//                   operands: workload (index), arguments (scalars and
+//                   tensors), the dynamic dims of the tensor arguments in
+//                   order, the dynamic dims of the results. Results: tensors.
+//  tensor.dim       operands: tensor, index. Result: index.
+//  tensor.empty     operands: the dynamic dims (index). Result: a tensor.
+//
+// Low-level ops the dispatch lowering produces (generic form only):
+//  vm.rodata        attrs: sym_name, value (string of bytes), sym_visibility?.
+//                   Module level: read-only data embedded in the module.
+//  vm.const.ref.rodata  attrs: rodata (symbol of a vm.rodata). Result: !vm.buffer.
+//  vm.const.ref.null    One result of a ref type (!hal.*, !vm.buffer): null.
 #pragma once
 
 #include <cstdint>
@@ -145,7 +174,17 @@ inline constexpr uint32_t kOpNoTerminator = 1 << 5;  // Its region's block needs
   X(Assert, "cf.assert", 0, kOther)                                                              \
   X(Global, "util.global", kOpSymbol, kOther)                                                    \
   X(GlobalLoad, "util.global.load", 0, kOther)                                                   \
-  X(GlobalStore, "util.global.store", 0, kOther)
+  X(GlobalStore, "util.global.store", 0, kOther)                                                 \
+  X(ExecutableSource, "hal.executable.source", kOpIsolated | kOpSymbol | kOpNoTerminator, kOther) \
+  X(ExecutableExport, "hal.executable.export", kOpIsolated | kOpSymbol, kOther)                  \
+  X(HalReturn, "hal.return", kOpTerminator, kOther)                                              \
+  X(AffineApply, "affine.apply", kOpPure, kOther)                                                \
+  X(Dispatch, "flow.dispatch", 0, kOther)                                                        \
+  X(TensorDim, "tensor.dim", kOpPure, kOther)                                                    \
+  X(TensorEmpty, "tensor.empty", kOpPure, kOther)                                                \
+  X(Rodata, "vm.rodata", kOpSymbol, kOther)                                                      \
+  X(ConstRefRodata, "vm.const.ref.rodata", kOpPure, kOther)                                      \
+  X(ConstRefNull, "vm.const.ref.null", kOpPure, kOther)
 
 enum class OpKind : uint16_t {
 #define KILN_IR_OP_ENUM_(name, text, traits, op_class) k##name,

@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "compiler/parser/affine_map.h"
+
 namespace kiln::compiler {
 namespace {
 
@@ -493,6 +495,33 @@ class Printer {
         out_ += "cf.assert " + NameOf(operands[0]) + ", " + msg->ToString() + AttrDict(op, {"msg"});
         return true;
       }
+      case OpKind::kHalReturn:
+        if (op.num_results() != 0 || op.num_regions() != 0) return false;
+        out_ += "hal.return" + AttrDict(op, {});
+        if (!operands.empty()) out_ += " " + ValuesWithTypes(operands);
+        return true;
+      case OpKind::kExecutableSource:
+      case OpKind::kExecutableExport:
+        return PrintExecutableOp(op, indent);
+      case OpKind::kAffineApply:
+        return PrintAffineApply(op);
+      case OpKind::kDispatch:
+        return PrintDispatch(op);
+      case OpKind::kTensorDim:
+        if (operands.size() != 2 || op.num_results() != 1 || op.num_regions() != 0 ||
+            !operands[1]->type.is_index() || !op.result(0)->type.is_index()) {
+          return false;
+        }
+        out_ += "tensor.dim " + ValueList(operands) + AttrDict(op, {}) + " : " +
+                operands[0]->type.ToString();
+        return true;
+      case OpKind::kTensorEmpty:
+        if (op.num_results() != 1 || op.num_regions() != 0 || !AllOfType(operands, Type::Index())) {
+          return false;
+        }
+        out_ += "tensor.empty(" + ValueList(operands) + ")" + AttrDict(op, {}) + " : " +
+                op.result(0)->type.ToString();
+        return true;
       case OpKind::kGlobal:
         return PrintGlobal(op);
       case OpKind::kGlobalLoad: {
@@ -670,6 +699,160 @@ class Printer {
               Successor(op.successors[i]);
     }
     out_ += "]" + AttrDict(op, {"case_values"});
+    return true;
+  }
+
+  // hal.executable.source / hal.executable.export (the export's count
+  // region in the labelled form: `{ ^bb0(%device: !hal.device, ...): ... }`).
+  bool PrintExecutableOp(const Operation& op, int indent) {
+    const bool is_export = op.kind() == OpKind::kExecutableExport;
+    const Attribute* name = op.attribute("sym_name");
+    const Attribute* visibility = op.attribute("sym_visibility");
+    const Attribute* ordinal = op.attribute("ordinal");
+    const Attribute* layout = op.attribute("layout");
+    if (!IsString(name) || !IsVisibilityKeyword(visibility) || !op.operands.empty() ||
+        op.num_results() != 0 || op.num_regions() != 1 || !op.successors.empty()) {
+      return false;
+    }
+    const Region& region = *op.region(0);
+    if (is_export) {
+      if (!ordinal || ordinal->kind != Attribute::Kind::kInteger || !ordinal->type.is_index() ||
+          !layout || region.num_blocks() > 1 ||
+          (!region.empty() && region.front()->num_arguments() == 0 &&
+           !EntryPrintsWithoutLabel(region))) {
+        return false;
+      }
+    } else if (region.num_blocks() != 1 || region.front()->num_arguments() != 0) {
+      return false;
+    }
+    out_ += std::string(op.name());
+    if (visibility) out_ += " " + visibility->text;
+    out_ += " " + Symbol(name->text);
+    if (is_export) {
+      out_ += " ordinal(" + std::to_string(ordinal->integer_value) + ") layout(" +
+              layout->ToString() + ")";
+    }
+    out_ += AttrDict(op, {"sym_name", "sym_visibility", "ordinal", "layout"}, /*keyword=*/true);
+    if (is_export && region.empty()) return true;
+    out_ += " ";
+    PrintRegion(region, indent, /*entry_args_declared=*/false);
+    return true;
+  }
+
+  // affine.apply affine_map<...>(%dims)[%symbols]
+  bool PrintAffineApply(const Operation& op) {
+    const Attribute* map = op.attribute("map");
+    if (!map || map->kind != Attribute::Kind::kDialect || map->text != "affine_map" ||
+        !map->type.is_null() || op.num_results() != 1 || op.num_regions() != 0 ||
+        !AllOfType(op.operands, Type::Index()) || !op.result(0)->type.is_index()) {
+      return false;
+    }
+    // The split between dimensions and symbols is the map's `(d...)` count.
+    Result<AffineMap> parsed = ParseAffineMap(*map);
+    if (!parsed.ok() || parsed->num_dims + parsed->num_symbols != op.operands.size()) return false;
+    std::vector<Value*> dims(op.operands.begin(), op.operands.begin() + parsed->num_dims);
+    std::vector<Value*> symbols(op.operands.begin() + parsed->num_dims, op.operands.end());
+    out_ += "affine.apply " + map->ToString() + "(" + ValueList(dims) + ")";
+    if (!symbols.empty()) out_ += "[" + ValueList(symbols) + "]";
+    out_ += AttrDict(op, {"map"});
+    return true;
+  }
+
+  // flow.dispatch @ex::@export[%w](%args) : (types{dims}) -> results{dims}
+  bool PrintDispatch(const Operation& op) {
+    const Attribute* entry = op.attribute("entry_point");
+    const Attribute* segments = op.attribute("operandSegmentSizes");
+    const Attribute* tied = op.attribute("tied_operands");
+    if (!entry || entry->kind != Attribute::Kind::kSymbolRef || entry->symbols.size() != 2 ||
+        !segments || segments->kind != Attribute::Kind::kDenseArray ||
+        segments->elements.size() != 4 || op.num_regions() != 0) {
+      return false;
+    }
+    size_t counts[4];
+    size_t total = 0;
+    for (size_t i = 0; i < 4; ++i) {
+      const Attribute& e = segments->elements[i];
+      if (e.kind != Attribute::Kind::kInteger || e.integer_value < 0) return false;
+      counts[i] = static_cast<size_t>(e.integer_value);
+      total += counts[i];
+    }
+    if (total != op.operands.size()) return false;
+    std::vector<int64_t> ties(op.num_results(), -1);
+    if (tied) {
+      if (tied->kind != Attribute::Kind::kArray || tied->elements.size() != op.num_results()) {
+        return false;
+      }
+      for (size_t i = 0; i < ties.size(); ++i) {
+        const Attribute& e = tied->elements[i];
+        if (e.kind != Attribute::Kind::kInteger || e.integer_value < -1 ||
+            e.integer_value >= static_cast<int64_t>(counts[1])) {
+          return false;
+        }
+        ties[i] = e.integer_value;
+      }
+    }
+    auto begin = op.operands.begin();
+    std::vector<Value*> workload(begin, begin + counts[0]);
+    std::vector<Value*> args(begin + counts[0], begin + counts[0] + counts[1]);
+    std::vector<Value*> arg_dims(begin + counts[0] + counts[1],
+                                 begin + counts[0] + counts[1] + counts[2]);
+    std::vector<Value*> result_dims(begin + counts[0] + counts[1] + counts[2], op.operands.end());
+    // Every value must be a separately spelled operand for ties to print,
+    // and the dims must match the types' dynamic dimensions.
+    auto dynamic = [](const Type& t) {
+      size_t n = 0;
+      for (int64_t d : t.shape()) n += d == Type::kDynamic;
+      return n;
+    };
+    size_t needed = 0;
+    for (const Value* v : args) needed += dynamic(v->type);
+    if (needed != arg_dims.size() || !AllOfType(workload, Type::Index()) ||
+        !AllOfType(arg_dims, Type::Index()) || !AllOfType(result_dims, Type::Index())) {
+      return false;
+    }
+    needed = 0;
+    for (size_t i = 0; i < op.num_results(); ++i) {
+      const Type& t = op.result(i)->type;
+      if (!t.is_tensor()) return false;
+      if (ties[i] >= 0) {
+        if (args[ties[i]]->type != t) return false;
+        for (size_t j = 0; j < static_cast<size_t>(ties[i]); ++j) {
+          if (args[j] == args[ties[i]]) return false;  // Ambiguous spelling.
+        }
+      }
+      needed += dynamic(t);
+    }
+    if (needed != result_dims.size()) return false;
+    auto with_dims = [&](const std::string& head, const Type& t, size_t* next,
+                         const std::vector<Value*>& dims) {
+      std::string out = head;
+      size_t n = dynamic(t);
+      if (n) {
+        std::vector<Value*> mine(dims.begin() + *next, dims.begin() + *next + n);
+        out += "{" + ValueList(mine) + "}";
+        *next += n;
+      }
+      return out;
+    };
+    out_ += "flow.dispatch " + entry->ToString();
+    if (!workload.empty()) out_ += "[" + ValueList(workload) + "]";
+    out_ += "(" + ValueList(args) + ")" +
+            AttrDict(op, {"entry_point", "operandSegmentSizes", "tied_operands"}) + " : (";
+    size_t next = 0;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (i) out_ += ", ";
+      out_ += with_dims(args[i]->type.ToString(), args[i]->type, &next, arg_dims);
+    }
+    out_ += ") -> ";
+    next = 0;
+    std::string results;
+    for (size_t i = 0; i < op.num_results(); ++i) {
+      if (i) results += ", ";
+      const Type& t = op.result(i)->type;
+      results +=
+          with_dims(ties[i] >= 0 ? NameOf(args[ties[i]]) : t.ToString(), t, &next, result_dims);
+    }
+    out_ += op.num_results() == 1 ? results : "(" + results + ")";
     return true;
   }
 

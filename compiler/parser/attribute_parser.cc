@@ -485,6 +485,10 @@ bool Parser::ParseHashAttribute(Attribute* attribute) {
     std::string body;
     if (!ParseRawBody(end, &body)) return false;
     *attribute = Attribute::Dialect(std::move(name), std::move(body));
+    // A typed dialect attribute (`#hal.device.target<...> : !hal.device`, as
+    // the printer writes one inside an array); nothing else may follow a
+    // dialect attribute with a ':'.
+    if (ConsumeIf(TokenKind::kColon) && !ParseType(&attribute->type)) return false;
     return true;
   }
   if (name.find('.') == std::string::npos) {

@@ -1,6 +1,8 @@
 // The custom (pretty) form of every op in ir/ops.h, following MLIR's
 // assembly formats, each producing the op's generic shape (ir/ops.h). The
 // printer (ir/printer.cc) writes exactly these forms.
+#include <algorithm>
+
 #include "compiler/parser/parser_impl.h"
 
 namespace kiln::compiler::parser_internal {
@@ -76,6 +78,16 @@ class CustomOpParser {
   bool ParseGlobal();
   bool ParseGlobalLoad();
   bool ParseGlobalStore();
+  bool ParseExecutableSource();
+  bool ParseExecutableExport();
+  bool ParseAffineApply();
+  bool ParseDispatch();
+  bool ParseTensorDim();
+  bool ParseTensorEmpty();
+  // `type{%d, ...}`: a type followed by its dynamic dims when it is a tensor
+  // with `?` dims (the braces are required exactly then).
+  bool ParseShapedType(Type* type, std::vector<UnresolvedOperand>* dims);
+  bool ParseDimList(const Type& type, std::vector<UnresolvedOperand>* dims);
 
   Parser& p_;
   Operation* op_;
@@ -160,6 +172,20 @@ bool CustomOpParser::Parse() {
       return ParseGlobalLoad();
     case OpKind::kGlobalStore:
       return ParseGlobalStore();
+    case OpKind::kExecutableSource:
+      return ParseExecutableSource();
+    case OpKind::kExecutableExport:
+      return ParseExecutableExport();
+    case OpKind::kHalReturn:
+      return ParseReturnLike();
+    case OpKind::kAffineApply:
+      return ParseAffineApply();
+    case OpKind::kDispatch:
+      return ParseDispatch();
+    case OpKind::kTensorDim:
+      return ParseTensorDim();
+    case OpKind::kTensorEmpty:
+      return ParseTensorEmpty();
     default:  // Elementwise ops and casts are handled above.
       break;
   }
@@ -690,6 +716,246 @@ bool CustomOpParser::ParseGlobalStore() {
   Value* value = nullptr;
   if (!p_.ResolveOperand(operand, type, &value)) return false;
   op_->operands.push_back(value);
+  return true;
+}
+
+// hal.executable.source [visibility] @name [attributes {...}] { exports }
+bool CustomOpParser::ParseExecutableSource() {
+  if (!ParseVisibility()) return false;
+  std::string name;
+  if (!ParseSymbolName(&name)) return false;
+  op_->SetAttribute("sym_name", Attribute::String(std::move(name)));
+  if (!p_.ParseOptionalAttributeDictWithKeyword(&op_->attributes)) return false;
+  Region* body = op_->AddRegion();
+  if (!p_.ParseRegion(body, nullptr, /*isolated=*/true)) return false;
+  if (body->empty()) body->AddBlock();
+  return true;
+}
+
+// hal.executable.export [visibility] @name ordinal(N) layout(#layout)
+//   [attributes {...}]
+//   [count(%device: !hal.device, %workload: index) -> (index, index, index)]
+//   [{ body }] [attributes {...}]
+// The region without `count(...)` declares its arguments with a block label
+// (`^bb0(%device: !hal.device, %workload: index):`), IREE's older spelling.
+bool CustomOpParser::ParseExecutableExport() {
+  if (!ParseVisibility()) return false;
+  std::string name;
+  if (!ParseSymbolName(&name)) return false;
+  op_->SetAttribute("sym_name", Attribute::String(std::move(name)));
+  if (!p_.ExpectKeyword("ordinal") || !p_.Expect(K::kLParen, "'(' after 'ordinal'")) return false;
+  int64_t ordinal = 0;
+  if (!p_.ParseIntegerValue(Type::Index(), &ordinal)) return false;
+  if (!p_.Expect(K::kRParen, "')' after the ordinal")) return false;
+  op_->SetAttribute("ordinal", Attribute::Integer(ordinal, Type::Index()));
+  if (!p_.ExpectKeyword("layout") || !p_.Expect(K::kLParen, "'(' after 'layout'")) return false;
+  Attribute layout;
+  if (!p_.ParseAttribute(&layout)) return false;
+  if (!p_.Expect(K::kRParen, "')' after the layout")) return false;
+  op_->SetAttribute("layout", std::move(layout));
+  if (!p_.ParseOptionalAttributeDictWithKeyword(&op_->attributes)) return false;
+  Region* count = op_->AddRegion();
+  if (p_.ConsumeKeywordIf("count")) {
+    if (!p_.Expect(K::kLParen, "'(' after 'count'")) return false;
+    std::vector<ArgumentDecl> args;
+    if (!tok().is(K::kRParen)) {
+      do {
+        ArgumentDecl arg;
+        if (!p_.ParseArgumentName(&arg)) return false;
+        if (!p_.Expect(K::kColon, "':' after the argument name")) return false;
+        if (!p_.ParseType(&arg.type)) return false;
+        args.push_back(std::move(arg));
+      } while (p_.ConsumeIf(K::kComma));
+    }
+    if (!p_.Expect(K::kRParen, "')' to end the count arguments")) return false;
+    std::vector<Type> results;
+    Location arrow = Here();
+    if (!p_.Expect(K::kArrow, "'->' followed by the workgroup count types")) return false;
+    if (!p_.ParseFunctionResultTypes(&results)) return false;
+    if (results.size() != 3 ||
+        !std::all_of(results.begin(), results.end(), [](const Type& t) { return t.is_index(); })) {
+      return p_.ErrorAt(arrow, "the workgroup count function must return (index, index, index)");
+    }
+    if (!p_.ParseRegion(count, &args, /*isolated=*/true)) return false;
+  } else if (tok().is(K::kLBrace)) {
+    if (!p_.ParseRegion(count, nullptr, /*isolated=*/true)) return false;
+  }
+  return p_.ParseOptionalAttributeDictWithKeyword(&op_->attributes);
+}
+
+// affine.apply affine_map<...>(%dims...)[%symbols...] attr-dict
+bool CustomOpParser::ParseAffineApply() {
+  Location map_loc = Here();
+  Attribute map;
+  if (!p_.ParseAttribute(&map)) return false;
+  if (map.kind != Attribute::Kind::kDialect || map.text != "affine_map") {
+    return p_.ErrorAt(map_loc, "expected an affine_map<...>");
+  }
+  op_->SetAttribute("map", std::move(map));
+  std::vector<UnresolvedOperand> operands;
+  if (!p_.Expect(K::kLParen, "'(' before the map's dimension operands")) return false;
+  if (!p_.ParseOperandList(&operands)) return false;
+  if (!p_.Expect(K::kRParen, "')' after the dimension operands")) return false;
+  if (p_.ConsumeIf(K::kLSquare)) {
+    if (!p_.ParseOperandList(&operands)) return false;
+    if (!p_.Expect(K::kRSquare, "']' after the symbol operands")) return false;
+  }
+  if (!p_.ParseOptionalAttributeDict(&op_->attributes)) return false;
+  std::vector<Type> types(operands.size(), Type::Index());
+  if (!p_.ResolveOperands(operands, types, name_loc_, &op_->operands)) return false;
+  op_->AddResult(Type::Index());
+  return true;
+}
+
+bool CustomOpParser::ParseDimList(const Type& type, std::vector<UnresolvedOperand>* dims) {
+  size_t dynamic = 0;
+  for (int64_t d : type.shape()) dynamic += d == Type::kDynamic;
+  Location at = Here();
+  if (!p_.ConsumeIf(K::kLBrace)) {
+    if (dynamic == 0) return true;
+    return p_.ErrorHere("expected '{' with the " + Plural(dynamic, "dynamic dimension") + " of '" +
+                        type.ToString() + "'");
+  }
+  std::vector<UnresolvedOperand> values;
+  if (!p_.ParseOperandList(&values)) return false;
+  if (!p_.Expect(K::kRBrace, "'}' after the dynamic dimensions")) return false;
+  if (values.size() != dynamic) {
+    return p_.ErrorAt(at, "'" + type.ToString() + "' has " + Plural(dynamic, "dynamic dimension") +
+                              ", got " + std::to_string(values.size()) + " values");
+  }
+  for (UnresolvedOperand& v : values) dims->push_back(std::move(v));
+  return true;
+}
+
+bool CustomOpParser::ParseShapedType(Type* type, std::vector<UnresolvedOperand>* dims) {
+  if (!p_.ParseType(type)) return false;
+  return type->is_tensor() ? ParseDimList(*type, dims) : true;
+}
+
+// flow.dispatch @ex::@export[%workload...](%args...) attr-dict
+//   : (types with {dims}) -> result | (results)
+// where a result is `type{dims}` or `%arg{dims}` (written into that argument).
+bool CustomOpParser::ParseDispatch() {
+  if (!tok().is(K::kSymbolId)) return p_.ErrorHere("expected @executable::@export");
+  Location entry_loc = Here();
+  Attribute entry;
+  if (!p_.ParseAttribute(&entry)) return false;
+  if (entry.kind != Attribute::Kind::kSymbolRef || entry.symbols.size() != 2) {
+    return p_.ErrorAt(entry_loc, "expected @executable::@export");
+  }
+  op_->SetAttribute("entry_point", std::move(entry));
+  std::vector<UnresolvedOperand> workload, args;
+  if (p_.ConsumeIf(K::kLSquare)) {
+    if (!p_.ParseOperandList(&workload)) return false;
+    if (!p_.Expect(K::kRSquare, "']' after the workload")) return false;
+  }
+  if (!p_.Expect(K::kLParen, "'(' to begin the dispatch's operands")) return false;
+  if (!p_.ParseOperandList(&args)) return false;
+  if (!p_.Expect(K::kRParen, "')' to end the dispatch's operands")) return false;
+  if (!p_.ParseOptionalAttributeDict(&op_->attributes)) return false;
+  if (!p_.Expect(K::kColon, "':' followed by the dispatch's type")) return false;
+  Location types_loc = Here();
+  if (!p_.Expect(K::kLParen, "'(' to begin the operand types")) return false;
+  std::vector<Type> arg_types;
+  std::vector<UnresolvedOperand> arg_dims, result_dims;
+  if (!tok().is(K::kRParen)) {
+    do {
+      Type type;
+      if (!ParseShapedType(&type, &arg_dims)) return false;
+      arg_types.push_back(std::move(type));
+    } while (p_.ConsumeIf(K::kComma));
+  }
+  if (!p_.Expect(K::kRParen, "')' to end the operand types")) return false;
+  if (arg_types.size() != args.size()) {
+    return p_.ErrorAt(types_loc, "expected " + Plural(args.size(), "operand type") + ", got " +
+                                     std::to_string(arg_types.size()));
+  }
+  if (!p_.Expect(K::kArrow, "'->' followed by the result types")) return false;
+  std::vector<Type> results;
+  std::vector<int64_t> tied;
+  // One result: a type or an argument name, each with its dims.
+  auto parse_result = [&]() -> bool {
+    if (tok().is(K::kValueId)) {
+      Location loc = Here();
+      std::string spelling(tok().text);
+      p_.Consume();
+      size_t index = 0;
+      while (index < args.size() && args[index].spelling != spelling) ++index;
+      if (index == args.size()) {
+        return p_.ErrorAt(loc, "result '" + spelling + "' is not an operand of the dispatch");
+      }
+      if (!arg_types[index].is_tensor()) {
+        return p_.ErrorAt(loc, "result '" + spelling + "' is tied to a non-tensor operand");
+      }
+      tied.push_back(static_cast<int64_t>(index));
+      results.push_back(arg_types[index]);
+      return ParseDimList(arg_types[index], &result_dims);
+    }
+    Type type;
+    if (!ParseShapedType(&type, &result_dims)) return false;
+    tied.push_back(-1);
+    results.push_back(std::move(type));
+    return true;
+  };
+  if (p_.ConsumeIf(K::kLParen)) {
+    if (!tok().is(K::kRParen)) {
+      do {
+        if (!parse_result()) return false;
+      } while (p_.ConsumeIf(K::kComma));
+    }
+    if (!p_.Expect(K::kRParen, "')' to end the result types")) return false;
+  } else if (!parse_result()) {
+    return false;
+  }
+  std::vector<Type> index_types(workload.size(), Type::Index());
+  if (!p_.ResolveOperands(workload, index_types, name_loc_, &op_->operands)) return false;
+  if (!p_.ResolveOperands(args, arg_types, types_loc, &op_->operands)) return false;
+  index_types.assign(arg_dims.size(), Type::Index());
+  if (!p_.ResolveOperands(arg_dims, index_types, types_loc, &op_->operands)) return false;
+  index_types.assign(result_dims.size(), Type::Index());
+  if (!p_.ResolveOperands(result_dims, index_types, types_loc, &op_->operands)) return false;
+  Attribute segments;
+  segments.kind = Attribute::Kind::kDenseArray;
+  segments.type = Type::I32();
+  for (size_t n : {workload.size(), args.size(), arg_dims.size(), result_dims.size()}) {
+    segments.elements.push_back(Attribute::Integer(static_cast<int64_t>(n), Type::I32()));
+  }
+  op_->SetAttribute("operandSegmentSizes", std::move(segments));
+  if (std::any_of(tied.begin(), tied.end(), [](int64_t t) { return t >= 0; })) {
+    std::vector<Attribute> elements;
+    for (int64_t t : tied) elements.push_back(Attribute::Integer(t, Type::I64()));
+    op_->SetAttribute("tied_operands", Attribute::Array(std::move(elements)));
+  }
+  for (Type& type : results) op_->AddResult(std::move(type));
+  return true;
+}
+
+// tensor.dim %t, %i attr-dict : tensor<...>
+bool CustomOpParser::ParseTensorDim() {
+  std::vector<UnresolvedOperand> operands;
+  if (!ParseOperands(2, &operands)) return false;
+  if (!p_.ParseOptionalAttributeDict(&op_->attributes)) return false;
+  Type type;
+  if (!ParseColonType(&type)) return false;
+  if (!p_.ResolveOperands(operands, {type, Type::Index()}, name_loc_, &op_->operands)) {
+    return false;
+  }
+  op_->AddResult(Type::Index());
+  return true;
+}
+
+// tensor.empty(%dims...) attr-dict : tensor<...>
+bool CustomOpParser::ParseTensorEmpty() {
+  if (!p_.Expect(K::kLParen, "'(' before the dynamic dimensions")) return false;
+  std::vector<UnresolvedOperand> dims;
+  if (!p_.ParseOperandList(&dims)) return false;
+  if (!p_.Expect(K::kRParen, "')' after the dynamic dimensions")) return false;
+  if (!p_.ParseOptionalAttributeDict(&op_->attributes)) return false;
+  Type type;
+  if (!ParseColonType(&type)) return false;
+  std::vector<Type> types(dims.size(), Type::Index());
+  if (!p_.ResolveOperands(dims, types, name_loc_, &op_->operands)) return false;
+  op_->AddResult(type);
   return true;
 }
 

@@ -6,6 +6,8 @@
 //    live when it is public or referred to (by a func.call's callee or any
 //    other symbol-reference attribute) from a live function or from any other
 //    module-level op; so private functions calling only each other go too.
+//    A function marked `kiln.initializer` (run when a context is created)
+//    is live.
 //    Globals and other module-level ops are kept.
 #include <string>
 #include <unordered_map>
@@ -93,7 +95,10 @@ void RemoveUnusedPrivateFunctions(Operation* module) {
   };
   for (const auto& op : body->operations()) {
     if (op->kind() == OpKind::kFunc) {
-      if (!IsPrivate(op.get()) || op->symbol_name().empty()) {
+      // Public functions and module initializers (run when a context is
+      // created) are the roots.
+      if (!IsPrivate(op.get()) || op->symbol_name().empty() ||
+          op->attribute("kiln.initializer")) {
         live.insert(op.get());
         worklist.push_back(op.get());
       }

@@ -1,6 +1,7 @@
 // The IR-to-IR stages between parsing and code generation, in pipeline order:
 //
 //   VerifyModule                  semantic checks; every later stage trusts them
+//   LowerDispatches               executables, flow.dispatch, tensors → hal module calls
 //   FoldConstants                 constant folding and algebraic identities
 //   LowerStructuredControlFlow    scf.if/for/while → cf branches between blocks
 //   SimplifyControlFlow           constant branches, trivial blocks, unreachable code
@@ -20,7 +21,12 @@
 // and SimplifyControlFlow).
 #pragma once
 
+#include <functional>
+#include <vector>
+
 #include "base/status.h"
+#include "compiler/codegen/codegen.h"
+#include "compiler/executables/executable_serialization.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/ir.h"
 
@@ -35,6 +41,29 @@ namespace kiln::compiler {
 // problem of each op and keeps going, so one run shows many errors. Never
 // crashes, whatever the (parsed or built) IR.
 Status VerifyModule(Operation* module, DiagnosticEngine& diagnostics);
+
+struct DispatchLoweringOptions {
+  // Turns one hal.executable.source into its embedded variants (normally
+  // SerializeExecutable with the driver's ObjectSearch); an empty list means
+  // no target of the executable was selected.
+  std::function<Result<std::vector<SerializedExecutable>>(const ExecutableSpec&)> serialize;
+};
+
+// The debug description of an embedded executable, for code generation.
+using LoweredExecutable = CodegenOptions::Executable;
+
+// Lowers hal.executable.source, flow.dispatch, tensor.dim, tensor.empty,
+// affine.apply and tensor-typed function signatures into calls of the `hal`
+// VM module (declarations of its imports), vm.rodata embedding the
+// serialized executables, and ref globals loaded by a `kiln.initializer`
+// function; the exact calls are documented in lower_dispatches.cc and
+// hal/module/hal_module.h. Expects verified IR. Reports (at the op) objects
+// that cannot be serialized, dispatches to an executable left without a
+// variant, and tensors used where kiln cannot lower them. Appends each
+// executable's description to `executables` when given.
+Status LowerDispatches(Operation* module, DiagnosticEngine& diagnostics,
+                       const DispatchLoweringOptions& options,
+                       std::vector<LoweredExecutable>* executables = nullptr);
 
 // Folds ops whose operands are constants with exactly the semantics of the
 // code codegen emits on the VM (constant_eval.h: wrapping integers, shift

@@ -18,6 +18,9 @@
 #include <string>
 #include <unordered_map>
 
+#include "compiler/parser/affine_map.h"
+#include "compiler/parser/hal_attributes.h"
+#include "compiler/passes/dispatch_shape.h"
 #include "compiler/passes/dominance.h"
 #include "compiler/passes/passes.h"
 
@@ -107,6 +110,15 @@ class Verifier {
   bool VerifySwitch(Operation* op);
   bool VerifyGlobal(Operation* op);
   bool VerifyGlobalAccess(Operation* op);
+  bool VerifyExecutableSource(Operation* op);
+  bool VerifyExecutableExport(Operation* op);
+  bool VerifyHalReturn(Operation* op);
+  bool VerifyAffineApply(Operation* op);
+  bool VerifyDispatch(Operation* op);
+  bool VerifyTensorDim(Operation* op);
+  bool VerifyTensorEmpty(Operation* op);
+  bool VerifyRodata(Operation* op);
+  bool VerifyConstRef(Operation* op);
 
   const DominanceInfo& DominanceOf(const Region* region) {
     auto& info = dominance_[region];
@@ -136,6 +148,9 @@ class Verifier {
 
 bool IsIntOrIndex(const Type& t) { return t.is_integer_or_index(); }
 bool IsFloat(const Type& t) { return t.is_float(); }
+bool IsIndex(const Type& t) { return t.is_index(); }
+bool IsTensor(const Type& t) { return t.is_tensor(); }
+bool IsIndexValue(const Value* v) { return v->type.is_index(); }
 
 void Verifier::Run() {
   if (module_->kind() != OpKind::kModule) {
@@ -173,8 +188,11 @@ void Verifier::Run() {
 }
 
 void Verifier::VerifyTopLevelOp(Operation* op) {
-  if (op->kind() != OpKind::kFunc && op->kind() != OpKind::kGlobal) {
-    OpError(op, "is not allowed at module level (expected 'func.func' or 'util.global')");
+  if (op->kind() != OpKind::kFunc && op->kind() != OpKind::kGlobal &&
+      op->kind() != OpKind::kExecutableSource && op->kind() != OpKind::kRodata) {
+    OpError(op,
+            "is not allowed at module level (expected 'func.func', 'util.global' or "
+            "'hal.executable.source')");
     return;
   }
   VerifyNestedOp(op);
@@ -213,7 +231,8 @@ bool Verifier::VerifyPlacement(Operation* op) {
     OpError(op, "must be the top-level operation");
     return false;
   }
-  if (op->kind() == OpKind::kFunc || op->kind() == OpKind::kGlobal) {
+  if (op->kind() == OpKind::kFunc || op->kind() == OpKind::kGlobal ||
+      op->kind() == OpKind::kExecutableSource || op->kind() == OpKind::kRodata) {
     if (!parent || parent->kind() != OpKind::kModule) {
       OpError(op, "expects parent op 'builtin.module'");
       return false;
@@ -231,7 +250,27 @@ bool Verifier::VerifyPlacement(Operation* op) {
          parent->region(region_index) != block->parent_region()) {
     ++region_index;
   }
+  if (parent->kind() == OpKind::kExecutableSource && op->kind() != OpKind::kExecutableExport) {
+    OpError(op, "is not allowed in 'hal.executable.source' (expected 'hal.executable.export')");
+    return false;
+  }
+  if (parent->kind() == OpKind::kExecutableExport && !op->successors.empty()) {
+    OpError(op, "cannot branch in a workgroup count region");
+    return false;
+  }
   switch (op->kind()) {
+    case OpKind::kExecutableExport:
+      if (parent->kind() != OpKind::kExecutableSource) {
+        OpError(op, "expects parent op 'hal.executable.source'");
+        return false;
+      }
+      return true;
+    case OpKind::kHalReturn:
+      if (parent->kind() != OpKind::kExecutableExport) {
+        OpError(op, "expects parent op 'hal.executable.export'");
+        return false;
+      }
+      return true;
     case OpKind::kReturn:
       if (parent->kind() != OpKind::kFunc) {
         OpError(op, "expects parent op 'func.func'");
@@ -510,6 +549,25 @@ bool Verifier::VerifyShape(Operation* op) {
     case OpKind::kGlobalLoad:
     case OpKind::kGlobalStore:
       return VerifyGlobalAccess(op);
+    case OpKind::kExecutableSource:
+      return VerifyExecutableSource(op);
+    case OpKind::kExecutableExport:
+      return VerifyExecutableExport(op);
+    case OpKind::kHalReturn:
+      return VerifyHalReturn(op);
+    case OpKind::kAffineApply:
+      return VerifyAffineApply(op);
+    case OpKind::kDispatch:
+      return VerifyDispatch(op);
+    case OpKind::kTensorDim:
+      return VerifyTensorDim(op);
+    case OpKind::kTensorEmpty:
+      return VerifyTensorEmpty(op);
+    case OpKind::kRodata:
+      return VerifyRodata(op);
+    case OpKind::kConstRefRodata:
+    case OpKind::kConstRefNull:
+      return VerifyConstRef(op);
 
     default:  // Elementwise ops and casts are verified by class above.
       break;
@@ -924,6 +982,375 @@ bool Verifier::VerifyGlobalAccess(Operation* op) {
   if (!load && !global->attribute("is_mutable")) {
     OpError(op, "cannot store to immutable global '@" + name + "'");
     diagnostics_.Note(global->loc, "'@" + name + "' is defined here");
+    return false;
+  }
+  return true;
+}
+
+// --- Executables and dispatches ---
+
+bool Verifier::VerifyExecutableSource(Operation* op) {
+  if (!ExpectCounts(op, 0, 0, 0, 1)) return false;
+  if (!RequireAttr(op, "sym_name", Attribute::Kind::kString, "a string")) return false;
+  if (!VerifySymbolVisibility(op)) return false;
+  const Attribute* objects = op->attribute("objects");
+  if (!objects) {
+    OpError(op,
+            "requires attribute 'objects' (#hal.executable.objects<{...}>): kiln dispatches "
+            "hand-authored objects only");
+    return false;
+  }
+  if (Result<ExecutableObjects> parsed = ParseExecutableObjects(*objects); !parsed.ok()) {
+    OpError(op, "attribute 'objects': " + parsed.status().message());
+    return false;
+  }
+  Region* body = op->region(0);
+  if (body->num_blocks() > 1) {
+    OpError(op, "expected 1 block in its region, got " + std::to_string(body->num_blocks()));
+    return false;
+  }
+  // Export ordinals are the indices the runtime dispatches by: 0..n-1, each once.
+  std::vector<const Operation*> by_ordinal;
+  size_t exports = 0;
+  if (!body->empty()) {
+    for (const auto& child : body->front()->operations()) {
+      if (child->kind() == OpKind::kExecutableExport) ++exports;
+    }
+    by_ordinal.assign(exports, nullptr);
+    std::unordered_map<std::string_view, const Operation*> names;
+    for (const auto& child : body->front()->operations()) {
+      if (child->kind() != OpKind::kExecutableExport) continue;
+      const Attribute* ordinal = child->attribute("ordinal");
+      std::string_view name = child->symbol_name();
+      if (!name.empty() && !names.emplace(name, child.get()).second) {
+        diagnostics_.Error(child->loc, "redefinition of export '@" + std::string(name) + "'");
+        diagnostics_.Note(names[name]->loc, "previous definition is here");
+        return false;
+      }
+      if (!ordinal || ordinal->kind != Attribute::Kind::kInteger) continue;  // Its own error.
+      const int64_t n = ordinal->integer_value;
+      if (n < 0 || n >= static_cast<int64_t>(exports)) {
+        diagnostics_.Error(child->loc, "export '@" + std::string(name) + "' has ordinal " +
+                                           std::to_string(n) + ", but the ordinals of the " +
+                                           Plural(exports, "export") + " of '@" +
+                                           std::string(op->symbol_name()) + "' must be 0.." +
+                                           std::to_string(exports - 1));
+        return false;
+      }
+      if (by_ordinal[static_cast<size_t>(n)]) {
+        diagnostics_.Error(
+            child->loc, "export '@" + std::string(name) + "' reuses ordinal " + std::to_string(n));
+        diagnostics_.Note(by_ordinal[static_cast<size_t>(n)]->loc,
+                          "ordinal " + std::to_string(n) + " is taken here");
+        return false;
+      }
+      by_ordinal[static_cast<size_t>(n)] = child.get();
+    }
+  }
+  return true;
+}
+
+bool Verifier::VerifyExecutableExport(Operation* op) {
+  if (!ExpectCounts(op, 0, 0, 0, 1)) return false;
+  if (!RequireAttr(op, "sym_name", Attribute::Kind::kString, "a string")) return false;
+  if (!VerifySymbolVisibility(op)) return false;
+  if (!RequireAttr(op, "ordinal", Attribute::Kind::kInteger, "an integer")) return false;
+  const Attribute* layout = op->attribute("layout");
+  if (!layout) {
+    OpError(op, "requires attribute 'layout' (a #hal.pipeline.layout)");
+    return false;
+  }
+  if (Result<PipelineLayout> parsed = ParsePipelineLayout(*layout); !parsed.ok()) {
+    OpError(op, "attribute 'layout': " + parsed.status().message());
+    return false;
+  }
+  if (const Attribute* size = op->attribute("workgroup_size")) {
+    bool ok = size->kind == Attribute::Kind::kArray && size->elements.size() == 3;
+    for (size_t i = 0; ok && i < size->elements.size(); ++i) {
+      const Attribute& e = size->elements[i];
+      ok = e.kind == Attribute::Kind::kInteger && e.integer_value >= 1 &&
+           e.integer_value <= 0x7FFFFFFF;
+    }
+    if (!ok) {
+      OpError(op, "attribute 'workgroup_size' must be 3 positive integers ([64, 1, 1]), got " +
+                      size->ToString());
+      return false;
+    }
+  }
+  Region* count = op->region(0);
+  if (count->empty()) return true;
+  if (count->num_blocks() != 1) {
+    OpError(op, "the workgroup count region must have 1 block, got " +
+                    std::to_string(count->num_blocks()));
+    return false;
+  }
+  const Block* entry = count->front();
+  if (entry->num_arguments() == 0 || entry->argument(0)->type != Type::Dialect("hal.device")) {
+    OpError(op, "the workgroup count region's first argument must be '%device: !hal.device'");
+    return false;
+  }
+  for (size_t i = 1; i < entry->num_arguments(); ++i) {
+    if (!entry->argument(i)->type.is_index()) {
+      OpError(op, "workload argument #" + std::to_string(i - 1) +
+                      " of the workgroup count region must be 'index', got " +
+                      Quoted(entry->argument(i)->type));
+      return false;
+    }
+  }
+  // The region is inlined at every dispatch, between commands being
+  // recorded: only index arithmetic may run there.
+  for (const auto& child : entry->operations()) {
+    const std::string_view name = child->name();
+    const bool arithmetic = name.starts_with("arith.") || name.starts_with("math.") ||
+                            child->kind() == OpKind::kAffineApply ||
+                            child->kind() == OpKind::kHalReturn;
+    if (!arithmetic || child->num_regions() != 0) {
+      diagnostics_.Error(child->loc, "'" + std::string(name) +
+                                         "' is not allowed in a workgroup count region (only "
+                                         "arith, math and affine.apply ops)");
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Verifier::VerifyHalReturn(Operation* op) {
+  if (!ExpectCounts(op, 0, 0, 0, 0, /*variadic_operands=*/true)) return false;
+  if (op->operands.size() != 3 ||
+      !std::all_of(op->operands.begin(), op->operands.end(), IsIndexValue)) {
+    OpError(op, "must return the workgroup count as 3 'index' values (x, y, z), got (" +
+                    FormatTypes(op->operand_types()) + ")");
+    return false;
+  }
+  return true;
+}
+
+bool Verifier::VerifyAffineApply(Operation* op) {
+  if (!ExpectCounts(op, 0, 1, 0, 0, /*variadic_operands=*/true)) return false;
+  const Attribute* map = RequireAttr(op, "map", Attribute::Kind::kDialect, "an affine_map");
+  if (!map) return false;
+  Result<AffineMap> parsed = ParseAffineMap(*map);
+  if (!parsed.ok()) {
+    OpError(op, "attribute 'map': " + parsed.status().message());
+    return false;
+  }
+  if (parsed->results.size() != 1) {
+    OpError(op, "expects a map with 1 result, got " + std::to_string(parsed->results.size()));
+    return false;
+  }
+  const size_t expected = parsed->num_dims + parsed->num_symbols;
+  if (op->operands.size() != expected) {
+    OpError(op, "expects " + Plural(parsed->num_dims, "dimension") + " and " +
+                    Plural(parsed->num_symbols, "symbol") + " operand, got " +
+                    Plural(op->operands.size(), "operand"));
+    return false;
+  }
+  for (size_t i = 0; i < op->operands.size(); ++i) {
+    if (!ExpectOperandKind(op, i, IsIndex, "'index'")) {
+      return false;
+    }
+  }
+  if (!op->result(0)->type.is_index()) {
+    OpError(op, "result must be 'index', got " + Quoted(op->result(0)->type));
+    return false;
+  }
+  return true;
+}
+
+bool Verifier::VerifyDispatch(Operation* op) {
+  if (!ExpectCounts(op, 0, 0, 0, 0, /*variadic_operands=*/true, /*variadic_results=*/true)) {
+    return false;
+  }
+  const Attribute* entry = op->attribute("entry_point");
+  if (!entry || entry->kind != Attribute::Kind::kSymbolRef || entry->symbols.size() != 2) {
+    OpError(op, "requires attribute 'entry_point' (@executable::@export)");
+    return false;
+  }
+  DispatchShape shape;
+  std::string error;
+  if (!DecodeDispatch(*op, &shape, &error)) {
+    OpError(op, error);
+    return false;
+  }
+  auto it = symbols_.find(entry->symbols[0]);
+  if (it == symbols_.end() || it->second->kind() != OpKind::kExecutableSource) {
+    diagnostics_.Error(op->loc, "unknown executable '@" + entry->symbols[0] + "'");
+    return false;
+  }
+  Operation* source = it->second;
+  Operation* exported = nullptr;
+  if (source->num_regions() == 1 && !source->region(0)->empty()) {
+    for (const auto& child : source->region(0)->front()->operations()) {
+      if (child->kind() == OpKind::kExecutableExport && child->symbol_name() == entry->symbols[1]) {
+        exported = child.get();
+      }
+    }
+  }
+  const std::string target = entry->ToString();
+  if (!exported) {
+    diagnostics_.Error(op->loc, "executable '@" + entry->symbols[0] + "' has no export '@" +
+                                    entry->symbols[1] + "'");
+    diagnostics_.Note(source->loc, "'@" + entry->symbols[0] + "' is defined here");
+    return false;
+  }
+  for (size_t i = 0; i < shape.workload.size(); ++i) {
+    if (!shape.workload[i]->type.is_index()) {
+      OpError(op, "workload #" + std::to_string(i) + " must be 'index', got " +
+                      Quoted(shape.workload[i]->type));
+      return false;
+    }
+  }
+  // The count region takes the workload: as many values, or up to 3 when
+  // there is no region (then they are the workgroup count).
+  Region* count = exported->num_regions() == 1 ? exported->region(0) : nullptr;
+  if (count && !count->empty()) {
+    const size_t expected = count->front()->num_arguments() - 1;
+    if (shape.workload.size() != expected) {
+      OpError(op, "passes " + Plural(shape.workload.size(), "workload value") + " to " + target +
+                      ", whose workgroup count region takes " + std::to_string(expected));
+      diagnostics_.Note(exported->loc, "the export is defined here");
+      return false;
+    }
+  } else if (shape.workload.size() > 3) {
+    OpError(op, "passes " + Plural(shape.workload.size(), "workload value") + " to " + target +
+                    ", which has no workgroup count region (at most 3 are the count)");
+    return false;
+  }
+  size_t scalars = 0, tensors = 0, dims = 0;
+  for (size_t i = 0; i < shape.arguments.size(); ++i) {
+    const Type& t = shape.arguments[i]->type;
+    if (t.is_tensor()) {
+      ++tensors;
+      dims += DynamicDimCount(t);
+    } else if (t.is_integer(32) || t.is_index() || t == Type::F32() || t.is_integer(16) ||
+               t.is_integer(8) || t.is_integer(1)) {
+      ++scalars;
+    } else {
+      OpError(op, "operand #" + std::to_string(i) + " of type " + Quoted(t) +
+                      " cannot be passed to a dispatch (expected a tensor, an integer of at most "
+                      "32 bits, index or f32)");
+      return false;
+    }
+  }
+  if (dims != shape.argument_dims.size()) {
+    OpError(op, "the tensor operands have " + Plural(dims, "dynamic dimension") + ", but " +
+                    std::to_string(shape.argument_dims.size()) + " dimension values are given");
+    return false;
+  }
+  size_t untied = 0, result_dims = 0;
+  for (size_t i = 0; i < op->num_results(); ++i) {
+    const Type& t = op->result(i)->type;
+    if (!t.is_tensor()) {
+      OpError(op, "result #" + std::to_string(i) + " must be a tensor, got " + Quoted(t));
+      return false;
+    }
+    result_dims += DynamicDimCount(t);
+    const int64_t tie = shape.tied[i];
+    if (tie < 0) {
+      ++untied;
+      continue;
+    }
+    const Type& tied_type = shape.arguments[static_cast<size_t>(tie)]->type;
+    if (tied_type != t) {
+      OpError(op, "result #" + std::to_string(i) + " of type " + Quoted(t) +
+                      " is tied to operand #" + std::to_string(tie) + " of type " +
+                      Quoted(tied_type));
+      return false;
+    }
+  }
+  if (result_dims != shape.result_dims.size()) {
+    OpError(op, "the results have " + Plural(result_dims, "dynamic dimension") + ", but " +
+                    std::to_string(shape.result_dims.size()) + " dimension values are given");
+    return false;
+  }
+  for (const std::vector<Value*>* list : {&shape.argument_dims, &shape.result_dims}) {
+    for (const Value* v : *list) {
+      if (!v->type.is_index()) {
+        OpError(op, "dimension values must be 'index', got " + Quoted(v->type));
+        return false;
+      }
+    }
+  }
+  Result<PipelineLayout> layout = ParsePipelineLayout(*exported->attribute("layout"));
+  if (!layout.ok()) return true;  // The export reports it.
+  if (static_cast<size_t>(layout->constants) != scalars ||
+      layout->bindings.size() != tensors + untied) {
+    OpError(op, "passes " + Plural(scalars, "constant") + " and " +
+                    Plural(tensors + untied, "binding") + " (" + Plural(tensors, "tensor operand") +
+                    ", " + Plural(untied, "result") +
+                    " not tied to an operand), but the layout of " + target + " has " +
+                    Plural(static_cast<size_t>(layout->constants), "constant") + " and " +
+                    Plural(layout->bindings.size(), "binding"));
+    diagnostics_.Note(exported->loc, "the export is defined here");
+    return false;
+  }
+  return true;
+}
+
+bool Verifier::VerifyTensorDim(Operation* op) {
+  if (!ExpectCounts(op, 2, 1, 0, 0)) return false;
+  if (!ExpectOperandKind(op, 0, IsTensor, "a tensor")) {
+    return false;
+  }
+  if (!ExpectOperandKind(op, 1, IsIndex, "'index'")) {
+    return false;
+  }
+  if (!op->result(0)->type.is_index()) {
+    OpError(op, "result must be 'index', got " + Quoted(op->result(0)->type));
+    return false;
+  }
+  return true;
+}
+
+bool Verifier::VerifyTensorEmpty(Operation* op) {
+  if (!ExpectCounts(op, 0, 1, 0, 0, /*variadic_operands=*/true)) return false;
+  const Type& t = op->result(0)->type;
+  if (!t.is_tensor()) {
+    OpError(op, "result must be a tensor, got " + Quoted(t));
+    return false;
+  }
+  if (op->operands.size() != DynamicDimCount(t)) {
+    OpError(op, Quoted(t) + " has " + Plural(DynamicDimCount(t), "dynamic dimension") + ", got " +
+                    Plural(op->operands.size(), "operand"));
+    return false;
+  }
+  for (size_t i = 0; i < op->operands.size(); ++i) {
+    if (!ExpectOperandKind(op, i, IsIndex, "'index'")) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Verifier::VerifyRodata(Operation* op) {
+  if (!ExpectCounts(op, 0, 0, 0, 0)) return false;
+  if (!RequireAttr(op, "sym_name", Attribute::Kind::kString, "a string")) return false;
+  if (!RequireAttr(op, "value", Attribute::Kind::kString, "a string")) return false;
+  return VerifySymbolVisibility(op);
+}
+
+bool Verifier::VerifyConstRef(Operation* op) {
+  if (!ExpectCounts(op, 0, 1, 0, 0)) return false;
+  const Type& t = op->result(0)->type;
+  if (op->kind() == OpKind::kConstRefNull) {
+    if (!t.is_dialect()) {
+      OpError(op, "result must be a ref type (!hal.*, !vm.buffer), got " + Quoted(t));
+      return false;
+    }
+    return true;
+  }
+  if (t != Type::Dialect("vm.buffer")) {
+    OpError(op, "result must be '!vm.buffer', got " + Quoted(t));
+    return false;
+  }
+  const Attribute* ref = op->attribute("rodata");
+  if (!IsFlatSymbolRef(ref)) {
+    OpError(op, "requires attribute 'rodata' (a flat symbol reference)");
+    return false;
+  }
+  auto it = symbols_.find(ref->symbols[0]);
+  if (it == symbols_.end() || it->second->kind() != OpKind::kRodata) {
+    diagnostics_.Error(op->loc, "unknown rodata '@" + ref->symbols[0] + "'");
     return false;
   }
   return true;

@@ -17,7 +17,8 @@ config.test_source_root = os.path.dirname(__file__)
 # Inputs under Inputs/ (if any) are helpers, not tests; README.md is not a test.
 config.excludes = ["Inputs", "README.md", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in"]
 
-site_attributes = ("kiln_bin_dir", "kiln_e2e_obj_root", "filecheck", "not_tool")
+site_attributes = ("kiln_bin_dir", "kiln_e2e_obj_root", "filecheck", "not_tool",
+                   "kiln_cpu_kernels_dir")
 missing = [name for name in site_attributes if not hasattr(config, name)]
 if missing:
     lit_config.fatal(
@@ -40,6 +41,11 @@ config.substitutions.append((r"(?<![\w/.%=-])not(?![\w/.=-])", config.not_tool))
 config.substitutions.append(("%kiln-compile", tool("kiln-compile")))
 config.substitutions.append(("%kiln-run-module", tool("kiln-run-module")))
 config.substitutions.append(("%kiln-dump-module", tool("kiln-dump-module")))
+# The folder holding samples/custom_dispatch/cpu's kernels.so (simple_mul,
+# simple_add, simple_mul_inplace), for --object-search-path in dispatch tests.
+config.substitutions.append(("%cpu_kernels_dir", config.kiln_cpu_kernels_dir))
+# The folder holding this suite's dispatch_test_kernels.so (Inputs/).
+config.substitutions.append(("%e2e_kernels_dir", config.kiln_e2e_obj_root))
 
 # Keep the environment small and predictable: no user FILECHECK_OPTS, colors.
 config.environment["FILECHECK_OPTS"] = ""

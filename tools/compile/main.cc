@@ -3,6 +3,7 @@
 //   kiln-compile in.mlir -o out.kmod
 //   cat in.mlir | kiln-compile - -o - > out.kmod
 //   kiln-compile in.mlir --print-ir-after-lowering -o /dev/null
+//   kiln-compile kernels.mlir --target=cuda,vulkan --object-search-path=build/ -o k.kmod
 //
 // Diagnostics go to stderr as `file:line:col: error: ...` with the source line
 // and a caret; any error exits with status 1.
@@ -14,6 +15,7 @@
 
 #include "base/file_io.h"
 #include "compiler/driver/compiler.h"
+#include "compiler/executables/executable_serialization.h"
 
 namespace {
 
@@ -35,6 +37,12 @@ int Run(int argc, char** argv) {
       ("module-name", "Module name (default: the module's @name, else 'module')",
        cxxopts::value<std::string>())
       ("strip-debug-info", "Do not write source locations into the module")
+      ("target", "Executable targets to embed: cpu, cuda, vulkan (comma list or repeated; "
+                 "default: every declared target)",
+       cxxopts::value<std::vector<std::string>>())
+      ("object-search-path", "Directory searched for relative executable object paths after "
+                             "the input's directory (repeatable)",
+       cxxopts::value<std::vector<std::string>>())
       ("h,help", "Show this help");
   options.parse_positional({"input"});
 
@@ -61,6 +69,18 @@ int Run(int argc, char** argv) {
   compile.print_locations = args.count("print-locations") > 0;
   compile.codegen.debug_locations = args.count("strip-debug-info") == 0;
   if (args.count("module-name")) compile.codegen.module_name = args["module-name"].as<std::string>();
+  if (args.count("object-search-path")) {
+    compile.object_search_paths = args["object-search-path"].as<std::vector<std::string>>();
+  }
+  if (args.count("target")) {
+    // cxxopts splits each value at commas; empty pieces (`--target=cpu,`) are dropped.
+    for (const std::string& target : args["target"].as<std::vector<std::string>>()) {
+      if (!target.empty()) compile.targets.push_back(target);
+    }
+    if (kiln::Status valid = kiln::compiler::ValidateTargetNames(compile.targets); !valid.ok()) {
+      return Fail("error: " + valid.message());
+    }
+  }
 
   std::string path = input == "-" ? "<stdin>" : input;
   auto compiled = kiln::compiler::CompileSource(

@@ -3,7 +3,8 @@
 // or swapped; value names, block labels, types, integers and op names
 // replaced). For every input the parser accepts, VerifyModule must not crash;
 // for every input that verifies, each pass must leave valid IR (verified after
-// each one) and the lowering must leave no scf op.
+// each one) and the lowering must leave no scf op; LowerDispatches must
+// either report an error or leave valid IR free of dispatch-level ops.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -171,6 +172,40 @@ Outcome CompileStages(const std::string& text) {
   SimplifyControlFlow(module);
   EliminateDeadCode(module);
   check("EliminateDeadCode");
+  if (!outcome.failure.empty()) return outcome;
+
+  // The dispatch lowering, on a fresh copy (it runs right after verification):
+  // it may reject what it cannot lower, with a diagnostic, or must leave
+  // valid IR without executables, dispatches, tensors or affine ops.
+  DiagnosticEngine lowering_diagnostics(sources);
+  auto reparsed = ParseModule(sources, sources.AddFile("mutant.mlir", text), lowering_diagnostics);
+  if (!reparsed.ok() || !VerifyModule(reparsed->get(), lowering_diagnostics).ok()) {
+    outcome.failure = "the seed parsed and verified once only";
+    return outcome;
+  }
+  DispatchLoweringOptions options;
+  options.serialize = [](const ExecutableSpec& spec) -> Result<std::vector<SerializedExecutable>> {
+    if (spec.name.size() % 2) return std::vector<SerializedExecutable>{};  // No variant.
+    return std::vector<SerializedExecutable>{{"cuda", "cuda-nvptx-fb", "", {1, 2, 3}}};
+  };
+  Status lowered = LowerDispatches(reparsed->get(), lowering_diagnostics, options);
+  if (!lowered.ok()) {
+    if (!lowering_diagnostics.has_errors()) {
+      outcome.failure = "dispatch lowering failed without a diagnostic";
+    }
+    return outcome;
+  }
+  if (!VerifyModule(reparsed->get(), lowering_diagnostics).ok()) {
+    outcome.failure = "invalid IR after LowerDispatches:\n" + lowering_diagnostics.Render();
+  }
+  Walk(reparsed->get(), [&](Operation* op) {
+    const OpKind kind = op->kind();
+    if (outcome.failure.empty() && (kind == OpKind::kExecutableSource ||
+                                    kind == OpKind::kDispatch || kind == OpKind::kTensorDim ||
+                                    kind == OpKind::kTensorEmpty || kind == OpKind::kAffineApply)) {
+      outcome.failure = "'" + std::string(op->name()) + "' survived LowerDispatches";
+    }
+  });
   return outcome;
 }
 

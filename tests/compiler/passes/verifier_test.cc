@@ -296,7 +296,7 @@ func.func @f() {
   return
 })",
               "test.mlir:2:1: error: 'arith.constant' op is not allowed at module level "
-              "(expected 'func.func' or 'util.global')");
+              "(expected 'func.func', 'util.global' or 'hal.executable.source')");
 }
 
 // --- Terminators ---

@@ -1,0 +1,99 @@
+// The custom-dispatch workflow (seed 004) for CUDA: objects per target, an
+// export in each layout spelling and count-region form, dispatches with a
+// push constant, a tied (in-place) result, and tensors of dynamic size.
+// RUN: %kiln-compile %s --object-search-path=%S/Inputs/objects --print-ir-after-lowering -o %t.kmod | FileCheck %s
+// RUN: %kiln-dump-module %t.kmod | FileCheck %s --check-prefix=DUMP
+
+#nvptx_sm_52_target = #hal.executable.target<"cuda", "cuda-nvptx-fb", {target_arch = "sm_52"}>
+#nvptx_sm_80_target = #hal.executable.target<"cuda", "cuda-nvptx-fb", {target_arch = "sm_80"}>
+#cuda = #hal.device.target<"cuda", [#nvptx_sm_52_target, #nvptx_sm_80_target]> : !hal.device
+
+module @example attributes {hal.device.targets = [#cuda]} {
+  hal.executable.source private @executable attributes {
+    objects = #hal.executable.objects<{
+      #nvptx_sm_52_target = [#hal.executable.object<{path = "kernels_sm_52.ptx"}>],
+      #nvptx_sm_80_target = [#hal.executable.object<{path = "Inputs/kernels_sm_80.ptx"}>]
+    }>
+  } {
+    hal.executable.export public @simple_mul ordinal(0)
+        layout(#hal.pipeline.layout<push_constants = 1, sets = [
+          <0, bindings = [
+            <0, storage_buffer, ReadOnly>,
+            <1, storage_buffer, ReadOnly>,
+            <2, storage_buffer>
+          ]>
+        ]>) attributes {workgroup_size = [64 : index, 1 : index, 1 : index]} {
+    ^bb0(%device: !hal.device, %workload: index):
+      %x = affine.apply affine_map<()[s0] -> (s0 ceildiv 64)>()[%workload]
+      %c1 = arith.constant 1 : index
+      hal.return %x, %c1, %c1 : index, index, index
+    }
+    hal.executable.export public @simple_mul_inplace ordinal(1)
+        layout(#hal.pipeline.layout<constants = 1, bindings = [
+          #hal.pipeline.binding<storage_buffer, ReadOnly>,
+          #hal.pipeline.binding<storage_buffer>
+        ]>) count(%device: !hal.device, %workload: index) -> (index, index, index) {
+      %x = affine.apply affine_map<()[s0] -> ((s0 + 63) floordiv 64)>()[%workload]
+      %c1 = arith.constant 1 : index
+      hal.return %x, %c1, %c1 : index, index, index
+    } attributes {workgroup_size = [64, 1, 1]}
+  }
+
+  func.func @mixed_invocation(%arg0: tensor<?xf32>, %arg1: tensor<?xf32>) -> tensor<?xf32> {
+    %c0 = arith.constant 0 : index
+    %dim = tensor.dim %arg0, %c0 : tensor<?xf32>
+    %dim_i32 = arith.index_cast %dim : index to i32
+    %0 = flow.dispatch @executable::@simple_mul[%dim](%dim_i32, %arg0, %arg1) : (i32, tensor<?xf32>{%dim}, tensor<?xf32>{%dim}) -> tensor<?xf32>{%dim}
+    %1 = flow.dispatch @executable::@simple_mul_inplace[%dim](%dim_i32, %0, %arg1) : (i32, tensor<?xf32>{%dim}, tensor<?xf32>{%dim}) -> %arg1{%dim}
+    return %1 : tensor<?xf32>
+  }
+}
+
+// CHECK-LABEL: func.func @mixed_invocation(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view) -> !hal.buffer_view {
+// CHECK-DAG:     %[[F32:.+]] = arith.constant 536870944 : i32
+// CHECK-DAG:     %[[DYN:.+]] = arith.constant -1 : index
+// CHECK-DAG:     %[[C64:.+]] = arith.constant 64 : index
+// CHECK:         %[[DEV:.+]] = util.global.load @__hal_device : !hal.device
+// CHECK:         %[[ALLOC:.+]] = call @hal.device.allocator(%[[DEV]])
+// CHECK:         %[[EXE:.+]] = util.global.load @__hal_executable_executable : !hal.executable
+// CHECK:         call @hal.buffer_view.assert$rriI_(%arg0, %{{.+}}, %[[F32]], %[[DYN]])
+// CHECK:         %[[BUF0:.+]] = call @hal.buffer_view.buffer(%arg0)
+// CHECK:         %[[DIM:.+]] = call @hal.buffer_view.dim(%arg0, %{{.+}}) : (!hal.buffer_view, i32) -> index
+// CHECK:         call @hal.buffer_view.assert$rriI_(%arg1,
+// CHECK:         %[[BUF1:.+]] = call @hal.buffer_view.buffer(%arg1)
+// CHECK:         %[[N:.+]] = arith.index_cast %[[DIM]] : index to i32
+// CHECK:         %[[X:.+]] = arith.ceildivsi %[[DIM]], %[[C64]] : index
+// CHECK:         %[[OUT:.+]] = call @hal.allocator.allocate(%[[ALLOC]],
+// CHECK:         %[[CMD:.+]] = call @hal.command_buffer.create(%[[DEV]],
+// CHECK:         call @hal.command_buffer.dispatch$rriiiiiirIIrIIrII_(%[[CMD]], %[[EXE]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[N]], %[[BUF0]], %{{.+}}, %{{.+}}, %[[BUF1]], %{{.+}}, %{{.+}}, %[[OUT]], %{{.+}}, %{{.+}}) {dispatch = @executable::@simple_mul}
+// The in-place dispatch reads what the first one wrote: a barrier first.
+// CHECK:         arith.floordivsi
+// CHECK:         call @hal.command_buffer.execution_barrier(%[[CMD]])
+// CHECK:         call @hal.command_buffer.dispatch$rriiiiiirIIrII_(%[[CMD]], %[[EXE]], {{.+}}, %[[OUT]], %{{.+}}, %{{.+}}, %[[BUF1]], %{{.+}}, %{{.+}}) {dispatch = @executable::@simple_mul_inplace}
+// CHECK:         call @hal.command_buffer.end(%[[CMD]])
+// CHECK:         %[[FENCE:.+]] = call @hal.fence.create(%[[DEV]])
+// CHECK:         %[[NULL:.+]] = "vm.const.ref.null"() : () -> !hal.fence
+// CHECK:         call @hal.device.queue.execute(%[[DEV]], %[[NULL]], %[[FENCE]], %[[CMD]])
+// CHECK:         call @hal.fence.await(%[[FENCE]], %{{.+}}) : (!hal.fence, i64) -> ()
+// CHECK:         %[[VIEW:.+]] = call @hal.buffer_view.create$riI_r(%[[BUF1]], %[[F32]], %[[DIM]])
+// CHECK:         return %[[VIEW]] : !hal.buffer_view
+// CHECK-LABEL: func.func private @__hal_initialize() attributes {kiln.initializer} {
+// CHECK:         %[[D:.+]] = call @hal.devices.get(%{{.+}}) : (i32) -> !hal.device
+// CHECK:         util.global.store %[[D]], @__hal_device : !hal.device
+// CHECK:         %[[E:.+]] = call @hal.executable.load$rrrr_r(%[[D]],
+// CHECK:         util.global.store %[[E]], @__hal_executable_executable : !hal.executable
+
+// DUMP:      imports:
+// DUMP-DAG:    hal.devices.get (i32) -> (ref)
+// DUMP-DAG:    hal.executable.load (ref, ref, ref, ref) -> (ref)
+// DUMP-DAG:    hal.buffer_view.assert (ref, ref, i32, i64) -> ()
+// DUMP-DAG:    hal.command_buffer.dispatch (ref, ref, i32, i32, i32, i32, i32, i32, ref, i64, i64, ref, i64, i64, ref, i64, i64) -> ()
+// DUMP-DAG:    hal.command_buffer.dispatch (ref, ref, i32, i32, i32, i32, i32, i32, ref, i64, i64, ref, i64, i64) -> ()
+// DUMP:      globals: 0 bytes, 2 refs, initializer function {{[0-9]+}} '__hal_initialize'
+// DUMP:      executables: 1
+// DUMP-NEXT:   @executable
+// DUMP-NEXT:     variant cuda cuda-nvptx-fb target_arch = [sm_52, sm_80]: {{[0-9]+}} bytes in rodata [{{[0-9]+}}]
+// DUMP:          export 0 @simple_mul workgroup_size [64, 1, 1] layout #hal.pipeline.layout<push_constants = 1
+// DUMP:          export 1 @simple_mul_inplace workgroup_size [64, 1, 1] layout #hal.pipeline.layout<constants = 1
+// DUMP:          dispatch of @simple_mul in function 0 'mixed_invocation' at offset {{[0-9]+}} ({{.*}}cuda_dispatch.mlir:46:5)
+// DUMP-NEXT:     dispatch of @simple_mul_inplace in function 0 'mixed_invocation' at offset {{[0-9]+}} ({{.*}}cuda_dispatch.mlir:47:5)
