@@ -116,7 +116,9 @@ setup() {
 
 # The end-to-end demo: compile samples/programs/demo.mlir with kiln-compile and
 # run some of its functions with kiln-run-module (iree-run-module's flags and
-# output). When the HAL drivers land, the demo runs on the best device present.
+# output), then the custom-dispatch sample (hand-written kernels dispatched on
+# tensors) on the CPU driver, the only driver so far (cuda and vulkan come
+# with their own samples).
 run_demo() {
   local bin="${BUILD_DIR}/bin"
   local module="${BUILD_DIR}/demo/demo.kmod"
@@ -128,7 +130,14 @@ run_demo() {
     --input=i64=462
   run_shown "${bin}/kiln-run-module" --module="${module}" --function=hypot --input=f32=3 \
     --input=f32=4 --expected_output=f32=5
+  local sample_dir="${BUILD_DIR}/samples/custom_dispatch/cpu"
+  run_shown "${bin}/kiln-compile" samples/custom_dispatch/cpu/example.mlir \
+    --object-search-path="${sample_dir}" -o "${module%/*}/custom_dispatch.kmod"
+  run_shown "${bin}/kiln-run-module" --device=cpu \
+    --module="${module%/*}/custom_dispatch.kmod" --function=mixed_invocation \
+    --input=8xf32=2 --input=8xf32=4
 }
+
 
 # Prints a command, then runs it.
 run_shown() {

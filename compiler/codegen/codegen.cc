@@ -168,8 +168,12 @@ Result<std::vector<uint8_t>> ModuleGenerator::Run() {
     GenerateFunction(functions[i], *builders[i]);
     if (IsPublic(functions[i])) {
       vm::ExportReflection reflection;
-      Type type = FunctionTypeOf(functions[i]);
-      if (!type.is_null()) {
+      // Reflection describes the source-level signature (tensor<?xf32>, not
+      // the !hal.buffer_view it was lowered to).
+      const Attribute* abi = functions[i]->attribute("kiln.abi_type");
+      Type type = abi && abi->kind == Attribute::Kind::kType ? abi->type
+                                                             : FunctionTypeOf(functions[i]);
+      if (!type.is_null() && type.is_function()) {
         for (const Type& t : type.inputs())
           reflection.argument_descriptions.push_back(t.ToString());
         for (const Type& t : type.results()) reflection.result_descriptions.push_back(t.ToString());

@@ -515,6 +515,10 @@ void Lowering::LowerFunction(Operation* func) {
     if (t.is_tensor()) t = ViewType(), changed = true;
   }
   if (changed) {
+    // The tensor signature stays as the function's ABI type: tools read it
+    // from the export's reflection to check and describe arguments.
+    if (!func->attribute("kiln.abi_type"))
+      func->SetAttribute("kiln.abi_type", Attribute::TypeAttr(type));
     func->SetAttribute("function_type", Attribute::TypeAttr(Type::Function(inputs, results)));
   }
 

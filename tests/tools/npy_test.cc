@@ -273,5 +273,58 @@ TEST(NpyTest, Files) {
   EXPECT_NE(missing.status().message().find(path), std::string::npos);
 }
 
+// Arrays written one after another (numpy.save on an open file, or
+// AppendNpyFile) are read one at a time with ReadNpyArray.
+TEST(NpyTest, ConsecutiveArrays) {
+  const std::string both = kF32Matrix + kI64Scalar;
+  size_t consumed = 0;
+  auto first = ReadNpyArray(Bytes(both), &consumed);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(first->shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(consumed, kF32Matrix.size());
+  auto second = ReadNpyArray(Bytes(both).subspan(consumed), &consumed);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(second->ElementAsInt64(0), -42);
+  EXPECT_EQ(consumed, kI64Scalar.size());
+  // ReadNpy insists on exactly one array.
+  auto whole = ReadNpy(Bytes(both));
+  ASSERT_FALSE(whole.ok());
+  EXPECT_NE(whole.status().message().find("corrupt .npy file: 2x3xf32 needs 24 bytes of data"),
+            std::string::npos)
+      << whole.status().message();
+  // A truncated second array is still an error.
+  auto cut = ReadNpyArray(Bytes(kF32Matrix.substr(0, kF32Matrix.size() - 1)), &consumed);
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.status().message().find("truncated"), std::string::npos);
+}
+
+TEST(NpyTest, AppendFile) {
+  const std::string path =
+      ::testing::TempDir() + "/kiln_npy_append_" + std::to_string(getpid()) + ".npy";
+  std::remove(path.c_str());
+  const HostTensor a = Literal("2xi32=1 2");
+  const HostTensor b = Literal("f64=0.5");
+  ASSERT_TRUE(AppendNpyFile(path, a).ok());  // Creates the file.
+  ASSERT_TRUE(AppendNpyFile(path, b).ok());
+  auto file = ReadFile(path);
+  ASSERT_TRUE(file.ok());
+  size_t consumed = 0;
+  auto first = ReadNpyArray(file->span(), &consumed);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(*first, a);
+  auto second = ReadNpyArray(file->span().subspan(consumed), &consumed);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(*second, b);
+  // Writing starts the file over.
+  ASSERT_TRUE(WriteNpyFile(path, b).ok());
+  auto rewritten = ReadNpyFile(path);
+  ASSERT_TRUE(rewritten.ok());
+  EXPECT_EQ(*rewritten, b);
+  std::remove(path.c_str());
+  const Status bad = AppendFile(::testing::TempDir() + "/no_such_dir/x.npy", Bytes("x"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("cannot open"), std::string::npos) << bad.message();
+}
+
 }  // namespace
 }  // namespace kiln::tools

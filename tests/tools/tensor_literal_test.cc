@@ -52,6 +52,8 @@ TEST(TensorLiteralTest, IsTensorLiteral) {
   EXPECT_FALSE(IsTensorLiteral("5"));
   EXPECT_FALSE(IsTensorLiteral("i32=0x10"));  // An 'x' after the '=' is a value's.
   EXPECT_FALSE(IsTensorLiteral("@x.npy"));
+  EXPECT_FALSE(IsTensorLiteral("index=100"));  // The 'x' of a type name.
+  EXPECT_FALSE(IsTensorLiteral("x=1"));
 }
 
 TEST(TensorLiteralTest, Splat) {

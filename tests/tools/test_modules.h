@@ -21,6 +21,19 @@
 //                                     buffer.length, trace and switch: with
 //                                     host.log unresolved, n = 0 gives 16,
 //                                     n = 1 gives 32, anything else -1
+// "tensors_test" (tensor_test_modules.cc): functions over hal.buffer_view
+// refs that import the hal module, with reflection as kiln-compile writes it:
+//   echo(tensor<?x4xf32>) -> tensor<?x4xf32>         returns its argument
+//   echo_static(tensor<2x3xi32>) -> tensor<2x3xi32>  returns its argument
+//   echo_any(ref) -> ref                             no reflection
+//   swap(ref a, ref b) -> (b, a)                     no reflection
+//   rotate(ref a, ref b, ref c) -> (b, c, a)         no reflection
+//   describe(ref) -> (i32 rank, i64 buffer bytes, i32 element type)
+//   mixed(i32 a, tensor<?xf32> t, f32 b) -> (f32 b, tensor<?xf32> t, i32 a + 1)
+//   concat_self(tensor<?xf32>) -> tensor<?xf32>      [t, t], copied into a new
+//                                                    buffer by a command buffer
+//   checked(ref) -> ref              no reflection; hal.buffer_view.assert
+//                                    demands tensor<4xf32> ("argument 0 of @checked")
 // "plain" (no debug locations): id(f64) -> f64.
 // "broken": loads as a FlatBuffer but fails verification (a register out of
 // range).
@@ -34,6 +47,7 @@
 namespace kiln::testing {
 
 Result<std::vector<uint8_t>> BuildToolsTestModule();
+Result<std::vector<uint8_t>> BuildTensorsTestModule();
 Result<std::vector<uint8_t>> BuildPlainModule();
 Result<std::vector<uint8_t>> BuildBrokenModule();
 

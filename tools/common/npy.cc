@@ -1,6 +1,8 @@
 #include "tools/common/npy.h"
 
+#include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -169,7 +171,7 @@ uint32_t LoadLittleEndian(const uint8_t* p, size_t size) {
 
 }  // namespace
 
-Result<HostTensor> ReadNpy(std::span<const uint8_t> bytes) {
+Result<HostTensor> ReadNpyArray(std::span<const uint8_t> bytes, size_t* consumed) {
   if (bytes.size() < kMagic.size() + 2 ||
       std::memcmp(bytes.data(), kMagic.data(), kMagic.size()) != 0) {
     return InvalidArgumentError("not a .npy file (no \\x93NUMPY magic)");
@@ -217,13 +219,15 @@ Result<HostTensor> ReadNpy(std::span<const uint8_t> bytes) {
                         CheckedElementCount(*header.shape, hal::ElementByteSize(type)));
   const uint64_t data_size = static_cast<uint64_t>(count) * hal::ElementByteSize(type);
   const uint64_t available = bytes.size() - header_start - header_length;
-  if (available != data_size) {
+  // With `consumed`, the array may be followed by more (an appended file).
+  if (consumed ? available < data_size : available != data_size) {
     return InvalidArgumentError(std::string(available < data_size ? "truncated" : "corrupt") +
                                 " .npy file: " + shape_text + " needs " +
                                 std::to_string(data_size) + " bytes of data, the file has " +
                                 std::to_string(available));
   }
-  const std::span<const uint8_t> data = bytes.subspan(header_start + header_length);
+  const std::span<const uint8_t> data = bytes.subspan(header_start + header_length, data_size);
+  if (consumed) *consumed = header_start + header_length + data_size;
   if (type == ElementType::kBool) {
     for (size_t i = 0; i < data.size(); ++i) {
       if (data[i] > 1) {
@@ -234,6 +238,8 @@ Result<HostTensor> ReadNpy(std::span<const uint8_t> bytes) {
   }
   return HostTensor::FromBytes(*header.shape, type, data);
 }
+
+Result<HostTensor> ReadNpy(std::span<const uint8_t> bytes) { return ReadNpyArray(bytes, nullptr); }
 
 Result<HostTensor> ReadNpyFile(const std::string& path) {
   KILN_ASSIGN_OR_RETURN(AlignedBuffer file, ReadFile(path));
@@ -304,6 +310,25 @@ Result<std::vector<uint8_t>> WriteNpy(const HostTensor& tensor) {
 Status WriteNpyFile(const std::string& path, const HostTensor& tensor) {
   KILN_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, WriteNpy(tensor));
   return WriteFile(path, bytes);
+}
+
+Status AppendNpyFile(const std::string& path, const HostTensor& tensor) {
+  KILN_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, WriteNpy(tensor));
+  return AppendFile(path, bytes);
+}
+
+Status AppendFile(const std::string& path, std::span<const uint8_t> bytes) {
+  if (path == "-") return WriteFile(path, bytes);
+  std::FILE* file = std::fopen(path.c_str(), "ab");
+  if (file == nullptr) {
+    return UnavailableError("cannot open '" + path + "' for appending: " + std::strerror(errno));
+  }
+  const size_t written = bytes.empty() ? 0 : std::fwrite(bytes.data(), 1, bytes.size(), file);
+  const bool failed = written != bytes.size() || std::ferror(file);
+  if (std::fclose(file) != 0 || failed) {
+    return UnavailableError("cannot write '" + path + "': " + std::strerror(errno));
+  }
+  return OkStatus();
 }
 
 }  // namespace kiln::tools

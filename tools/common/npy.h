@@ -26,8 +26,13 @@
 
 namespace kiln::tools {
 
-// Parses the bytes of a .npy file.
+// Parses the bytes of a .npy file (exactly one array).
 Result<HostTensor> ReadNpy(std::span<const uint8_t> bytes);
+// Parses the array at the start of `bytes`, which may be followed by more:
+// a file written by appending arrays (numpy.save on an open file, or
+// AppendNpyFile) holds them back to back. `*consumed` receives the size of
+// the array's bytes, where the next one starts.
+Result<HostTensor> ReadNpyArray(std::span<const uint8_t> bytes, size_t* consumed);
 // Reads the .npy file at `path` ("-" reads standard input); errors name it.
 Result<HostTensor> ReadNpyFile(const std::string& path);
 
@@ -35,5 +40,12 @@ Result<HostTensor> ReadNpyFile(const std::string& path);
 Result<std::vector<uint8_t>> WriteNpy(const HostTensor& tensor);
 // Writes `tensor` to `path` ("-" writes standard output).
 Status WriteNpyFile(const std::string& path, const HostTensor& tensor);
+// Appends `tensor` as one more array to `path`, creating it if missing
+// (numpy.load on an open file reads such arrays one after the other).
+Status AppendNpyFile(const std::string& path, const HostTensor& tensor);
+
+// Appends raw bytes to `path` (created if missing; "-" writes standard
+// output); errors name the path.
+Status AppendFile(const std::string& path, std::span<const uint8_t> bytes);
 
 }  // namespace kiln::tools

@@ -365,8 +365,12 @@ void AppendLevel(const HostTensor& tensor, size_t dim, int64_t first, int64_t* b
 
 bool IsTensorLiteral(std::string_view text) {
   const size_t equals = text.find('=');
-  return equals != std::string_view::npos &&
-         text.substr(0, equals).find('x') != std::string_view::npos;
+  if (equals == std::string_view::npos) return false;
+  // A shape starts with a dimension; a type name such as "index" may hold an
+  // 'x' too.
+  const std::string_view prefix = text.substr(0, equals);
+  return !prefix.empty() && prefix.front() >= '0' && prefix.front() <= '9' &&
+         prefix.find('x') != std::string_view::npos;
 }
 
 Result<HostTensor> ParseTensorLiteral(std::string_view text) {

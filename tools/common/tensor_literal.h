@@ -41,10 +41,11 @@
 namespace kiln::tools {
 
 // Whether `text` is written as a shaped tensor literal (`2x3xf32=...`,
-// `0x4xi8=`): the text before its first '=' holds an 'x'. value_parsing's
-// scalar parser asks this first and hands such literals to ParseTensorLiteral;
-// `f32=1.5` stays a scalar there (ParseTensorLiteral also reads it, as a 0-d
-// tensor, for functions that take a tensor).
+// `0x4xi8=`): the text before its first '=' starts with a digit and holds an
+// 'x' (so `index=5` is not one). function_io.h asks this to tell a tensor
+// given for a scalar argument; `f32=1.5` is a scalar literal there for a
+// scalar argument and a 0-d tensor for a tensor argument (ParseTensorLiteral
+// reads it as one).
 bool IsTensorLiteral(std::string_view text);
 
 // Parses one literal. Errors name the literal and the problem:

@@ -8,7 +8,8 @@
 //   i32=5  i64=-3  f32=1.5  f64=2.25    the four VM scalar types
 //   i1=1   i8=-5   i16=300              narrow integers, held in i32 values
 //   index=7                             an i64
-// (Tensor literals such as `8xf32=2` will dispatch on the same prefix.)
+// (Tensor values such as `8xf32=2` are read by function_io.h for the ref
+// arguments that take them.)
 //
 // Integers are decimal with an optional sign and must fit their width: an
 // N-bit literal may use the signed or the unsigned range of N bits (i8 takes

@@ -6,13 +6,25 @@
 //   EXEC @fib
 //   result[0]: i32=832040
 //
-// --expected_output=... (one per result) compares the results and exits 1 on
-// a mismatch; --trace_execution prints every executed instruction to stderr.
-// --device=URI (default "cpu") selects the HAL device the invocation may
-// dispatch to; --list_devices lists every registered driver's devices.
-// Value notation and comparison tolerances: tools/common/value_parsing.h.
-// Every failure is one "error: ..." line on stderr (an invocation failure
-// keeps the VM's backtrace lines) and exit code 1.
+//   kiln-run-module --module=example.kmod --function=mixed_invocation
+//       --input=8xf32=2 --input=8xf32=4
+//   EXEC @mixed_invocation
+//   result[0]: hal.buffer_view
+//   8xf32=96 96 96 96 96 96 96 96
+//
+// The tool creates the HAL device named by --device (default "cpu") from the
+// driver registry, registers the hal ref types, and links the hal VM module
+// (serving that device) before the program module; a program that imports
+// nothing from it still runs. Tensor inputs become buffer views in
+// host-visible memory of the device; tensor results are read back through
+// the HAL buffer API. --output=... writes results to .npy/binary files or
+// stdout; --expected_output=... (one per result) compares the results and
+// exits 1 on a mismatch; --trace_execution prints every executed instruction
+// to stderr; --list_devices lists every registered driver's devices.
+// Value notation: tools/common/function_io.h (tensors) and
+// tools/common/value_parsing.h (scalars). Every failure is one "error: ..."
+// line on stderr (an invocation failure keeps the VM's backtrace lines) and
+// exit code 1.
 #include <cstdio>
 #include <cxxopts.hpp>
 #include <exception>
@@ -22,7 +34,9 @@
 #include "base/file_io.h"
 #include "hal/builtin_drivers.h"
 #include "hal/driver_registry.h"
+#include "hal/module/hal_module.h"
 #include "tools/common/flags.h"
+#include "tools/common/function_io.h"
 #include "tools/common/instruction_tracer.h"
 #include "tools/common/value_parsing.h"
 #include "vm/bytecode_module.h"
@@ -30,7 +44,6 @@
 #include "vm/instance.h"
 #include "vm/invocation.h"
 #include "vm/list.h"
-#include "vm/signature.h"
 
 namespace {
 
@@ -41,6 +54,8 @@ struct RunOptions {
   std::string function;
   std::vector<std::string> inputs;
   std::vector<std::string> expected_outputs;
+  std::vector<std::string> outputs;
+  tools::ComparisonOptions comparison;
   bool trace_execution = false;
   std::string device_uri = "cpu";
   bool list_devices = false;
@@ -100,27 +115,33 @@ Result<int> Run(const RunOptions& options) {
     return 0;
   }
   // The device is created up front, so a bad --device fails before anything
-  // runs. Programs of scalars never dispatch to it; the hal VM module (which
-  // compiled dispatches import) will receive it.
+  // runs.
   auto device = registry.CreateDevice(options.device_uri);
   if (!device.ok()) return device.status().WithContext("--device=" + options.device_uri);
 
   Ref<vm::Instance> instance = vm::Instance::Create();
+  // Before loading: a module's type table names hal types.
+  KILN_RETURN_IF_ERROR(hal::RegisterHalTypes(*instance));
   KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module, LoadModule(*instance, options.module_path));
   KILN_ASSIGN_OR_RETURN(const vm::ExportedFunction* exported,
                         FindExport(*module, options.function));
-  vm::SignatureParts signature;
-  KILN_RETURN_IF_ERROR(vm::ParseSignature(exported->signature, &signature));
+  KILN_ASSIGN_OR_RETURN(tools::FunctionSpec spec, tools::DescribeFunction(*module, *exported));
   // Everything the user typed is checked before anything runs.
-  KILN_ASSIGN_OR_RETURN(std::vector<vm::Variant> inputs,
-                        tools::ParseValueList(options.inputs, signature.arguments, exported->name,
-                                              tools::ValueRole::kInput));
-  std::vector<vm::Variant> expected;
+  tools::InputFiles files;
+  KILN_ASSIGN_OR_RETURN(std::vector<tools::HostValue> inputs,
+                        tools::ParseFunctionValues(options.inputs, spec.arguments, exported->name,
+                                                   tools::ValueRole::kInput, files));
+  std::vector<tools::HostValue> expected;
   const bool check_outputs = !options.expected_outputs.empty();
   if (check_outputs) {
     KILN_ASSIGN_OR_RETURN(
-        expected, tools::ParseValueList(options.expected_outputs, signature.results, exported->name,
-                                        tools::ValueRole::kExpectedOutput));
+        expected, tools::ParseFunctionValues(options.expected_outputs, spec.results, exported->name,
+                                             tools::ValueRole::kExpectedOutput, files));
+  }
+  if (!options.outputs.empty() && options.outputs.size() != spec.results.size()) {
+    return InvalidArgumentError("function '" + exported->name + "' returns " +
+                                std::to_string(spec.results.size()) + " result(s), got " +
+                                std::to_string(options.outputs.size()) + " --output flag(s)");
   }
 
   // Traced lines go to stderr; they outlive the context (initialisers run
@@ -132,21 +153,33 @@ Result<int> Run(const RunOptions& options) {
   });
   vm::ContextOptions context_options;
   if (options.trace_execution) context_options.stack.instruction_trace = tracer.Callback();
-  KILN_ASSIGN_OR_RETURN(Ref<vm::Context> context,
-                        vm::Context::Create(instance, {Ref<vm::Module>(module)}, context_options));
+  KILN_ASSIGN_OR_RETURN(Ref<vm::Module> hal_module,
+                        hal::CreateHalModule(*instance, {Ref<hal::Device>(*device)}));
+  KILN_ASSIGN_OR_RETURN(
+      Ref<vm::Context> context,
+      vm::Context::Create(instance, {hal_module, Ref<vm::Module>(module)}, context_options));
   KILN_ASSIGN_OR_RETURN(vm::Function function, context->LookupFunction(std::string(module->name()) +
                                                                        "." + exported->name));
 
-  Ref<vm::List> arguments = vm::List::Create(inputs.size());
-  for (vm::Variant& input : inputs) arguments->Push(std::move(input));
+  KILN_ASSIGN_OR_RETURN(Ref<vm::List> arguments, tools::MakeArguments(**device, inputs));
   std::printf("EXEC @%s\n", exported->name.c_str());
   std::fflush(stdout);
   KILN_ASSIGN_OR_RETURN(Ref<vm::List> results, vm::Invoke(*context, function, *arguments));
-  for (size_t i = 0; i < results->size(); ++i) {
-    std::printf("result[%zu]: %s\n", i, tools::FormatValue(results->items()[i]).c_str());
+  KILN_ASSIGN_OR_RETURN(std::vector<tools::HostValue> actual,
+                        tools::ReadResults(**device, *results));
+  auto print = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
+  if (options.outputs.empty()) {
+    for (size_t i = 0; i < actual.size(); ++i) {
+      print("result[" + std::to_string(i) +
+            "]: " + tools::FormatHostValue(actual[i], options.comparison.format) + "\n");
+    }
+  } else {
+    KILN_RETURN_IF_ERROR(
+        tools::WriteOutputs(options.outputs, actual, options.comparison.format, print));
   }
   if (!check_outputs) return 0;
-  std::vector<std::string> mismatches = tools::CompareResults(expected, results->items());
+  std::vector<std::string> mismatches =
+      tools::CompareHostValues(expected, actual, options.comparison);
   for (const std::string& mismatch : mismatches) std::printf("[FAILED] %s\n", mismatch.c_str());
   if (!mismatches.empty()) return 1;
   std::printf("[SUCCESS] all function outputs matched their expected values.\n");
@@ -157,7 +190,7 @@ Result<int> Run(const RunOptions& options) {
 Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
   cxxopts::Options flags("kiln-run-module",
                          "Invokes a function of a kiln module (.kmod) and prints its results.");
-  flags.custom_help("[--module=]FILE --function=NAME [--input=VALUE]...");
+  flags.custom_help("[--module=]FILE --function=NAME [--input=VALUE]... [--output=SPEC]...");
   flags.positional_help("");
   flags.add_options()  //
       ("module",
@@ -168,12 +201,30 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
        cxxopts::value<std::string>())  //
       ("input",
        "One argument, repeated once per argument in order: 5 (typed by the signature), "
-       "i32=5, i64=-3, f32=1.5, f64=2.25, i1=/i8=/i16= (i32), index= (i64)",
+       "i32=5, i64=-3, f32=1.5, f64=2.25, i1=/i8=/i16= (i32), index= (i64); tensors: "
+       "8xf32=2 (splat), 2x3xi32=1 2 3 4 5 6, 2x2xf32=[[1 2][3 4]], f32=1.5 (0-d), "
+       "@file.npy (first array), +file.npy (next array), 4xf32=@file.bin (raw)",
+       cxxopts::value<std::string>())  //
+      ("output",
+       "What to do with one result, repeated once per result in order: '' (ignore), "
+       "'-' (print), @file.npy (write), +file.npy (append), @file.bin / +file.bin (raw bytes)",
        cxxopts::value<std::string>())  //
       ("expected_output",
-       "One expected result, repeated once per result, in --input's notation; on a "
-       "mismatch the tool exits 1 (floats compare within 1e-5 (f32) / 1e-12 (f64) relative)",
+       "One expected result, repeated once per result, in --input's notation or "
+       "(ignored); on a mismatch the tool exits 1 (floats compare within 1e-5 (f32) / "
+       "1e-12 (f64) relative unless a threshold is given)",
        cxxopts::value<std::string>())  //
+      ("expected_f16_threshold", "Absolute difference under which two f16 values match",
+       cxxopts::value<double>())  //
+      ("expected_bf16_threshold", "Absolute difference under which two bf16 values match",
+       cxxopts::value<double>())  //
+      ("expected_f32_threshold", "Absolute difference under which two f32 values match",
+       cxxopts::value<double>())  //
+      ("expected_f64_threshold", "Absolute difference under which two f64 values match",
+       cxxopts::value<double>())  //
+      ("output_max_element_count",
+       "Print at most this many elements of each tensor ('...' marks the rest)",
+       cxxopts::value<int64_t>()->default_value("1024"))  //
       ("trace_execution", "Print every executed instruction to stderr",
        cxxopts::value<bool>()->default_value("false"))  //
       ("device", "HAL device URI: cpu (default), cpu-sync, local-task, local-sync, cpu://N",
@@ -214,6 +265,26 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
     options->function = result["function"].as<std::string>();
     options->inputs = tools::RepeatedFlag(result, "input");
     options->expected_outputs = tools::RepeatedFlag(result, "expected_output");
+    options->outputs = tools::RepeatedFlag(result, "output");
+    auto threshold = [&](const char* name, std::optional<double>* out) -> Status {
+      if (!result.count(name)) return OkStatus();
+      const double value = result[name].as<double>();
+      if (!(value >= 0)) {
+        return InvalidArgumentError("--" + std::string(name) + " must be >= 0, got " +
+                                    std::to_string(value));
+      }
+      *out = value;
+      return OkStatus();
+    };
+    tools::ComparisonOptions& comparison = options->comparison;
+    KILN_RETURN_IF_ERROR(threshold("expected_f16_threshold", &comparison.f16_threshold));
+    KILN_RETURN_IF_ERROR(threshold("expected_bf16_threshold", &comparison.bf16_threshold));
+    KILN_RETURN_IF_ERROR(threshold("expected_f32_threshold", &comparison.f32_threshold));
+    KILN_RETURN_IF_ERROR(threshold("expected_f64_threshold", &comparison.f64_threshold));
+    comparison.format.max_element_count = result["output_max_element_count"].as<int64_t>();
+    if (comparison.format.max_element_count < 0) {
+      return InvalidArgumentError("--output_max_element_count must be >= 0");
+    }
     options->trace_execution = result["trace_execution"].as<bool>();
   } catch (const std::exception& error) {
     return InvalidArgumentError(tools::FlagErrorMessage(error));

@@ -49,7 +49,7 @@ module @example attributes {hal.device.targets = [#cuda]} {
   }
 }
 
-// CHECK-LABEL: func.func @mixed_invocation(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view) -> !hal.buffer_view {
+// CHECK-LABEL: func.func @mixed_invocation(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view) -> !hal.buffer_view attributes {kiln.abi_type = (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>} {
 // CHECK-DAG:     %[[F32:.+]] = arith.constant 536870944 : i32
 // CHECK-DAG:     %[[DYN:.+]] = arith.constant -1 : index
 // CHECK-DAG:     %[[C64:.+]] = arith.constant 64 : index

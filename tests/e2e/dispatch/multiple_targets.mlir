@@ -35,7 +35,7 @@ module {
   }
 }
 
-// ALL-LABEL: func.func @scale(%a: !hal.buffer_view) -> !hal.buffer_view {
+// ALL-LABEL: func.func @scale(%a: !hal.buffer_view) -> !hal.buffer_view attributes {kiln.abi_type = (tensor<4xf32>) -> tensor<4xf32>} {
 // ALL-DAG:     %[[C16:.+]] = arith.constant 16 : i64
 // ALL-DAG:     %[[C4:.+]] = arith.constant 4 : index
 // ALL:         call @hal.buffer_view.assert$rriI_(%a, %{{.+}}, %{{.+}}, %[[C4]])
@@ -43,7 +43,7 @@ module {
 // ALL-NOT:     arith.muli
 // ALL:         call @hal.command_buffer.dispatch$rriiiiirII_(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[BUF]], %{{.+}}, %[[C16]])
 // ALL:         call @hal.buffer_view.create$riI_r(%[[BUF]], %{{.+}}, %[[C4]])
-// ALL-LABEL: func.func @fresh(%n: index) -> !hal.buffer_view {
+// ALL-LABEL: func.func @fresh(%n: index) -> !hal.buffer_view attributes {kiln.abi_type = (index) -> tensor<?x4xf32>} {
 // ALL:         %[[ROWS:.+]] = arith.muli %{{.+}}, %n : index
 // ALL:         %[[LEN:.+]] = arith.muli %[[ROWS]], %{{.+}} : index
 // ALL:         %[[NEW:.+]] = call @hal.allocator.allocate(%{{.+}}, %{{.+}}, %{{.+}}, %[[LEN]])
