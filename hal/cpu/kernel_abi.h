@@ -56,6 +56,17 @@ typedef struct kiln_hal_dispatch_state {
 /* One workgroup of an export; 0 = success. */
 typedef int (*kiln_hal_kernel_fn)(const kiln_hal_dispatch_state_t* state);
 
+/* The [*begin, *end) range of x invocations that this workgroup covers,
+ * clipped to `count`: the loop bounds of a 1-D elementwise kernel, whose
+ * workgroup i handles elements [i * size, (i + 1) * size). */
+static inline void kiln_hal_workgroup_range_x(const kiln_hal_dispatch_state_t* state,
+                                              uint32_t count, uint32_t* begin, uint32_t* end) {
+  uint64_t first = (uint64_t)state->workgroup_id[0] * state->workgroup_size[0];
+  uint64_t last = first + state->workgroup_size[0];
+  *begin = (uint32_t)(first < count ? first : count);
+  *end = (uint32_t)(last < count ? last : count);
+}
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -12,54 +12,21 @@
 #include "flatbuffers/flatbuffers.h"
 #include "hal/cpu/elf_loader.h"
 #include "schemas/executable_elf_generated.h"
+#include "tests/hal/elf_test_executable.h"
 #include "tests/hal/test_util.h"
 
 namespace kiln::hal {
 namespace {
 
 namespace fb = ::kiln::schema::elf;
+using testing::BuildElfExecutable;
+using testing::ElfExportSpec;
 using testing::MakeBuffer;
 using testing::ReadBuffer;
+using testing::ReadTestKernelLibrary;
 using testing::Unwrap;
 
-struct ExportSpec {
-  std::string name;
-  std::string symbol;
-  uint32_t workgroup_size;
-  std::vector<bool> read_only;
-  uint32_t constant_count;
-};
-
-std::vector<uint8_t> ReadKernelLibrary() {
-  Result<AlignedBuffer> file = ReadFile(KILN_TEST_KERNELS_PATH);
-  EXPECT_TRUE(file.ok()) << file.status().ToString();
-  if (!file.ok()) return {};
-  return std::vector<uint8_t>(file->data(), file->data() + file->size());
-}
-
-std::vector<uint8_t> BuildExecutable(const std::vector<uint8_t>& library,
-                                     const std::vector<ExportSpec>& specs) {
-  flatbuffers::FlatBufferBuilder builder;
-  std::vector<flatbuffers::Offset<fb::Export>> exports;
-  for (const ExportSpec& spec : specs) {
-    std::vector<flatbuffers::Offset<fb::Binding>> bindings;
-    for (bool flag : spec.read_only) bindings.push_back(fb::CreateBinding(builder, flag));
-    fb::WorkgroupSize size(spec.workgroup_size, 1, 1);
-    exports.push_back(fb::CreateExport(builder, builder.CreateString(spec.name),
-                                       builder.CreateString(spec.symbol), &size,
-                                       builder.CreateVector(bindings), spec.constant_count));
-  }
-  // PreAlign as vm/module_builder.cc does: ForceVectorAlignment asserts (in
-  // debug builds) that alignments stay at or below 32 bytes.
-  if (!library.empty()) builder.PreAlign(library.size(), 64);
-  auto library_offset = builder.CreateVector(library);
-  auto root = fb::CreateElfExecutable(builder, library_offset, builder.CreateVector(exports));
-  fb::FinishElfExecutableBuffer(builder, root);
-  return std::vector<uint8_t>(builder.GetBufferPointer(),
-                              builder.GetBufferPointer() + builder.GetSize());
-}
-
-const std::vector<ExportSpec> kKernelExports = {
+const std::vector<ElfExportSpec> kKernelExports = {
     {"simple_mul", "simple_mul", 64, {true, true, false}, 1},
     {"simple_mul_inplace", "simple_mul_inplace", 64, {true, false}, 0},
     {"always_fail", "always_fail", 1, {}, 0},
@@ -89,7 +56,7 @@ class ElfExecutableTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     device_ = testing::CreateDevice(GetParam());
-    library_ = ReadKernelLibrary();
+    library_ = ReadTestKernelLibrary();
     ASSERT_FALSE(library_.empty());
   }
   Ref<Device> device_;
@@ -99,7 +66,7 @@ class ElfExecutableTest : public ::testing::TestWithParam<std::string> {
 TEST_P(ElfExecutableTest, LoadsFromMemoryAndDispatches) {
   std::set<std::string> tmp_before = ListDirectory("/tmp");
   size_t fds_before = CountOpenFds();
-  std::vector<uint8_t> bytes = BuildExecutable(library_, kKernelExports);
+  std::vector<uint8_t> bytes = BuildElfExecutable(library_, kKernelExports);
   Ref<Executable> executable = Unwrap(device_->CreateExecutable(cpu::HostElfFormat(), bytes));
   // Loaded from an anonymous memory file: the descriptor is closed again,
   // the mapping names the memfd, and nothing new appeared in /tmp.
@@ -159,8 +126,8 @@ TEST_P(ElfExecutableTest, LoadsFromMemoryAndDispatches) {
 }
 
 TEST_P(ElfExecutableTest, KernelFailureNamesTheExport) {
-  Ref<Executable> executable = Unwrap(
-      device_->CreateExecutable(cpu::HostElfFormat(), BuildExecutable(library_, kKernelExports)));
+  Ref<Executable> executable = Unwrap(device_->CreateExecutable(
+      cpu::HostElfFormat(), BuildElfExecutable(library_, kKernelExports)));
   Ref<CommandBuffer> cb = Unwrap(device_->CreateCommandBuffer(CommandBufferMode::kOneShot));
   KILN_ASSERT_OK(cb->Begin());
   KILN_ASSERT_OK(cb->Dispatch(executable, 2, {1, 1, 1}, {}, {}));
@@ -171,11 +138,11 @@ TEST_P(ElfExecutableTest, KernelFailureNamesTheExport) {
 }
 
 TEST_P(ElfExecutableTest, MissingSymbolIsANamedError) {
-  std::vector<ExportSpec> specs = kKernelExports;
+  std::vector<ElfExportSpec> specs = kKernelExports;
   specs.push_back({"broken", "no_such_kernel", 1, {}, 0});
   size_t fds_before = CountOpenFds();
   Status status =
-      device_->CreateExecutable(cpu::HostElfFormat(), BuildExecutable(library_, specs)).status();
+      device_->CreateExecutable(cpu::HostElfFormat(), BuildElfExecutable(library_, specs)).status();
   EXPECT_EQ(status.code(), StatusCode::kNotFound);
   EXPECT_NE(status.message().find("symbol 'no_such_kernel' of export 'broken'"), std::string::npos)
       << status.message();
@@ -199,24 +166,25 @@ TEST_P(ElfExecutableTest, MalformedInputsAreErrors) {
   status = device_->CreateExecutable(cpu::HostElfFormat(), garbage).status();
   EXPECT_NE(status.message().find("not a valid ELF executable FlatBuffer"), std::string::npos)
       << status.message();
-  std::vector<uint8_t> good = BuildExecutable(library_, kKernelExports);
+  std::vector<uint8_t> good = BuildElfExecutable(library_, kKernelExports);
   std::vector<uint8_t> truncated(good.begin(), good.begin() + good.size() / 2);
   EXPECT_FALSE(device_->CreateExecutable(cpu::HostElfFormat(), truncated).ok());
   std::vector<uint8_t> not_elf(256, 0x7F);
-  status = device_->CreateExecutable(cpu::HostElfFormat(), BuildExecutable(not_elf, kKernelExports))
-               .status();
+  status =
+      device_->CreateExecutable(cpu::HostElfFormat(), BuildElfExecutable(not_elf, kKernelExports))
+          .status();
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("dlopen of the embedded shared object failed"), std::string::npos)
       << status.message();
   // Zero workgroup size and duplicate names are rejected.
-  std::vector<ExportSpec> zero = {{"z", "simple_mul", 0, {}, 0}};
-  EXPECT_EQ(device_->CreateExecutable(cpu::HostElfFormat(), BuildExecutable(library_, zero))
+  std::vector<ElfExportSpec> zero = {{"z", "simple_mul", 0, {}, 0}};
+  EXPECT_EQ(device_->CreateExecutable(cpu::HostElfFormat(), BuildElfExecutable(library_, zero))
                 .status()
                 .code(),
             StatusCode::kInvalidArgument);
-  std::vector<ExportSpec> duplicate = {{"d", "simple_mul", 1, {}, 0},
-                                       {"d", "simple_mul_inplace", 1, {}, 0}};
-  status = device_->CreateExecutable(cpu::HostElfFormat(), BuildExecutable(library_, duplicate))
+  std::vector<ElfExportSpec> duplicate = {{"d", "simple_mul", 1, {}, 0},
+                                          {"d", "simple_mul_inplace", 1, {}, 0}};
+  status = device_->CreateExecutable(cpu::HostElfFormat(), BuildElfExecutable(library_, duplicate))
                .status();
   EXPECT_NE(status.message().find("duplicate export name 'd'"), std::string::npos)
       << status.message();

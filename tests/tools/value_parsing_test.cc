@@ -137,38 +137,6 @@ TEST(ValueParsingTest, ElementTypes) {
   EXPECT_FALSE(ParseElementType("8xf32").ok());
 }
 
-TEST(ValueParsingTest, ListsCheckCountAndNamePositions) {
-  const std::vector<std::string> one = {"5"};
-  auto values = ParseValueList(one, "i", "fib", ValueRole::kInput);
-  ASSERT_TRUE(values.ok());
-  ASSERT_EQ(values->size(), 1u);
-  EXPECT_EQ((*values)[0].i32(), 5);
-
-  const std::vector<std::string> two = {"5", "6"};
-  auto too_many = ParseValueList(two, "i", "fib", ValueRole::kInput);
-  ASSERT_FALSE(too_many.ok());
-  EXPECT_EQ(too_many.status().message(), "function 'fib' expects 1 input(s), got 2");
-
-  auto outputs = ParseValueList(two, "i", "fib", ValueRole::kExpectedOutput);
-  ASSERT_FALSE(outputs.ok());
-  EXPECT_EQ(outputs.status().message(),
-            "function 'fib' returns 1 result(s), got 2 expected output(s)");
-
-  const std::vector<std::string> mixed = {"i64=1", "f32=1.5", "F"};
-  auto bad = ParseValueList(mixed, "IiF", "mixed", ValueRole::kInput);
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(),
-            "input 1 of function 'mixed': 'f32=1.5' has type f32 but the signature expects i32");
-  auto bad_output = ParseValueList(mixed, "IfF", "mixed", ValueRole::kExpectedOutput);
-  ASSERT_FALSE(bad_output.ok());
-  EXPECT_EQ(bad_output.status().message(),
-            "expected output 2 of function 'mixed': 'F' is not a valid f64 value");
-
-  auto none = ParseValueList({}, "", "noop", ValueRole::kInput);
-  ASSERT_TRUE(none.ok());
-  EXPECT_TRUE(none->empty());
-}
-
 TEST(ValueParsingTest, FormatsLikeIreeRunModule) {
   EXPECT_EQ(FormatValue(Variant::I32(832040)), "i32=832040");
   EXPECT_EQ(FormatValue(Variant::I32(-7)), "i32=-7");
@@ -213,15 +181,6 @@ TEST(ValueParsingTest, Comparison) {
   EXPECT_FALSE(ValuesMatch(Variant::F64(inf), Variant::F64(1e308)));
   EXPECT_TRUE(ValuesMatch(Variant::F32(std::numeric_limits<float>::quiet_NaN()),
                           Variant::F32(std::numeric_limits<float>::quiet_NaN())));
-}
-
-TEST(ValueParsingTest, CompareResultsDescribesMismatches) {
-  const std::vector<Variant> expected = {Variant::I32(5), Variant::F32(1.5f), Variant::I64(2)};
-  const std::vector<Variant> actual = {Variant::I32(6), Variant::F32(1.5f), Variant::I64(3)};
-  EXPECT_EQ(CompareResults(expected, actual),
-            (std::vector<std::string>{"result[0]: expected i32=5 but got i32=6",
-                                      "result[2]: expected i64=2 but got i64=3"}));
-  EXPECT_TRUE(CompareResults(expected, expected).empty());
 }
 
 }  // namespace

@@ -242,44 +242,4 @@ bool ValuesMatch(const Variant& expected, const Variant& actual) {
   return false;
 }
 
-Result<std::vector<Variant>> ParseValueList(std::span<const std::string> texts,
-                                            std::string_view types, std::string_view function,
-                                            ValueRole role) {
-  const bool input = role == ValueRole::kInput;
-  if (texts.size() != types.size()) {
-    if (input) {
-      return InvalidArgumentError("function '" + std::string(function) + "' expects " +
-                                  std::to_string(types.size()) + " input(s), got " +
-                                  std::to_string(texts.size()));
-    }
-    return InvalidArgumentError("function '" + std::string(function) + "' returns " +
-                                std::to_string(types.size()) + " result(s), got " +
-                                std::to_string(texts.size()) + " expected output(s)");
-  }
-  std::vector<Variant> values;
-  values.reserve(texts.size());
-  for (size_t i = 0; i < texts.size(); ++i) {
-    auto value = ParseValue(texts[i], vm::ValueTypeOfChar(types[i]));
-    if (!value.ok()) {
-      return Status(value.status().code(),
-                    (input ? "input " : "expected output ") + std::to_string(i) + " of function '" +
-                        std::string(function) + "': " + value.status().message());
-    }
-    values.push_back(std::move(*value));
-  }
-  return values;
-}
-
-std::vector<std::string> CompareResults(std::span<const Variant> expected,
-                                        std::span<const Variant> actual) {
-  std::vector<std::string> mismatches;
-  for (size_t i = 0; i < expected.size() && i < actual.size(); ++i) {
-    if (!ValuesMatch(expected[i], actual[i])) {
-      mismatches.push_back("result[" + std::to_string(i) + "]: expected " +
-                           FormatValue(expected[i]) + " but got " + FormatValue(actual[i]));
-    }
-  }
-  return mismatches;
-}
-
 }  // namespace kiln::tools

@@ -49,7 +49,7 @@ vm::ValueType StorageType(ElementType type);
 
 // Parses one literal for a value of VM type `expected` (from a signature).
 // Errors name the literal and, for a typed literal of the wrong type, both
-// types; they do not say which input it was (ParseValueList does).
+// types; they do not say which input it was (function_io.h's ParseFunctionValues does).
 Result<vm::Variant> ParseValue(std::string_view text, vm::ValueType expected);
 
 // iree-run-module's notation of a result: "i32=5", "f32=1.5", "vm.list".
@@ -60,19 +60,5 @@ bool ValuesMatch(const vm::Variant& expected, const vm::Variant& actual);
 
 // What a list of literals is for; it decides the wording of errors.
 enum class ValueRole { kInput, kExpectedOutput };
-
-// Parses one literal per type character of `types` (the argument or result
-// part of a calling-convention string, e.g. "iF"). Errors name the function
-// and the position: "function 'fib' expects 1 input(s), got 2",
-// "input 1 of function 'fib': 'f32=1.5' has type f32 but the signature
-// expects i32".
-Result<std::vector<vm::Variant>> ParseValueList(std::span<const std::string> texts,
-                                                std::string_view types, std::string_view function,
-                                                ValueRole role);
-
-// One line per result that does not match: "result[0]: expected i32=5 but got
-// i32=6". `expected` and `actual` have the same length.
-std::vector<std::string> CompareResults(std::span<const vm::Variant> expected,
-                                        std::span<const vm::Variant> actual);
 
 }  // namespace kiln::tools

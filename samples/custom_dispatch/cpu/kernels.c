@@ -12,23 +12,13 @@
 
 #include "hal/cpu/kernel_abi.h"
 
-/* The [begin, end) element range of this workgroup, clipped to `dim`. */
-static void workgroup_range(const kiln_hal_dispatch_state_t* state, uint32_t* begin,
-                            uint32_t* end) {
-  uint32_t dim = state->constants[0];
-  uint32_t first = state->workgroup_id[0] * state->workgroup_size[0];
-  uint32_t last = first + state->workgroup_size[0];
-  *begin = first < dim ? first : dim;
-  *end = last < dim ? last : dim;
-}
-
 /* binding2 = binding0 * binding1 */
 int simple_mul(const kiln_hal_dispatch_state_t* state) {
   const float* lhs = (const float*)state->bindings[0];
   const float* rhs = (const float*)state->bindings[1];
   float* out = (float*)state->bindings[2];
   uint32_t begin, end;
-  workgroup_range(state, &begin, &end);
+  kiln_hal_workgroup_range_x(state, state->constants[0], &begin, &end);
   for (uint32_t i = begin; i < end; ++i) out[i] = lhs[i] * rhs[i];
   return 0;
 }
@@ -39,7 +29,7 @@ int simple_add(const kiln_hal_dispatch_state_t* state) {
   const float* rhs = (const float*)state->bindings[1];
   float* out = (float*)state->bindings[2];
   uint32_t begin, end;
-  workgroup_range(state, &begin, &end);
+  kiln_hal_workgroup_range_x(state, state->constants[0], &begin, &end);
   for (uint32_t i = begin; i < end; ++i) out[i] = lhs[i] + rhs[i];
   return 0;
 }
@@ -49,7 +39,7 @@ int simple_mul_inplace(const kiln_hal_dispatch_state_t* state) {
   const float* lhs = (const float*)state->bindings[0];
   float* rhs = (float*)state->bindings[1];
   uint32_t begin, end;
-  workgroup_range(state, &begin, &end);
+  kiln_hal_workgroup_range_x(state, state->constants[0], &begin, &end);
   for (uint32_t i = begin; i < end; ++i) rhs[i] *= lhs[i];
   return 0;
 }

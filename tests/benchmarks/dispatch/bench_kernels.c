@@ -12,19 +12,10 @@
 
 #include "hal/cpu/kernel_abi.h"
 
-static void workgroup_range(const kiln_hal_dispatch_state_t* state, uint32_t* begin,
-                            uint32_t* end) {
-  uint32_t dim = state->constants[0];
-  uint32_t first = state->workgroup_id[0] * state->workgroup_size[0];
-  uint32_t last = first + state->workgroup_size[0];
-  *begin = first < dim ? first : dim;
-  *end = last < dim ? last : dim;
-}
-
 int add_one_inplace(const kiln_hal_dispatch_state_t* state) {
   float* data = (float*)state->bindings[0];
   uint32_t begin, end;
-  workgroup_range(state, &begin, &end);
+  kiln_hal_workgroup_range_x(state, state->constants[0], &begin, &end);
   for (uint32_t i = begin; i < end; ++i) data[i] += 1.0f;
   return 0;
 }
@@ -33,7 +24,7 @@ int iterate_map(const kiln_hal_dispatch_state_t* state) {
   const float* in = (const float*)state->bindings[0];
   float* out = (float*)state->bindings[1];
   uint32_t begin, end;
-  workgroup_range(state, &begin, &end);
+  kiln_hal_workgroup_range_x(state, state->constants[0], &begin, &end);
   for (uint32_t i = begin; i < end; ++i) {
     float x = in[i];
     for (int step = 0; step < 256; ++step) x = x * 0.999f + 0.5f;

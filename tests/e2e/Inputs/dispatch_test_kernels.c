@@ -10,22 +10,13 @@
 
 #include "hal/cpu/kernel_abi.h"
 
-static void workgroup_range(const kiln_hal_dispatch_state_t* state, uint32_t* begin,
-                            uint32_t* end) {
-  uint32_t dim = state->constants[0];
-  uint32_t first = state->workgroup_id[0] * state->workgroup_size[0];
-  uint32_t last = first + state->workgroup_size[0];
-  *begin = first < dim ? first : dim;
-  *end = last < dim ? last : dim;
-}
-
 int mul_add(const kiln_hal_dispatch_state_t* state) {
   const float* lhs = (const float*)state->bindings[0];
   const float* rhs = (const float*)state->bindings[1];
   float* product = (float*)state->bindings[2];
   float* sum = (float*)state->bindings[3];
   uint32_t begin, end;
-  workgroup_range(state, &begin, &end);
+  kiln_hal_workgroup_range_x(state, state->constants[0], &begin, &end);
   for (uint32_t i = begin; i < end; ++i) {
     product[i] = lhs[i] * rhs[i];
     sum[i] = lhs[i] + rhs[i];
@@ -38,7 +29,7 @@ int scale_i32(const kiln_hal_dispatch_state_t* state) {
   int32_t* out = (int32_t*)state->bindings[1];
   int32_t factor = (int32_t)state->constants[1];
   uint32_t begin, end;
-  workgroup_range(state, &begin, &end);
+  kiln_hal_workgroup_range_x(state, state->constants[0], &begin, &end);
   for (uint32_t i = begin; i < end; ++i) out[i] = in[i] * factor;
   return 0;
 }
@@ -46,7 +37,7 @@ int scale_i32(const kiln_hal_dispatch_state_t* state) {
 int fail_on_negative(const kiln_hal_dispatch_state_t* state) {
   const float* in = (const float*)state->bindings[0];
   uint32_t begin, end;
-  workgroup_range(state, &begin, &end);
+  kiln_hal_workgroup_range_x(state, state->constants[0], &begin, &end);
   for (uint32_t i = begin; i < end; ++i) {
     if (in[i] < 0) return 7;
   }

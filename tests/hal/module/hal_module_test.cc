@@ -20,6 +20,7 @@
 #include "hal/element_type.h"
 #include "hal/module/hal_types.h"
 #include "schemas/executable_elf_generated.h"
+#include "tests/hal/elf_test_executable.h"
 #include "tests/hal/test_util.h"
 #include "vm/byte_buffer.h"
 #include "vm/bytecode_module.h"
@@ -32,7 +33,6 @@
 namespace kiln::hal {
 namespace {
 
-namespace fb = ::kiln::schema::elf;
 using testing::MakeBuffer;
 using testing::ReadBuffer;
 using testing::Unwrap;
@@ -51,39 +51,12 @@ constexpr int32_t kI32 = static_cast<int32_t>(ElementType::kInt32);
 // ---------------------------------------------------------------------------
 // The kernels of tests/hal/test_kernels.c as a system-elf executable.
 
-struct KernelExport {
-  const char* name;
-  uint32_t workgroup_size;
-  std::vector<bool> read_only;
-  uint32_t constant_count;
-};
-
 std::vector<uint8_t> BuildElfExecutable() {
-  Result<AlignedBuffer> file = ReadFile(KILN_TEST_KERNELS_PATH);
-  EXPECT_TRUE(file.ok()) << file.status().ToString();
-  if (!file.ok()) return {};
-  const std::vector<uint8_t> library(file->data(), file->data() + file->size());
-  const std::vector<KernelExport> kernels = {
-      {"simple_mul", 64, {true, true, false}, 1},
-      {"simple_mul_inplace", 64, {true, false}, 0},
-      {"always_fail", 1, {}, 0},
-  };
-  flatbuffers::FlatBufferBuilder builder;
-  std::vector<flatbuffers::Offset<fb::Export>> exports;
-  for (const KernelExport& k : kernels) {
-    std::vector<flatbuffers::Offset<fb::Binding>> bindings;
-    for (bool read_only : k.read_only) bindings.push_back(fb::CreateBinding(builder, read_only));
-    fb::WorkgroupSize size(k.workgroup_size, 1, 1);
-    exports.push_back(fb::CreateExport(builder, builder.CreateString(k.name),
-                                       builder.CreateString(k.name), &size,
-                                       builder.CreateVector(bindings), k.constant_count));
-  }
-  builder.PreAlign(library.size(), 64);  // Keeps FlatBuffers' alignment asserts quiet.
-  auto library_offset = builder.CreateVector(library);
-  fb::FinishElfExecutableBuffer(
-      builder, fb::CreateElfExecutable(builder, library_offset, builder.CreateVector(exports)));
-  return std::vector<uint8_t>(builder.GetBufferPointer(),
-                              builder.GetBufferPointer() + builder.GetSize());
+  return testing::BuildElfExecutable(
+      testing::ReadTestKernelLibrary(),
+      {{"simple_mul", "simple_mul", 64, {true, true, false}, 1},
+       {"simple_mul_inplace", "simple_mul_inplace", 64, {true, false}, 0},
+       {"always_fail", "always_fail", 1, {}, 0}});
 }
 
 std::span<const uint8_t> Bytes(std::string_view text) {
