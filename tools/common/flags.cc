@@ -19,6 +19,25 @@ Result<std::optional<std::string>> SinglePositional(const cxxopts::ParseResult& 
   return positional.empty() ? std::optional<std::string>() : std::optional(positional[0]);
 }
 
+Result<std::string> ModulePathFlag(const cxxopts::ParseResult& result) {
+  KILN_ASSIGN_OR_RETURN(std::optional<std::string> positional, SinglePositional(result));
+  if (result.count("module") > 1) return InvalidArgumentError("--module given more than once");
+  std::string path;
+  if (result.count("module")) {
+    path = result["module"].as<std::string>();
+    if (positional) {
+      return InvalidArgumentError("module given twice: --module=" + path + " and '" + *positional +
+                                  "'");
+    }
+  } else if (positional) {
+    path = *positional;
+  } else {
+    return InvalidArgumentError("no module given (--module=FILE or a positional FILE)");
+  }
+  if (path.empty()) return InvalidArgumentError("empty module path");
+  return path;
+}
+
 std::string FlagErrorMessage(const std::exception& error) {
   const std::string_view what = error.what();
   std::string message;

@@ -27,6 +27,10 @@ std::vector<std::string> RepeatedFlag(const cxxopts::ParseResult& result, std::s
 // naming the second when there are more.
 Result<std::optional<std::string>> SinglePositional(const cxxopts::ParseResult& result);
 
+// The module a tool runs: --module=FILE or the one positional FILE (not
+// both, --module at most once, never empty; "-" is standard input).
+Result<std::string> ModulePathFlag(const cxxopts::ParseResult& result);
+
 // The message of a cxxopts exception with its typographic quotes made ASCII.
 std::string FlagErrorMessage(const std::exception& error);
 

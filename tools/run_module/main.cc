@@ -31,13 +31,14 @@
 #include <string>
 #include <vector>
 
-#include "base/file_io.h"
 #include "hal/builtin_drivers.h"
 #include "hal/driver_registry.h"
 #include "hal/module/hal_module.h"
+#include "tools/common/device_selection.h"
 #include "tools/common/flags.h"
 #include "tools/common/function_io.h"
 #include "tools/common/instruction_tracer.h"
+#include "tools/common/program_loading.h"
 #include "tools/common/value_parsing.h"
 #include "vm/bytecode_module.h"
 #include "vm/context.h"
@@ -61,70 +62,26 @@ struct RunOptions {
   bool list_devices = false;
 };
 
-// Prints one line per device: "cpu://0  CPU, 2 threads" or, for a driver that
-// cannot run here, "cuda  unavailable: <reason>".
-Status ListDevices(const hal::DriverRegistry& registry) {
-  for (const hal::DeviceInfo& device : registry.ListDevices()) {
-    std::string line = device.uri + "  " + device.name;
-    if (!device.available) line += "  unavailable: " + device.reason;
-    std::printf("%s\n", line.c_str());
-  }
-  return OkStatus();
-}
-
-Result<Ref<vm::BytecodeModule>> LoadModule(const vm::Instance& instance, const std::string& path) {
-  if (path != "-") return vm::BytecodeModule::LoadFile(instance, path);
-  KILN_ASSIGN_OR_RETURN(AlignedBuffer bytes, ReadFile(path));
-  auto module = vm::BytecodeModule::Load(instance, std::move(bytes));
-  if (!module.ok()) return module.status().WithContext("loading <stdin>");
-  return module;
-}
-
-// The export `name` names: "fib", "@fib" or "module.fib".
-Result<const vm::ExportedFunction*> FindExport(const vm::BytecodeModule& module,
-                                               std::string_view name) {
-  if (!name.empty() && name.front() == '@') name.remove_prefix(1);
-  if (const vm::ExportedFunction* function = module.LookupExport(name)) return function;
-  const std::string prefix = std::string(module.name()) + ".";
-  if (name.starts_with(prefix)) {
-    if (const vm::ExportedFunction* function = module.LookupExport(name.substr(prefix.size()))) {
-      return function;
-    }
-  }
-  std::string message = "function '" + std::string(name) + "' not found in module '" +
-                        std::string(module.name()) + "'";
-  // A short hint; a module with many exports is for kiln-dump-module to list.
-  constexpr size_t kMaxListed = 8;
-  const auto exports = module.exports();
-  if (exports.empty()) {
-    message += " (it exports no functions)";
-  } else if (exports.size() <= kMaxListed) {
-    message += " (exports:";
-    for (size_t i = 0; i < exports.size(); ++i) message += (i ? ", @" : " @") + exports[i].name;
-    message += ")";
-  }
-  return NotFoundError(message);
-}
-
 // Runs the whole tool; the exit code is 1 when results do not match.
 Result<int> Run(const RunOptions& options) {
   hal::DriverRegistry registry;
   KILN_RETURN_IF_ERROR(hal::RegisterBuiltinDrivers(registry));
   if (options.list_devices) {
-    KILN_RETURN_IF_ERROR(ListDevices(registry));
+    tools::PrintDevices(registry);
     return 0;
   }
   // The device is created up front, so a bad --device fails before anything
   // runs.
-  auto device = registry.CreateDevice(options.device_uri);
-  if (!device.ok()) return device.status().WithContext("--device=" + options.device_uri);
+  KILN_ASSIGN_OR_RETURN(Ref<hal::Device> device,
+                        tools::CreateDeviceFromFlag(registry, options.device_uri));
 
   Ref<vm::Instance> instance = vm::Instance::Create();
   // Before loading: a module's type table names hal types.
   KILN_RETURN_IF_ERROR(hal::RegisterHalTypes(*instance));
-  KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module, LoadModule(*instance, options.module_path));
+  KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module,
+                        tools::LoadModule(*instance, options.module_path));
   KILN_ASSIGN_OR_RETURN(const vm::ExportedFunction* exported,
-                        FindExport(*module, options.function));
+                        tools::FindExport(*module, options.function));
   KILN_ASSIGN_OR_RETURN(tools::FunctionSpec spec, tools::DescribeFunction(*module, *exported));
   // Everything the user typed is checked before anything runs.
   tools::InputFiles files;
@@ -153,20 +110,17 @@ Result<int> Run(const RunOptions& options) {
   });
   vm::ContextOptions context_options;
   if (options.trace_execution) context_options.stack.instruction_trace = tracer.Callback();
-  KILN_ASSIGN_OR_RETURN(Ref<vm::Module> hal_module,
-                        hal::CreateHalModule(*instance, {Ref<hal::Device>(*device)}));
-  KILN_ASSIGN_OR_RETURN(
-      Ref<vm::Context> context,
-      vm::Context::Create(instance, {hal_module, Ref<vm::Module>(module)}, context_options));
+  KILN_ASSIGN_OR_RETURN(Ref<vm::Context> context,
+                        tools::CreateProgramContext(instance, device, module, context_options));
   KILN_ASSIGN_OR_RETURN(vm::Function function, context->LookupFunction(std::string(module->name()) +
                                                                        "." + exported->name));
 
-  KILN_ASSIGN_OR_RETURN(Ref<vm::List> arguments, tools::MakeArguments(**device, inputs));
+  KILN_ASSIGN_OR_RETURN(Ref<vm::List> arguments, tools::MakeArguments(*device, inputs));
   std::printf("EXEC @%s\n", exported->name.c_str());
   std::fflush(stdout);
   KILN_ASSIGN_OR_RETURN(Ref<vm::List> results, vm::Invoke(*context, function, *arguments));
   KILN_ASSIGN_OR_RETURN(std::vector<tools::HostValue> actual,
-                        tools::ReadResults(**device, *results));
+                        tools::ReadResults(*device, *results));
   auto print = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
   if (options.outputs.empty()) {
     for (size_t i = 0; i < actual.size(); ++i) {
@@ -240,24 +194,12 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
       std::printf("%s", flags.help().c_str());
       return false;
     }
-    KILN_ASSIGN_OR_RETURN(std::optional<std::string> positional, tools::SinglePositional(result));
+    // The positional argument is checked even with --list_devices.
+    KILN_RETURN_IF_ERROR(tools::SinglePositional(result).status());
     options->device_uri = result["device"].as<std::string>();
     options->list_devices = result["list_devices"].as<bool>();
     if (options->list_devices) return true;  // Needs no module.
-    if (result.count("module") > 1) return InvalidArgumentError("--module given more than once");
-    if (result.count("module") && positional) {
-      return InvalidArgumentError("module given twice: --module=" +
-                                  result["module"].as<std::string>() + " and '" + *positional +
-                                  "'");
-    }
-    if (result.count("module")) {
-      options->module_path = result["module"].as<std::string>();
-    } else if (positional) {
-      options->module_path = *positional;
-    } else {
-      return InvalidArgumentError("no module given (--module=FILE or a positional FILE)");
-    }
-    if (options->module_path.empty()) return InvalidArgumentError("empty module path");
+    KILN_ASSIGN_OR_RETURN(options->module_path, tools::ModulePathFlag(result));
     if (!result.count("function")) return InvalidArgumentError("no --function given");
     if (result.count("function") > 1) {
       return InvalidArgumentError("--function given more than once");

@@ -1,0 +1,332 @@
+// kiln-benchmark-module: times exported functions of a .kmod with Google
+// Benchmark, as iree-benchmark-module does:
+//
+//   kiln-benchmark-module --module=fib.kmod --function=fib --input=20
+//   ------------------------------------------------------------------------
+//   Benchmark                              Time             CPU   Iterations
+//   ------------------------------------------------------------------------
+//   BM_fib/process_time/real_time     328194 ns       328142 ns          847
+//
+// It takes kiln-run-module's flags (--module or the positional FILE,
+// --function, --input in every notation of tools/common/function_io.h,
+// --device, --list_devices) plus Google Benchmark's own (--benchmark_filter,
+// --benchmark_repetitions, --benchmark_min_time, --benchmark_format=json,
+// --benchmark_out=FILE, ...), and --time_unit. Without --function it times
+// every exported function that takes no arguments.
+//
+// What is timed: inputs are parsed, checked against the signature and
+// uploaded to the device once, before timing; each iteration then invokes the
+// function on one reused vm::Stack (vm::InvokeWithStack), so the loop
+// measures the call rather than list or arena allocation. kiln functions are
+// synchronous at the boundary (compiled code awaits its own fences before it
+// returns), so when a call returns its results are ready: the time includes
+// the device work. Each function is invoked once before timing, so a failing
+// invocation is an error rather than a benchmark that reports nothing.
+//
+// Benchmarks are named like IREE's: BM_<function>/process_time/real_time
+// (wall-clock time per call; the CPU column is the whole process's CPU time,
+// which counts the CPU driver's worker threads). Every failure (a bad flag,
+// module, function or input, a failing invocation) is one "error: ..." line
+// on stderr and exit code 1.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstring>
+#include <cxxopts.hpp>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hal/builtin_drivers.h"
+#include "hal/driver_registry.h"
+#include "hal/module/hal_module.h"
+#include "tools/common/device_selection.h"
+#include "tools/common/flags.h"
+#include "tools/common/function_io.h"
+#include "tools/common/program_loading.h"
+#include "vm/bytecode_module.h"
+#include "vm/context.h"
+#include "vm/instance.h"
+#include "vm/invocation.h"
+#include "vm/list.h"
+#include "vm/stack.h"
+
+namespace {
+
+using namespace kiln;
+
+struct BenchmarkOptions {
+  std::string module_path;              // "-" reads standard input.
+  std::optional<std::string> function;  // None: every export without arguments.
+  std::vector<std::string> inputs;
+  std::string device_uri = "cpu";
+  bool list_devices = false;
+  benchmark::TimeUnit time_unit = benchmark::kNanosecond;
+};
+
+// One function ready to time: its arguments live as long as the benchmark
+// runs, and its results are overwritten by every call.
+struct Target {
+  std::string name;
+  vm::Function function;
+  std::vector<vm::Variant> arguments;
+  std::vector<vm::Variant> results;
+};
+
+// Everything the registered benchmarks touch; it outlives
+// benchmark::RunSpecifiedBenchmarks.
+struct Session {
+  Ref<hal::Device> device;
+  Ref<vm::Context> context;
+  std::unique_ptr<vm::Stack> stack;  // Shared: benchmarks run one at a time.
+  std::vector<Target> targets;
+  std::optional<Status> failure;  // The first invocation that failed while timed.
+};
+
+// The exports to time: the one --function names, or every export that takes
+// no arguments.
+Result<std::vector<const vm::ExportedFunction*>> SelectFunctions(const vm::BytecodeModule& module,
+                                                                 const BenchmarkOptions& options) {
+  if (options.function) {
+    KILN_ASSIGN_OR_RETURN(const vm::ExportedFunction* exported,
+                          tools::FindExport(module, *options.function));
+    return std::vector<const vm::ExportedFunction*>{exported};
+  }
+  std::vector<const vm::ExportedFunction*> selected;
+  for (const vm::ExportedFunction& exported : module.exports()) {
+    KILN_ASSIGN_OR_RETURN(tools::FunctionSpec spec, tools::DescribeFunction(module, exported));
+    if (spec.arguments.empty()) selected.push_back(&exported);
+  }
+  if (selected.empty()) {
+    return InvalidArgumentError("module '" + std::string(module.name()) +
+                                "' exports no function without arguments; name one with "
+                                "--function=NAME and give its --input values");
+  }
+  return selected;
+}
+
+// Loads the module and prepares every target, inputs uploaded; each target is
+// invoked once so a failure is reported before anything is timed.
+Status Prepare(const BenchmarkOptions& options, hal::DriverRegistry& registry, Session& session) {
+  // The device first, so a bad --device fails before anything else.
+  KILN_ASSIGN_OR_RETURN(session.device, tools::CreateDeviceFromFlag(registry, options.device_uri));
+  Ref<vm::Instance> instance = vm::Instance::Create();
+  // Before loading: a module's type table names hal types.
+  KILN_RETURN_IF_ERROR(hal::RegisterHalTypes(*instance));
+  KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module,
+                        tools::LoadModule(*instance, options.module_path));
+  KILN_ASSIGN_OR_RETURN(std::vector<const vm::ExportedFunction*> selected,
+                        SelectFunctions(*module, options));
+  // Everything the user typed is checked before the module's initialiser runs.
+  std::vector<std::vector<tools::HostValue>> inputs;
+  tools::InputFiles files;
+  for (const vm::ExportedFunction* exported : selected) {
+    KILN_ASSIGN_OR_RETURN(tools::FunctionSpec spec, tools::DescribeFunction(*module, *exported));
+    KILN_ASSIGN_OR_RETURN(std::vector<tools::HostValue> values,
+                          tools::ParseFunctionValues(options.inputs, spec.arguments, exported->name,
+                                                     tools::ValueRole::kInput, files));
+    inputs.push_back(std::move(values));
+  }
+
+  KILN_ASSIGN_OR_RETURN(session.context,
+                        tools::CreateProgramContext(instance, session.device, module, {}));
+  session.stack = session.context->AcquireStack();
+  for (size_t i = 0; i < selected.size(); ++i) {
+    const vm::ExportedFunction& exported = *selected[i];
+    Target target;
+    target.name = exported.name;
+    KILN_ASSIGN_OR_RETURN(target.function, session.context->LookupFunction(
+                                               std::string(module->name()) + "." + exported.name));
+    KILN_ASSIGN_OR_RETURN(Ref<vm::List> arguments,
+                          tools::MakeArguments(*session.device, inputs[i]));
+    target.arguments.assign(arguments->items().begin(), arguments->items().end());
+    KILN_ASSIGN_OR_RETURN(tools::FunctionSpec spec, tools::DescribeFunction(*module, exported));
+    target.results.resize(spec.results.size());
+    KILN_RETURN_IF_ERROR(
+        vm::InvokeWithStack(target.function, target.arguments, target.results, *session.stack));
+    session.targets.push_back(std::move(target));
+  }
+  return OkStatus();
+}
+
+// The timed loop of one target.
+void RunTarget(benchmark::State& state, Session* session, Target* target) {
+  for (auto _ : state) {
+    Status status =
+        vm::InvokeWithStack(target->function, target->arguments, target->results, *session->stack);
+    if (!status.ok()) {
+      if (!session->failure) session->failure = status;
+      state.SkipWithError(status.message().c_str());
+      break;
+    }
+  }
+}
+
+// Runs the whole tool.
+Status Run(const BenchmarkOptions& options) {
+  hal::DriverRegistry registry;
+  KILN_RETURN_IF_ERROR(hal::RegisterBuiltinDrivers(registry));
+  if (options.list_devices) {
+    tools::PrintDevices(registry);
+    return OkStatus();
+  }
+  Session session;
+  Status prepared = Prepare(options, registry, session);
+  if (!prepared.ok()) {
+    if (session.stack) session.context->ReleaseStack(std::move(session.stack));
+    return prepared;
+  }
+  for (Target& target : session.targets) {
+    benchmark::RegisterBenchmark(("BM_" + target.name).c_str(), RunTarget, &session, &target)
+        ->MeasureProcessCPUTime()
+        ->UseRealTime()
+        ->Unit(options.time_unit);
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  // Results hold refs into the context (buffer views); drop them first.
+  session.targets.clear();
+  session.context->ReleaseStack(std::move(session.stack));
+  if (session.failure) return *session.failure;
+  return OkStatus();
+}
+
+cxxopts::Options DeclareFlags() {
+  cxxopts::Options flags(
+      "kiln-benchmark-module",
+      "Times exported functions of a kiln module (.kmod) with Google Benchmark.");
+  flags.custom_help("[--module=]FILE [--function=NAME [--input=VALUE]...] [--benchmark_*=...]");
+  flags.positional_help("");
+  flags.add_options()  //
+      ("module",
+       "Module file to load ('-' reads standard input); may also be given as the "
+       "positional argument",
+       cxxopts::value<std::string>())  //
+      ("function",
+       "Exported function to time ('@' prefix optional); without it, every exported "
+       "function that takes no arguments",
+       cxxopts::value<std::string>())  //
+      ("input",
+       "One argument of --function, repeated once per argument in order, as "
+       "kiln-run-module takes it: 5, i32=5, f32=1.5, 8xf32=2, 2x2xf32=[[1 2][3 4]], "
+       "@file.npy, +file.npy, 4xf32=@file.bin, ...; parsed and uploaded once, before timing",
+       cxxopts::value<std::string>())  //
+      ("device", "HAL device URI: cpu (default), cpu-sync, local-task, local-sync, cpu://N",
+       cxxopts::value<std::string>()->default_value("cpu"))  //
+      ("list_devices", "List the devices of every registered driver and exit",
+       cxxopts::value<bool>()->default_value("false"))  //
+      ("time_unit", "Unit of the reported times: ns, us, ms or s",
+       cxxopts::value<std::string>()->default_value("ns"))        //
+      ("h,help", "Print this help and Google Benchmark's flags")  //
+      ("positional", "", cxxopts::value<std::vector<std::string>>());
+  flags.parse_positional({"positional"});
+  return flags;
+}
+
+// Google Benchmark answers a bad --benchmark_format by printing its usage and
+// exiting 0; check the value first so it is an error like any other.
+Status CheckBenchmarkFormats(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view argument = argv[i];
+    for (std::string_view flag : {"--benchmark_format=", "--benchmark_out_format="}) {
+      if (!argument.starts_with(flag)) continue;
+      const std::string_view value = argument.substr(flag.size());
+      if (value != "console" && value != "json" && value != "csv") {
+        return InvalidArgumentError(std::string(flag.substr(0, flag.size() - 1)) +
+                                    " must be console, json or csv, not '" + std::string(value) +
+                                    "'");
+      }
+    }
+  }
+  return OkStatus();
+}
+
+Result<benchmark::TimeUnit> ParseTimeUnit(const std::string& text) {
+  if (text == "ns") return benchmark::kNanosecond;
+  if (text == "us") return benchmark::kMicrosecond;
+  if (text == "ms") return benchmark::kMillisecond;
+  if (text == "s") return benchmark::kSecond;
+  return InvalidArgumentError("--time_unit must be ns, us, ms or s, not '" + text + "'");
+}
+
+// Parses what Google Benchmark left of the command line into `options`.
+Status ParseFlags(cxxopts::Options& flags, int argc, char** argv, BenchmarkOptions* options) {
+  // Google Benchmark leaves a flag of its own in argv when it cannot parse
+  // the value (it says why on stderr); "does not exist" would mislead.
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view argument = argv[i];
+    if (argument.starts_with("--benchmark_")) {
+      return InvalidArgumentError(std::string(argument) +
+                                  ": not a Google Benchmark flag with a valid value");
+    }
+  }
+  try {
+    cxxopts::ParseResult result = flags.parse(argc, argv);
+    // The positional argument is checked even with --list_devices.
+    KILN_RETURN_IF_ERROR(tools::SinglePositional(result).status());
+    options->device_uri = result["device"].as<std::string>();
+    options->list_devices = result["list_devices"].as<bool>();
+    if (options->list_devices) return OkStatus();  // Needs no module.
+    KILN_ASSIGN_OR_RETURN(options->module_path, tools::ModulePathFlag(result));
+    if (result.count("function") > 1) {
+      return InvalidArgumentError("--function given more than once");
+    }
+    if (result.count("function")) options->function = result["function"].as<std::string>();
+    options->inputs = tools::RepeatedFlag(result, "input");
+    if (!options->inputs.empty() && !options->function) {
+      return InvalidArgumentError(
+          "--input needs --function (without it, only functions "
+          "that take no arguments are timed)");
+    }
+    KILN_ASSIGN_OR_RETURN(options->time_unit, ParseTimeUnit(result["time_unit"].as<std::string>()));
+  } catch (const std::exception& error) {
+    return InvalidArgumentError(tools::FlagErrorMessage(error));
+  }
+  return OkStatus();
+}
+
+bool WantsHelp(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    cxxopts::Options flags = DeclareFlags();
+    if (WantsHelp(argc, argv)) {
+      std::printf("%s\nGoogle Benchmark's flags:\n", flags.help().c_str());
+      std::fflush(stdout);
+      benchmark::PrintDefaultHelp();
+      return 0;
+    }
+    Status status = CheckBenchmarkFormats(argc, argv);
+    BenchmarkOptions options;
+    if (status.ok()) {
+      // Takes its own --benchmark_* flags out of argv; ours are what is left.
+      benchmark::Initialize(&argc, argv);
+      status = ParseFlags(flags, argc, argv, &options);
+    }
+    if (!status.ok()) {
+      std::fprintf(stderr, "error: %s (see --help)\n", status.message().c_str());
+      return 1;
+    }
+    status = Run(options);
+    std::fflush(stdout);
+    if (!status.ok()) {
+      std::fprintf(stderr, "error: %s\n", status.message().c_str());
+      return 1;
+    }
+    return 0;
+  } catch (const std::exception& error) {  // Out of memory, at worst.
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\n", error.what());
+    return 1;
+  }
+}
