@@ -1,6 +1,7 @@
 // libFuzzer entry point for the compiler: every input is MLIR text that goes
 // through the whole pipeline, stage by stage as compiler/driver/compiler.cc
-// runs it: ParseModule, VerifyModule, the passes, VerifyModule again,
+// runs it: ParseModule, VerifyModule, LowerDispatches (with stand-in
+// executables), the passes, VerifyModule again,
 // GenerateModule. Whatever the compiler produces is then loaded by the VM
 // (whose verifier checks every instruction) and run by the module fuzzer's
 // harness (tests/fuzz/module_runner.h: link, invoke every export under an
@@ -22,6 +23,7 @@
 
 #include "base/file_io.h"
 #include "compiler/codegen/codegen.h"
+#include "compiler/executables/executable_serialization.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/source.h"
 #include "compiler/parser/parser.h"
@@ -54,6 +56,17 @@ void CompileAndRun(const uint8_t* data, size_t size) {
   Operation* module = parsed->get();
   if (!VerifyModule(module, diagnostics).ok()) return;
 
+  // Executables get a stand-in variant instead of their objects: the fuzzer
+  // exercises the dispatch lowering and code generation without reading the
+  // files an input names.
+  DispatchLoweringOptions lowering;
+  lowering.serialize =
+      [](const ExecutableSpec&) -> kiln::Result<std::vector<SerializedExecutable>> {
+    return std::vector<SerializedExecutable>{
+        {"llvm-cpu", "system-elf-x86_64", "", std::vector<uint8_t>(64, 0)}};
+  };
+  CodegenOptions codegen;
+  if (!LowerDispatches(module, diagnostics, lowering, &codegen.executables).ok()) return;
   FoldConstants(module);
   if (!LowerStructuredControlFlow(module, diagnostics).ok()) return;
   SimplifyControlFlow(module);
@@ -64,15 +77,14 @@ void CompileAndRun(const uint8_t* data, size_t size) {
     CompilerBug("IR that verified does not verify after the passes", status.ToString(), text);
   }
 
-  auto bytes = GenerateModule(module, sources, diagnostics);
+  auto bytes = GenerateModule(module, sources, diagnostics, codegen);
   // Code generation may reject what it cannot lower (f16, tensors, limits).
   if (!bytes.ok()) return;
 
   // Load once here for the verifier's message, then run it as the module
   // fuzzer does (which loads it again: cheap next to compiling it).
   kiln::Ref<kiln::vm::Instance> instance = kiln::vm::Instance::Create();
-  auto loaded =
-      kiln::vm::BytecodeModule::Load(*instance, kiln::AlignedBuffer::CopyOf(*bytes));
+  auto loaded = kiln::vm::BytecodeModule::Load(*instance, kiln::AlignedBuffer::CopyOf(*bytes));
   if (!loaded.ok()) {
     CompilerBug("the VM rejected a module the compiler generated", loaded.status().ToString(),
                 text);
