@@ -978,9 +978,11 @@ void Lowering::BuildInitializer() {
            {{"global", Attribute::SymbolRef({device_global_})}});
   for (const auto& [name, executable] : sources_) {
     if (executable.global.empty()) continue;
+    // (Not captured by name: clang 14 cannot capture structured bindings.)
+    const Location executable_loc = executable.op->loc;
     auto rodata = [&](const std::string& symbol) {
       return b
-          .Create(OpKind::kConstRefRodata, executable.op->loc, {}, {VmBufferType()},
+          .Create(OpKind::kConstRefRodata, executable_loc, {}, {VmBufferType()},
                   {{"rodata", Attribute::SymbolRef({symbol})}})
           ->result(0);
     };
