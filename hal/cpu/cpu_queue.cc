@@ -1,5 +1,7 @@
 #include "hal/cpu/cpu_queue.h"
 
+#include "hal/cpu/spin_wait.h"
+
 namespace kiln::hal::cpu {
 
 CpuQueue::CpuQueue(ThreadPool* pool, bool asynchronous) : pool_(pool), asynchronous_(asynchronous) {
@@ -13,6 +15,7 @@ void CpuQueue::Shutdown() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     shutdown_ = true;
+    has_work_.store(true, std::memory_order_release);
     abandoned.swap(pending_);
   }
   cv_.notify_all();
@@ -28,6 +31,7 @@ void CpuQueue::Submit(CpuSubmission submission) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (shutdown_) return;  // The device is gone; nothing can run it.
     pending_.push_back(std::move(submission));
+    has_work_.store(true, std::memory_order_release);
   }
   if (asynchronous_) {
     cv_.notify_all();
@@ -95,6 +99,12 @@ void CpuQueue::Wake() {
 void CpuQueue::WorkerMain() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
+    if (!shutdown_ && pending_.empty()) {
+      // Poll briefly before blocking: the next submission often follows soon.
+      lock.unlock();
+      SpinFor(kSpinBudget, [this] { return has_work_.load(std::memory_order_acquire); });
+      lock.lock();
+    }
     cv_.wait(lock, [this] { return shutdown_ || !pending_.empty(); });
     if (shutdown_) return;
     std::vector<Fence::Timepoint> waits = pending_.front().waits;
@@ -114,6 +124,7 @@ void CpuQueue::WorkerMain() {
     if (shutdown_) return;
     CpuSubmission submission = std::move(pending_.front());
     pending_.pop_front();
+    has_work_.store(!pending_.empty(), std::memory_order_release);
     lock.unlock();
     if (state == WaitState::kReady) {
       Run(submission);
@@ -167,6 +178,7 @@ void CpuQueue::Pump() {
       }
       submission = std::move(pending_.front());
       pending_.pop_front();
+      has_work_.store(!pending_.empty(), std::memory_order_release);
     }
     if (state == WaitState::kReady) {
       Run(submission);

@@ -18,6 +18,7 @@
 // destruction) fails the submissions still pending with ABORTED.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -74,6 +75,9 @@ class CpuQueue : public RefObject {
   std::deque<CpuSubmission> pending_;  // Guarded by mutex_.
   uint64_t epoch_ = 0;                 // Guarded by mutex_; bumped by semaphore callbacks.
   bool shutdown_ = false;              // Guarded by mutex_.
+  // Whether pending_ is non-empty or shutdown_ is set, written under mutex_:
+  // the idle worker polls it before blocking (spin_wait.h).
+  std::atomic<bool> has_work_{false};
   bool pumping_ = false;               // Guarded by mutex_ (synchronous queues).
   bool repump_ = false;                // Guarded by mutex_ (synchronous queues).
   std::thread worker_;

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "hal/cpu/spin_wait.h"
+
 namespace kiln::hal::cpu {
 
 Result<uint64_t> CpuSemaphore::Query() {
@@ -21,6 +23,7 @@ Status CpuSemaphore::Signal(uint64_t value) {
                                   " (timeline values only grow)");
     }
     value_ = value;
+    published_value_.store(value, std::memory_order_release);
     for (size_t i = 0; i < waiters_.size();) {
       if (waiters_[i].value <= value) {
         ready.push_back(std::move(waiters_[i]));
@@ -43,6 +46,7 @@ void CpuSemaphore::Fail(Status status) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!failure_.ok()) return;  // The first failure wins.
     failure_ = std::move(status);
+    published_failed_.store(true, std::memory_order_release);
     ready.swap(waiters_);
   }
   cv_.notify_all();
@@ -50,6 +54,14 @@ void CpuSemaphore::Fail(Status status) {
 }
 
 Status CpuSemaphore::Wait(uint64_t value, Timeout timeout) {
+  // Poll briefly before blocking (see spin_wait.h); the outcome is then read
+  // under the lock as usual.
+  if (timeout >= kSpinBudget) {
+    SpinFor(kSpinBudget, [&] {
+      return published_failed_.load(std::memory_order_acquire) ||
+             published_value_.load(std::memory_order_acquire) >= value;
+    });
+  }
   std::unique_lock<std::mutex> lock(mutex_);
   auto done = [&] { return !failure_.ok() || value_ >= value; };
   if (timeout == kInfiniteTimeout) {

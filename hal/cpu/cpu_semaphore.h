@@ -7,6 +7,7 @@
 // thread blocked per submission.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -19,7 +20,8 @@ namespace kiln::hal::cpu {
 
 class CpuSemaphore final : public Semaphore {
  public:
-  explicit CpuSemaphore(uint64_t initial_value) : value_(initial_value) {}
+  explicit CpuSemaphore(uint64_t initial_value)
+      : value_(initial_value), published_value_(initial_value) {}
 
   Result<uint64_t> Query() override;
   Status Signal(uint64_t value) override;
@@ -41,6 +43,10 @@ class CpuSemaphore final : public Semaphore {
   std::condition_variable cv_;
   uint64_t value_;               // Guarded by mutex_.
   Status failure_;               // Guarded by mutex_; OK until Fail.
+  // Copies of value_ and "failed" that Wait polls without the lock before
+  // blocking (spin_wait.h); written under mutex_ with value_ and failure_.
+  std::atomic<uint64_t> published_value_;
+  std::atomic<bool> published_failed_{false};
   std::vector<Waiter> waiters_;  // Guarded by mutex_.
 };
 
