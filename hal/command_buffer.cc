@@ -115,15 +115,22 @@ Status CommandBuffer::Dispatch(const Ref<Executable>& executable, uint32_t expor
           "(each must be >= 1)");
     }
   }
-  std::vector<BufferRef> resolved(bindings.size());
+  // Resolved into a vector the command buffer keeps: recording a dispatch is
+  // on the hot path and allocates nothing here after the first one.
+  std::vector<BufferRef>& resolved = resolved_bindings_;
+  resolved.resize(bindings.size());
   std::vector<SlotUse> uses;
-  for (size_t i = 0; i < bindings.size(); ++i) {
+  Status status;
+  for (size_t i = 0; i < bindings.size() && status.ok(); ++i) {
     const RefSite site{nullptr, info.name, static_cast<uint32_t>(i)};
-    KILN_RETURN_IF_ERROR(
-        CheckRef(bindings[i], kBufferUsageDispatchStorage, 1, site, &resolved[i], &uses));
+    status = CheckRef(bindings[i], kBufferUsageDispatchStorage, 1, site, &resolved[i], &uses);
   }
-  KILN_RETURN_IF_ERROR(
-      DispatchImpl(executable, export_ordinal, workgroup_count, constants, resolved));
+  if (status.ok()) {
+    status = DispatchImpl(executable, export_ordinal, workgroup_count, constants, resolved);
+  }
+  // The driver copied what it keeps; the scratch holds no buffers alive.
+  resolved.clear();
+  if (!status.ok()) return status;
   slot_uses_.insert(slot_uses_.end(), uses.begin(), uses.end());
   return OkStatus();
 }

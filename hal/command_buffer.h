@@ -146,6 +146,7 @@ class CommandBuffer : public RefObject {
   CommandBufferMode mode_;
   State state_ = State::kInitial;
   std::vector<SlotUse> slot_uses_;
+  std::vector<BufferRef> resolved_bindings_;  // Dispatch's scratch, empty between calls.
 };
 
 }  // namespace kiln::hal

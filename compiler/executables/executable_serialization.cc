@@ -1,8 +1,8 @@
 #include "compiler/executables/executable_serialization.h"
 
 #include <algorithm>
-#include <cstring>
 #include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <map>
 
@@ -45,8 +45,8 @@ Result<std::string> ResolveObjectPath(const std::string& path, const ObjectSearc
     stdfs::path candidate = stdfs::path(dir) / path;
     if (stdfs::is_regular_file(candidate, error)) return candidate.string();
   }
-  return NotFoundError("executable object '" + path + "' not found; searched: " +
-                       JoinNames(directories) +
+  return NotFoundError("executable object '" + path +
+                       "' not found; searched: " + JoinNames(directories) +
                        (search.search_paths.empty() ? " (add --object-search-path=DIR)" : ""));
 }
 
@@ -161,9 +161,9 @@ std::vector<uint8_t> Finish(fb::FlatBufferBuilder& builder) {
                               builder.GetBufferPointer() + builder.GetSize());
 }
 
-template <typename BindingT, typename BuilderT>
+template <typename BindingT>
 fb::Offset<fb::Vector<fb::Offset<BindingT>>> BuildBindings(
-    BuilderT& builder, const PipelineLayout& layout,
+    fb::FlatBufferBuilder& builder, const PipelineLayout& layout,
     fb::Offset<BindingT> (*create)(fb::FlatBufferBuilder&, bool)) {
   std::vector<fb::Offset<BindingT>> bindings;
   for (const PipelineLayout::Binding& binding : layout.bindings) {
@@ -172,25 +172,52 @@ fb::Offset<fb::Vector<fb::Offset<BindingT>>> BuildBindings(
   return builder.CreateVector(bindings);
 }
 
+// The export table of the ELF and SPIR-V formats, whose Export tables have
+// the same fields: name, the kernel (symbol or entry point, named like the
+// export), workgroup size, bindings and constant count.
+template <typename Schema>
+fb::Offset<fb::Vector<fb::Offset<typename Schema::Export>>> BuildExports(
+    fb::FlatBufferBuilder& builder, const std::vector<ExecutableExportSpec>& specs) {
+  std::vector<fb::Offset<typename Schema::Export>> exports;
+  for (const ExecutableExportSpec& e : specs) {
+    typename Schema::WorkgroupSize size(e.workgroup_size[0], e.workgroup_size[1],
+                                        e.workgroup_size[2]);
+    exports.push_back(Schema::CreateExport(
+        builder, builder.CreateString(e.name), builder.CreateString(e.name), &size,
+        BuildBindings<typename Schema::Binding>(builder, e.layout, Schema::CreateBinding),
+        static_cast<uint32_t>(e.layout.constants)));
+  }
+  return builder.CreateVector(exports);
+}
+
+// The generated types and builders of each format, for BuildExports.
+struct ElfSchema {
+  using Export = ::kiln::schema::elf::Export;
+  using WorkgroupSize = ::kiln::schema::elf::WorkgroupSize;
+  using Binding = ::kiln::schema::elf::Binding;
+  static constexpr auto CreateExport = &::kiln::schema::elf::CreateExport;
+  static constexpr auto CreateBinding = &::kiln::schema::elf::CreateBinding;
+};
+struct SpirvSchema {
+  using Export = ::kiln::schema::spirv::Export;
+  using WorkgroupSize = ::kiln::schema::spirv::WorkgroupSize;
+  using Binding = ::kiln::schema::spirv::Binding;
+  static constexpr auto CreateExport = &::kiln::schema::spirv::CreateExport;
+  static constexpr auto CreateBinding = &::kiln::schema::spirv::CreateBinding;
+};
+
 Result<SerializedExecutable> SerializeElf(const ExecutableSpec& spec, const std::string& arch,
                                           const std::vector<LoadedObject>& objects) {
   if (objects.size() != 1) {
-    return InvalidArgumentError("executable '" + spec.name + "': the CPU target takes exactly one "
+    return InvalidArgumentError("executable '" + spec.name +
+                                "': the CPU target takes exactly one "
                                 "shared object per architecture, got " +
                                 std::to_string(objects.size()));
   }
   KILN_RETURN_IF_ERROR(CheckElf(objects[0], arch));
   namespace s = ::kiln::schema::elf;
   fb::FlatBufferBuilder builder;
-  std::vector<fb::Offset<s::Export>> exports;
-  for (const ExecutableExportSpec& e : spec.exports) {
-    s::WorkgroupSize size(e.workgroup_size[0], e.workgroup_size[1], e.workgroup_size[2]);
-    exports.push_back(s::CreateExport(builder, builder.CreateString(e.name),
-                                      builder.CreateString(e.name), &size,
-                                      BuildBindings<s::Binding>(builder, e.layout, &s::CreateBinding),
-                                      static_cast<uint32_t>(e.layout.constants)));
-  }
-  auto export_vector = builder.CreateVector(exports);
+  auto export_vector = BuildExports<ElfSchema>(builder, spec.exports);
   const std::vector<uint8_t>& library = objects[0].bytes;
   // PreAlign (not ForceVectorAlignment, which asserts above 32 bytes in debug
   // FlatBuffers) so the shared object stays 64-byte aligned in the module.
@@ -240,10 +267,10 @@ Result<SerializedExecutable> SerializeCuda(
   std::vector<fb::Offset<s::Export>> exports;
   for (const ExecutableExportSpec& e : spec.exports) {
     s::BlockSize size(e.workgroup_size[0], e.workgroup_size[1], e.workgroup_size[2]);
-    exports.push_back(s::CreateExport(builder, builder.CreateString(e.name),
-                                      builder.CreateString(e.name), &size, 0,
-                                      BuildBindings<s::Binding>(builder, e.layout, &s::CreateBinding),
-                                      static_cast<uint32_t>(e.layout.constants)));
+    exports.push_back(
+        s::CreateExport(builder, builder.CreateString(e.name), builder.CreateString(e.name), &size,
+                        0, BuildBindings<s::Binding>(builder, e.layout, &s::CreateBinding),
+                        static_cast<uint32_t>(e.layout.constants)));
   }
   s::FinishCudaExecutableBuffer(
       builder, s::CreateCudaExecutable(builder, builder.CreateVector(image_offsets),
@@ -255,8 +282,10 @@ Result<SerializedExecutable> SerializeCuda(
 Result<SerializedExecutable> SerializeSpirv(const ExecutableSpec& spec,
                                             const std::vector<LoadedObject>& objects) {
   if (objects.size() != 1) {
-    return InvalidArgumentError("executable '" + spec.name + "': the Vulkan target takes exactly "
-                                "one SPIR-V module, got " + std::to_string(objects.size()));
+    return InvalidArgumentError("executable '" + spec.name +
+                                "': the Vulkan target takes exactly "
+                                "one SPIR-V module, got " +
+                                std::to_string(objects.size()));
   }
   const LoadedObject& object = objects[0];
   const std::vector<uint8_t>& b = object.bytes;
@@ -272,15 +301,7 @@ Result<SerializedExecutable> SerializeSpirv(const ExecutableSpec& spec,
   }
   namespace s = ::kiln::schema::spirv;
   fb::FlatBufferBuilder builder;
-  std::vector<fb::Offset<s::Export>> exports;
-  for (const ExecutableExportSpec& e : spec.exports) {
-    s::WorkgroupSize size(e.workgroup_size[0], e.workgroup_size[1], e.workgroup_size[2]);
-    exports.push_back(s::CreateExport(builder, builder.CreateString(e.name),
-                                      builder.CreateString(e.name), &size,
-                                      BuildBindings<s::Binding>(builder, e.layout, &s::CreateBinding),
-                                      static_cast<uint32_t>(e.layout.constants)));
-  }
-  auto export_vector = builder.CreateVector(exports);
+  auto export_vector = BuildExports<SpirvSchema>(builder, spec.exports);
   auto code = builder.CreateVector(words);
   s::FinishSpirvExecutableBuffer(builder, s::CreateSpirvExecutable(builder, code, export_vector));
   return SerializedExecutable{"vulkan-spirv", "vulkan-spirv-fb", "", Finish(builder)};
@@ -323,8 +344,8 @@ Result<std::vector<SerializedExecutable>> SerializeExecutable(const ExecutableSp
   }
   auto selected = [&](const std::string& target_name) {
     return search.selected_targets.empty() ||
-           std::find(search.selected_targets.begin(), search.selected_targets.end(),
-                     target_name) != search.selected_targets.end();
+           std::find(search.selected_targets.begin(), search.selected_targets.end(), target_name) !=
+               search.selected_targets.end();
   };
   std::vector<SerializedExecutable> results;
   // CUDA images of every cuda-nvptx-fb target merge into one executable,
@@ -335,7 +356,8 @@ Result<std::vector<SerializedExecutable>> SerializeExecutable(const ExecutableSp
     const std::string target_name = TargetNameOfBackend(target.backend);
     if (target_name.empty()) {
       return InvalidArgumentError("executable '" + spec.name + "': target backend '" +
-                                  target.backend + "' has no kiln driver (backends: llvm-cpu, "
+                                  target.backend +
+                                  "' has no kiln driver (backends: llvm-cpu, "
                                   "cuda, vulkan-spirv)");
     }
     if (!selected(target_name)) continue;
@@ -350,7 +372,8 @@ Result<std::vector<SerializedExecutable>> SerializeExecutable(const ExecutableSp
     if (target_name == "cpu") {
       const std::string arch = CpuArchOfFormat(target.format);
       if (arch != "x86_64" && arch != "arm_64") {
-        return InvalidArgumentError(where + ": CPU formats are system-elf-x86_64 and "
+        return InvalidArgumentError(where +
+                                    ": CPU formats are system-elf-x86_64 and "
                                     "system-elf-arm_64");
       }
       Result<SerializedExecutable> elf = SerializeElf(spec, arch, loaded);
@@ -385,8 +408,7 @@ Result<std::vector<SerializedExecutable>> SerializeExecutable(const ExecutableSp
   if (!cuda_images.empty()) {
     Result<SerializedExecutable> cuda = SerializeCuda(spec, cuda_images);
     if (!cuda.ok()) return cuda.status();
-    results.insert(results.begin() + static_cast<std::ptrdiff_t>(cuda_position),
-                   std::move(*cuda));
+    results.insert(results.begin() + static_cast<std::ptrdiff_t>(cuda_position), std::move(*cuda));
   }
   return results;
 }

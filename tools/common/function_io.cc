@@ -8,6 +8,7 @@
 #include "schemas/module_generated.h"
 #include "tools/common/device_tensor.h"
 #include "tools/common/npy.h"
+#include "tools/common/quoted_literal.h"
 #include "vm/signature.h"
 
 namespace kiln::tools {
@@ -15,13 +16,6 @@ namespace {
 
 using vm::ValueType;
 using vm::Variant;
-
-// Values can be long (a literal of many elements); messages quote the start.
-std::string Quoted(std::string_view text) {
-  constexpr size_t kMaxQuoted = 64;
-  if (text.size() > kMaxQuoted) return "'" + std::string(text.substr(0, kMaxQuoted)) + "...'";
-  return "'" + std::string(text) + "'";
-}
 
 bool IsFileReference(std::string_view text) {
   return !text.empty() && (text.front() == '@' || text.front() == '+');
@@ -43,7 +37,7 @@ bool LooksLikeShapeAndType(std::string_view text) {
 // Reads `@file.npy` / `+file.npy`: the first or the next array of the file.
 Result<HostTensor> ReadNpyInput(std::string_view text, InputFiles& files) {
   const std::string path(text.substr(1));
-  if (path.empty()) return InvalidArgumentError(Quoted(text) + " names no file");
+  if (path.empty()) return InvalidArgumentError(QuoteLiteral(text) + " names no file");
   KILN_ASSIGN_OR_RETURN(std::span<const uint8_t> bytes, files.Bytes(path, text.front() == '@'));
   if (bytes.empty()) {
     return OutOfRangeError("'" + path + "' has no more arrays (every array was read already)");
@@ -60,7 +54,7 @@ Result<HostTensor> ReadBinaryInput(std::string_view text, size_t equals, InputFi
   const std::string_view reference = text.substr(equals + 1);
   KILN_ASSIGN_OR_RETURN(HostTensor tensor, ParseTensorLiteral(text.substr(0, equals + 1)));
   const std::string path(reference.substr(1));
-  if (path.empty()) return InvalidArgumentError(Quoted(text) + " names no file");
+  if (path.empty()) return InvalidArgumentError(QuoteLiteral(text) + " names no file");
   KILN_ASSIGN_OR_RETURN(std::span<const uint8_t> bytes,
                         files.Bytes(path, reference.front() == '@'));
   if (bytes.size() < tensor.bytes.size()) {
@@ -89,13 +83,13 @@ Result<HostTensor> ParseTensorValue(std::string_view text, const ValueSpec& spec
     // Untyped values take the declared shape and type.
     auto tensor = ParseTensorLiteral(spec.tensor->ShapeAndType() + "=" + std::string(text));
     if (!tensor.ok()) {
-      return Status(tensor.status().code(), Quoted(text) + " as " + spec.tensor->ToString() + ": " +
-                                                tensor.status().message());
+      return Status(tensor.status().code(), QuoteLiteral(text) + " as " + spec.tensor->ToString() +
+                                                ": " + tensor.status().message());
     }
     return tensor;
   }
   if (spec.tensor || !spec.description.empty()) {
-    return InvalidArgumentError(Quoted(text) +
+    return InvalidArgumentError(QuoteLiteral(text) +
                                 " gives no shape and element type (SHAPExTYPE=VALUES) for " +
                                 (spec.tensor ? spec.tensor->ToString() : spec.description));
   }
@@ -113,7 +107,7 @@ Result<HostValue> ParseOneValue(std::string_view text, size_t index, const Value
   if (spec.type_char != 'r') {
     if (IsTensorLiteral(text) || IsFileReference(text)) {
       return InvalidArgumentError(
-          Quoted(text) + " is a tensor but the signature expects " +
+          QuoteLiteral(text) + " is a tensor but the signature expects " +
           std::string(vm::ValueTypeName(vm::ValueTypeOfChar(spec.type_char))));
     }
     KILN_ASSIGN_OR_RETURN(value.scalar, ParseValue(text, vm::ValueTypeOfChar(spec.type_char)));
@@ -123,7 +117,7 @@ Result<HostValue> ParseOneValue(std::string_view text, size_t index, const Value
   // any tensor; the program checks what it receives.
   const bool any_tensor = spec.description.find("hal.buffer_view") != std::string::npos;
   if (!spec.description.empty() && !spec.tensor && !any_tensor) {
-    return InvalidArgumentError(Quoted(text) + ": a value of type " + spec.description +
+    return InvalidArgumentError(QuoteLiteral(text) + ": a value of type " + spec.description +
                                 " cannot be given on the command line");
   }
   KILN_ASSIGN_OR_RETURN(value.tensor, ParseTensorValue(text, spec, files));
@@ -133,7 +127,7 @@ Result<HostValue> ParseOneValue(std::string_view text, size_t index, const Value
             *spec.tensor, value.tensor.shape, value.tensor.element_type)) {
       return InvalidArgumentError(
           std::string(role == ValueRole::kInput ? "argument " : "result ") + std::to_string(index) +
-          " is " + spec.tensor->ToString() + " but " + Quoted(text) + " is " +
+          " is " + spec.tensor->ToString() + " but " + QuoteLiteral(text) + " is " +
           FormatShapeAndType(value.tensor.shape, value.tensor.element_type) + " (" + *why + ")");
     }
   }
@@ -142,27 +136,18 @@ Result<HostValue> ParseOneValue(std::string_view text, size_t index, const Value
 
 // A scalar result as a 0-d tensor, for .npy and binary outputs.
 Result<HostTensor> ScalarTensor(const Variant& value) {
+  auto tensor_of = [](auto v, hal::ElementType type) {
+    return HostTensor::FromBytes({}, type, {reinterpret_cast<const uint8_t*>(&v), sizeof(v)});
+  };
   switch (value.type()) {
-    case ValueType::kI32: {
-      const int32_t v = value.i32();
-      return HostTensor::FromBytes({}, hal::ElementType::kInt32,
-                                   {reinterpret_cast<const uint8_t*>(&v), sizeof(v)});
-    }
-    case ValueType::kI64: {
-      const int64_t v = value.i64();
-      return HostTensor::FromBytes({}, hal::ElementType::kInt64,
-                                   {reinterpret_cast<const uint8_t*>(&v), sizeof(v)});
-    }
-    case ValueType::kF32: {
-      const float v = value.f32();
-      return HostTensor::FromBytes({}, hal::ElementType::kFloat32,
-                                   {reinterpret_cast<const uint8_t*>(&v), sizeof(v)});
-    }
-    case ValueType::kF64: {
-      const double v = value.f64();
-      return HostTensor::FromBytes({}, hal::ElementType::kFloat64,
-                                   {reinterpret_cast<const uint8_t*>(&v), sizeof(v)});
-    }
+    case ValueType::kI32:
+      return tensor_of(value.i32(), hal::ElementType::kInt32);
+    case ValueType::kI64:
+      return tensor_of(value.i64(), hal::ElementType::kInt64);
+    case ValueType::kF32:
+      return tensor_of(value.f32(), hal::ElementType::kFloat32);
+    case ValueType::kF64:
+      return tensor_of(value.f64(), hal::ElementType::kFloat64);
     default:
       return InvalidArgumentError("a " + FormatValue(value) + " cannot be written to a file");
   }

@@ -9,18 +9,13 @@
 #include <limits>
 #include <vector>
 
+#include "tools/common/quoted_literal.h"
+
 namespace kiln::tools {
 namespace {
 
 using hal::ElementType;
 using hal::NumericalKind;
-
-// The literal as quoted in error messages; long value lists are cut.
-std::string Quoted(std::string_view text) {
-  constexpr size_t kMaxQuoted = 64;
-  if (text.size() > kMaxQuoted) return "'" + std::string(text.substr(0, kMaxQuoted)) + "...'";
-  return "'" + std::string(text) + "'";
-}
 
 bool IsSeparator(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ','; }
 
@@ -375,7 +370,7 @@ bool IsTensorLiteral(std::string_view text) {
 
 Result<HostTensor> ParseTensorLiteral(std::string_view text) {
   auto tensor = ParseLiteral(text);
-  if (!tensor.ok()) return tensor.status().WithContext(Quoted(text));
+  if (!tensor.ok()) return tensor.status().WithContext(QuoteLiteral(text));
   return tensor;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "tools/common/quoted_literal.h"
 #include "vm/disassembler.h"
 #include "vm/signature.h"
 
@@ -39,8 +40,6 @@ ElementType DefaultElementType(ValueType expected) {
   }
 }
 
-std::string Quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
-
 // Reads a whole decimal integer that fits the signed or the unsigned range of
 // `bits` bits, as its two's complement bit pattern sign-extended to 64 bits.
 Result<int64_t> ParseInteger(std::string_view literal, std::string_view text, int bits,
@@ -50,11 +49,12 @@ Result<int64_t> ParseInteger(std::string_view literal, std::string_view text, in
   if (plus) digits.remove_prefix(1);
   const bool negative = !digits.empty() && digits.front() == '-';
   auto invalid = [&]() {
-    return InvalidArgumentError(Quoted(literal) + " is not a valid " + std::string(type_name) +
-                                " value");
+    return InvalidArgumentError(QuoteLiteral(literal) + " is not a valid " +
+                                std::string(type_name) + " value");
   };
   auto out_of_range = [&]() {
-    return OutOfRangeError(Quoted(literal) + " is out of range for " + std::string(type_name));
+    return OutOfRangeError(QuoteLiteral(literal) + " is out of range for " +
+                           std::string(type_name));
   };
   if (digits.empty() || (plus && negative) ||
       (!negative && !(digits.front() >= '0' && digits.front() <= '9'))) {
@@ -95,11 +95,12 @@ Result<T> ParseFloat(std::string_view literal, std::string_view text, std::strin
   T value = 0;
   auto [ptr, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
   if (error == std::errc::result_out_of_range) {
-    return OutOfRangeError(Quoted(literal) + " is out of range for " + std::string(type_name));
+    return OutOfRangeError(QuoteLiteral(literal) + " is out of range for " +
+                           std::string(type_name));
   }
   if (digits.empty() || error != std::errc() || ptr != digits.data() + digits.size()) {
-    return InvalidArgumentError(Quoted(literal) + " is not a valid " + std::string(type_name) +
-                                " value");
+    return InvalidArgumentError(QuoteLiteral(literal) + " is not a valid " +
+                                std::string(type_name) + " value");
   }
   return value;
 }
@@ -111,7 +112,7 @@ Result<Variant> ParseScalar(std::string_view literal, ElementType type, std::str
     case ElementType::kI1: {
       KILN_ASSIGN_OR_RETURN(int64_t value, ParseInteger(literal, text, 64, name));
       if (value != 0 && value != 1) {
-        return OutOfRangeError(Quoted(literal) + " is out of range for i1 (0 or 1)");
+        return OutOfRangeError(QuoteLiteral(literal) + " is out of range for i1 (0 or 1)");
       }
       return Variant::I32(static_cast<int32_t>(value));
     }
@@ -180,7 +181,7 @@ vm::ValueType StorageType(ElementType type) {
 
 Result<Variant> ParseValue(std::string_view text, ValueType expected) {
   if (expected == ValueType::kRef || expected == ValueType::kNone) {
-    return UnimplementedError(Quoted(text) + ": values of type " +
+    return UnimplementedError(QuoteLiteral(text) + ": values of type " +
                               std::string(vm::ValueTypeName(expected)) +
                               " cannot be given as text");
   }
@@ -191,17 +192,17 @@ Result<Variant> ParseValue(std::string_view text, ValueType expected) {
   if (equals != std::string_view::npos) {
     auto named = ParseElementType(text.substr(0, equals));
     if (!named.ok()) {
-      return InvalidArgumentError(Quoted(text) + ": " + named.status().message());
+      return InvalidArgumentError(QuoteLiteral(text) + ": " + named.status().message());
     }
     type = *named;
     value = text.substr(equals + 1);
     if (StorageType(type) != expected) {
-      return InvalidArgumentError(Quoted(text) + " has type " + std::string(ElementTypeName(type)) +
-                                  " but the signature expects " +
-                                  std::string(vm::ValueTypeName(expected)));
+      return InvalidArgumentError(
+          QuoteLiteral(text) + " has type " + std::string(ElementTypeName(type)) +
+          " but the signature expects " + std::string(vm::ValueTypeName(expected)));
     }
   }
-  if (value.empty()) return InvalidArgumentError(Quoted(text) + " has no value");
+  if (value.empty()) return InvalidArgumentError(QuoteLiteral(text) + " has no value");
   return ParseScalar(text, type, value);
 }
 
