@@ -20,6 +20,10 @@ set -euo pipefail
 #   lua5.4, luajit          : VM benchmarks compare against them
 #   llvm-15-tools           : lit + FileCheck for the end-to-end tests
 #   clang-14, libclang-rt-14-dev : the libFuzzer/ASan configuration (`cmake --preset fuzz`)
+#   libvulkan-dev           : the Vulkan loader and headers (hal/vulkan)
+#   mesa-vulkan-drivers     : lavapipe, the CPU Vulkan device the tests run on without a GPU
+#   vulkan-validationlayers : the Khronos validation layer the Vulkan tests enable
+#   glslc                   : compiles the GLSL compute shaders of samples and tests to SPIR-V
 KILN_DEBIAN_PACKAGES=(
   cmake
   ninja-build
@@ -35,6 +39,10 @@ KILN_DEBIAN_PACKAGES=(
   llvm-15-tools
   clang-14
   libclang-rt-14-dev
+  libvulkan-dev
+  mesa-vulkan-drivers
+  vulkan-validationlayers
+  glslc
   python3
 )
 

@@ -31,6 +31,15 @@ std::string FormatBufferUsage(BufferUsageBits bits) {
                            {kBufferUsageMapping, "mapping"}});
 }
 
+namespace {
+
+Status NotHostVisible(MemoryTypeBits memory_type) {
+  return FailedPreconditionError("cannot map a buffer whose memory is " +
+                                 FormatMemoryType(memory_type) + " (not host-visible)");
+}
+
+}  // namespace
+
 // A view of a range of an allocation; forwards mapping to the allocation.
 class Buffer::SubspanBuffer final : public Buffer {
  public:
@@ -59,10 +68,7 @@ Result<size_t> Buffer::CheckRange(size_t offset, size_t length, std::string_view
 }
 
 Result<std::span<uint8_t>> Buffer::Map(size_t offset, size_t length) {
-  if (!(memory_type_ & kMemoryTypeHostVisible)) {
-    return FailedPreconditionError("cannot map a buffer whose memory is " +
-                                   FormatMemoryType(memory_type_) + " (not host-visible)");
-  }
+  if (!(memory_type_ & kMemoryTypeHostVisible)) return NotHostVisible(memory_type_);
   if (!(allowed_usage_ & kBufferUsageMapping)) {
     return FailedPreconditionError("cannot map a buffer allowed only for " +
                                    FormatBufferUsage(allowed_usage_) + " (no mapping usage)");
@@ -73,8 +79,18 @@ Result<std::span<uint8_t>> Buffer::Map(size_t offset, size_t length) {
   return std::span<uint8_t>(data, resolved);
 }
 
+Status Buffer::ReadAllocation(size_t, std::span<uint8_t>) { return NotHostVisible(memory_type_); }
+
+Status Buffer::WriteAllocation(size_t, std::span<const uint8_t>) {
+  return NotHostVisible(memory_type_);
+}
+
 Status Buffer::ReadData(size_t offset, std::span<uint8_t> out) {
   KILN_RETURN_IF_ERROR(CheckRange(offset, out.size(), "ReadData").status());
+  if (!(memory_type_ & kMemoryTypeHostVisible) && (allowed_usage_ & kBufferUsageMapping)) {
+    if (out.empty()) return OkStatus();
+    return allocated_buffer()->ReadAllocation(byte_offset_ + offset, out);
+  }
   KILN_ASSIGN_OR_RETURN(std::span<uint8_t> mapped, Map(offset, out.size()));
   if (!out.empty()) std::memcpy(out.data(), mapped.data(), out.size());
   return OkStatus();
@@ -82,6 +98,10 @@ Status Buffer::ReadData(size_t offset, std::span<uint8_t> out) {
 
 Status Buffer::WriteData(size_t offset, std::span<const uint8_t> data) {
   KILN_RETURN_IF_ERROR(CheckRange(offset, data.size(), "WriteData").status());
+  if (!(memory_type_ & kMemoryTypeHostVisible) && (allowed_usage_ & kBufferUsageMapping)) {
+    if (data.empty()) return OkStatus();
+    return allocated_buffer()->WriteAllocation(byte_offset_ + offset, data);
+  }
   KILN_ASSIGN_OR_RETURN(std::span<uint8_t> mapped, Map(offset, data.size()));
   if (!data.empty()) std::memcpy(mapped.data(), data.data(), data.size());
   return OkStatus();

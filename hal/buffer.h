@@ -80,7 +80,10 @@ class Buffer : public RefObject {
   // stays valid as long as the buffer lives. Needs host-visible memory and
   // the mapping usage.
   Result<std::span<uint8_t>> Map(size_t offset = 0, size_t length = kWholeBuffer);
-  // Copies bytes out of / into the buffer, starting at `offset`.
+  // Copies bytes out of / into the buffer, starting at `offset`. Needs the
+  // mapping usage. Host-visible memory is copied through Map; other memory
+  // (device-local GPU memory) through the driver's synchronous copy hooks
+  // below, so the host can always read and write a buffer it may map.
   Status ReadData(size_t offset, std::span<uint8_t> out);
   Status WriteData(size_t offset, std::span<const uint8_t> data);
 
@@ -95,6 +98,11 @@ class Buffer : public RefObject {
   // Implemented by allocations: the host address of the allocation's byte
   // `allocation_offset`, or an error when the memory cannot be mapped.
   virtual Result<uint8_t*> MapAllocation(size_t allocation_offset, size_t length) = 0;
+  // Implemented by allocations whose memory the host cannot map: copy bytes
+  // between the allocation (from byte `allocation_offset`) and host memory,
+  // synchronously. The default says the memory is not host-visible.
+  virtual Status ReadAllocation(size_t allocation_offset, std::span<uint8_t> out);
+  virtual Status WriteAllocation(size_t allocation_offset, std::span<const uint8_t> data);
 
  private:
   class SubspanBuffer;

@@ -1,10 +1,16 @@
 #include "hal/builtin_drivers.h"
 
 #include "hal/cpu/cpu_driver.h"
+#if defined(KILN_HAVE_CUDA_DRIVER)
+#include "hal/cuda/cuda_driver.h"
+#endif
+#if defined(KILN_HAVE_VULKAN_DRIVER)
+#include "hal/vulkan/vulkan_driver.h"
+#endif
 
 namespace kiln::hal {
 
-Status RegisterBuiltinDrivers(DriverRegistry& registry) {
+Status RegisterBuiltinDrivers(DriverRegistry& registry, const BuiltinDriverOptions& options) {
   KILN_RETURN_IF_ERROR(registry.Register("cpu", []() -> Result<Ref<Driver>> {
     return Ref<Driver>(MakeRef<cpu::CpuDriver>("cpu", cpu::CpuDeviceOptions{true, 0}));
   }));
@@ -13,6 +19,23 @@ Status RegisterBuiltinDrivers(DriverRegistry& registry) {
   }));
   KILN_RETURN_IF_ERROR(registry.RegisterAlias("local-task", "cpu"));
   KILN_RETURN_IF_ERROR(registry.RegisterAlias("local-sync", "cpu-sync"));
+#if defined(KILN_HAVE_CUDA_DRIVER)
+  KILN_RETURN_IF_ERROR(registry.Register("cuda", [options]() -> Result<Ref<Driver>> {
+    KILN_ASSIGN_OR_RETURN(Ref<cuda::CudaDriver> driver,
+                          cuda::CudaDriver::Create({options.cuda_use_streams}));
+    return Ref<Driver>(std::move(driver));
+  }));
+#else
+  (void)options;
+#endif
+#if defined(KILN_HAVE_VULKAN_DRIVER)
+  KILN_RETURN_IF_ERROR(registry.Register("vulkan", []() -> Result<Ref<Driver>> {
+    KILN_ASSIGN_OR_RETURN(
+        Ref<vulkan::VulkanDriver> driver,
+        vulkan::VulkanDriver::Create(vulkan::VulkanDriverOptions::FromEnvironment()));
+    return Ref<Driver>(std::move(driver));
+  }));
+#endif
   return OkStatus();
 }
 

@@ -1,9 +1,10 @@
 // RegisterBuiltinDrivers: adds kiln's drivers to a registry.
 //
-// Today: "cpu" (multi-threaded) and "cpu-sync" (inline), with the IREE
-// names "local-task" and "local-sync" as aliases. GPU drivers register here
-// as they arrive; a driver that cannot run on this machine still registers
-// and reports why through DriverRegistry::ListDevices.
+// "cpu" (multi-threaded) and "cpu-sync" (inline), with the IREE names
+// "local-task" and "local-sync" as aliases; "cuda" when the build found the
+// CUDA toolkit's headers (hal/cuda). A driver that cannot run on this
+// machine (no NVIDIA driver) still registers and reports why through
+// DriverRegistry::ListDevices.
 #pragma once
 
 #include "base/status.h"
@@ -11,6 +12,14 @@
 
 namespace kiln::hal {
 
-Status RegisterBuiltinDrivers(DriverRegistry& registry);
+// Options of the built-in drivers that tools expose as flags.
+struct BuiltinDriverOptions {
+  // CUDA: record command buffers as direct stream launches instead of CUDA
+  // graphs (kiln-run-module --cuda_use_streams), for debugging.
+  bool cuda_use_streams = false;
+};
+
+Status RegisterBuiltinDrivers(DriverRegistry& registry,
+                              const BuiltinDriverOptions& options = {});
 
 }  // namespace kiln::hal

@@ -431,6 +431,8 @@ std::pair<int, int> FixedShape(OpKind kind) {
       return {0, 1};
     case OpKind::kSelect:
       return {3, 1};
+    case OpKind::kRefIsNull:
+      return {1, 1};
     case OpKind::kGlobalStore:
     case OpKind::kAssert:
     case OpKind::kCondBr:
@@ -578,6 +580,13 @@ void Selector::SelectOp(Operation* op) {
         return Bind(op->result(0), NewVRegFor(op->result(0)));
       }
       return Bind(op->result(0), Def(Opcode::kConstRefNull, Bank::kRef, {}));
+    case OpKind::kRefIsNull:
+      if (BankOf(op->operands[0]) != Bank::kRef) {
+        Error(op->loc, "internal error: vm.ref.is_null of a non-ref value");
+        return Bind(op->result(0), NewVRegFor(op->result(0)));
+      }
+      // ref.is_null writes 0 or 1: already a canonical i1.
+      return Bind(op->result(0), Def(Opcode::kRefIsNull, Bank::kI32, {R(Lookup(op->operands[0]))}));
     case OpKind::kConstRefRodata: {
       const Attribute* ref = op->attribute("rodata");
       auto it = ref && ref->kind == Attribute::Kind::kSymbolRef && ref->symbols.size() == 1

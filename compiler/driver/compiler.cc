@@ -37,6 +37,7 @@ Result<CompileOutput> CompileSource(std::string path, std::string text,
   CodegenOptions codegen = options.codegen;
   KILN_RETURN_IF_ERROR(LowerDispatches(module, diagnostics, lowering, &codegen.executables));
   FoldConstants(module);
+  if (options.memoize_command_buffers) MemoizeCommandBuffers(module);
   KILN_RETURN_IF_ERROR(LowerStructuredControlFlow(module, diagnostics));
   SimplifyControlFlow(module);
   FoldConstants(module);

@@ -1,7 +1,7 @@
 // The compiler driver: MLIR text in, .kmod bytes out, through every stage.
 //
-//   parse → verify → lower dispatches → fold → lower scf → simplify CFG → fold
-//   → DCE → verify → codegen
+//   parse → verify → lower dispatches → fold → memoize command buffers
+//   → lower scf → simplify CFG → fold → DCE → verify → codegen
 //
 // This is the one entry point tools and tests use (kiln-compile is a thin main
 // over it). Errors come back as a Status whose message is the rendered
@@ -29,6 +29,10 @@ struct CompileOptions {
   // Which executable targets to embed: "cpu", "cuda", "vulkan" (--target);
   // empty embeds every declared target.
   std::vector<std::string> targets;
+  // Record static command buffers once and replay them with each call's
+  // buffers (MemoizeCommandBuffers, passes.h); false records every
+  // command buffer on every call (--memoize-command-buffers=false).
+  bool memoize_command_buffers = true;
 };
 
 struct CompileOutput {

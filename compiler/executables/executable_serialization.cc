@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstring>
 #include <filesystem>
 #include <map>
 
 #include "base/file_io.h"
+#include "compiler/executables/spirv_module_info.h"
 #include "schemas/executable_cuda_generated.h"
 #include "schemas/executable_elf_generated.h"
 #include "schemas/executable_spirv_generated.h"
@@ -15,8 +15,6 @@ namespace kiln::compiler {
 namespace {
 
 namespace fb = ::flatbuffers;
-
-constexpr uint32_t kSpirvMagic = 0x07230203;
 
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string joined;
@@ -172,52 +170,33 @@ fb::Offset<fb::Vector<fb::Offset<BindingT>>> BuildBindings(
   return builder.CreateVector(bindings);
 }
 
-// The export table of the ELF and SPIR-V formats, whose Export tables have
-// the same fields: name, the kernel (symbol or entry point, named like the
-// export), workgroup size, bindings and constant count.
-template <typename Schema>
-fb::Offset<fb::Vector<fb::Offset<typename Schema::Export>>> BuildExports(
+fb::Offset<fb::Vector<fb::Offset<::kiln::schema::elf::Export>>> BuildElfExports(
     fb::FlatBufferBuilder& builder, const std::vector<ExecutableExportSpec>& specs) {
-  std::vector<fb::Offset<typename Schema::Export>> exports;
+  namespace s = ::kiln::schema::elf;
+  std::vector<fb::Offset<s::Export>> exports;
   for (const ExecutableExportSpec& e : specs) {
-    typename Schema::WorkgroupSize size(e.workgroup_size[0], e.workgroup_size[1],
-                                        e.workgroup_size[2]);
-    exports.push_back(Schema::CreateExport(
-        builder, builder.CreateString(e.name), builder.CreateString(e.name), &size,
-        BuildBindings<typename Schema::Binding>(builder, e.layout, Schema::CreateBinding),
-        static_cast<uint32_t>(e.layout.constants)));
+    s::WorkgroupSize size(e.workgroup_size[0], e.workgroup_size[1], e.workgroup_size[2]);
+    // The kernel symbol is named like the export.
+    exports.push_back(
+        s::CreateExport(builder, builder.CreateString(e.name), builder.CreateString(e.name), &size,
+                        BuildBindings<s::Binding>(builder, e.layout, &s::CreateBinding),
+                        static_cast<uint32_t>(e.layout.constants)));
   }
   return builder.CreateVector(exports);
 }
 
-// The generated types and builders of each format, for BuildExports.
-struct ElfSchema {
-  using Export = ::kiln::schema::elf::Export;
-  using WorkgroupSize = ::kiln::schema::elf::WorkgroupSize;
-  using Binding = ::kiln::schema::elf::Binding;
-  static constexpr auto CreateExport = &::kiln::schema::elf::CreateExport;
-  static constexpr auto CreateBinding = &::kiln::schema::elf::CreateBinding;
-};
-struct SpirvSchema {
-  using Export = ::kiln::schema::spirv::Export;
-  using WorkgroupSize = ::kiln::schema::spirv::WorkgroupSize;
-  using Binding = ::kiln::schema::spirv::Binding;
-  static constexpr auto CreateExport = &::kiln::schema::spirv::CreateExport;
-  static constexpr auto CreateBinding = &::kiln::schema::spirv::CreateBinding;
-};
-
 Result<SerializedExecutable> SerializeElf(const ExecutableSpec& spec, const std::string& arch,
                                           const std::vector<LoadedObject>& objects) {
   if (objects.size() != 1) {
-    return InvalidArgumentError("executable '" + spec.name +
-                                "': the CPU target takes exactly one "
-                                "shared object per architecture, got " +
-                                std::to_string(objects.size()));
+    // The caller adds the executable and target as context.
+    return InvalidArgumentError(
+        "the CPU target takes exactly one shared object per architecture, got " +
+        std::to_string(objects.size()));
   }
   KILN_RETURN_IF_ERROR(CheckElf(objects[0], arch));
   namespace s = ::kiln::schema::elf;
   fb::FlatBufferBuilder builder;
-  auto export_vector = BuildExports<ElfSchema>(builder, spec.exports);
+  auto export_vector = BuildElfExports(builder, spec.exports);
   const std::vector<uint8_t>& library = objects[0].bytes;
   // PreAlign (not ForceVectorAlignment, which asserts above 32 bytes in debug
   // FlatBuffers) so the shared object stays 64-byte aligned in the module.
@@ -235,8 +214,22 @@ Status CheckPtx(const LoadedObject& object, const std::vector<ExecutableExportSp
     return InvalidArgumentError("CUDA object '" + object.origin +
                                 "' is not PTX text (no .version/.target directive)");
   }
+  // The name must end where the entry's parameter list or whitespace starts:
+  // `.entry simple_mul_inplace(` is no kernel `simple_mul`.
+  auto has_entry = [&](const std::string& name) {
+    const std::string directive = ".entry " + name;
+    for (size_t at = text.find(directive); at != std::string_view::npos;
+         at = text.find(directive, at + 1)) {
+      const size_t end = at + directive.size();
+      if (end == text.size() || text[end] == '(' ||
+          std::isspace(static_cast<unsigned char>(text[end]))) {
+        return true;
+      }
+    }
+    return false;
+  };
   for (const ExecutableExportSpec& e : exports) {
-    if (text.find(".entry " + e.name) == std::string_view::npos) {
+    if (!has_entry(e.name)) {
       return InvalidArgumentError("CUDA object '" + object.origin + "' has no kernel '.entry " +
                                   e.name + "' for export @" + e.name +
                                   " (declare kernels extern \"C\")");
@@ -279,31 +272,91 @@ Result<SerializedExecutable> SerializeCuda(
                               Finish(builder)};
 }
 
+std::string SizeText(const std::array<uint32_t, 3>& size) {
+  return "[" + std::to_string(size[0]) + ", " + std::to_string(size[1]) + ", " +
+         std::to_string(size[2]) + "]";
+}
+
+// The entry point of `module` that export `e` runs: the one named like the
+// export, else the module's only GLCompute entry point (GLSL's `main`).
+Result<const SpirvEntryPoint*> FindEntryPoint(const SpirvModuleInfo& module,
+                                              const std::string& object_name,
+                                              const ExecutableExportSpec& e) {
+  for (const SpirvEntryPoint& entry : module.entry_points) {
+    if (entry.name == e.name) return &entry;
+  }
+  if (module.entry_points.size() == 1) return &module.entry_points[0];
+  std::vector<std::string> names;
+  for (const SpirvEntryPoint& entry : module.entry_points) names.push_back("'" + entry.name + "'");
+  if (names.empty()) {
+    std::string others;
+    for (const std::string& other : module.other_entry_points) {
+      others += (others.empty() ? "" : ", ") + ("'" + other + "'");
+    }
+    return InvalidArgumentError(
+        object_name + " has no GLCompute entry point for export @" + e.name +
+        (others.empty() ? "" : " (its other entry points: " + others + ")"));
+  }
+  return InvalidArgumentError(object_name + " has no GLCompute entry point named '" + e.name +
+                              "' for export @" + e.name +
+                              ", and more than one to choose from: " + JoinNames(names));
+}
+
+// One SPIR-V module for every export, or one per export (object i is export
+// i's module): GLSL compiles one `main` per file, so an executable of several
+// GLSL kernels has one module per export.
 Result<SerializedExecutable> SerializeSpirv(const ExecutableSpec& spec,
                                             const std::vector<LoadedObject>& objects) {
-  if (objects.size() != 1) {
-    return InvalidArgumentError("executable '" + spec.name +
-                                "': the Vulkan target takes exactly "
-                                "one SPIR-V module, got " +
-                                std::to_string(objects.size()));
+  const size_t export_count = spec.exports.size();
+  if (objects.empty() || (objects.size() != 1 && objects.size() != export_count)) {
+    return InvalidArgumentError(
+        "the Vulkan target takes one SPIR-V module for all exports or one per export (" +
+        std::to_string(export_count) + " exports, in ordinal order), got " +
+        std::to_string(objects.size()) + " objects");
   }
-  const LoadedObject& object = objects[0];
-  const std::vector<uint8_t>& b = object.bytes;
-  if (b.size() < 20 || b.size() % 4 != 0) {
-    return InvalidArgumentError("Vulkan object '" + object.origin +
-                                "' is not SPIR-V (its size is not a multiple of 4 bytes >= 20)");
+  std::vector<SpirvModuleInfo> modules;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    names.push_back("Vulkan object " +
+                    (objects.size() > 1 ? std::to_string(i) + " " : std::string()) + "'" +
+                    objects[i].origin + "'");
+    KILN_ASSIGN_OR_RETURN(SpirvModuleInfo module,
+                          ReadSpirvModuleInfo(objects[i].bytes, names.back()));
+    modules.push_back(std::move(module));
   }
-  std::vector<uint32_t> words(b.size() / 4);
-  std::memcpy(words.data(), b.data(), b.size());
-  if (words[0] != kSpirvMagic) {
-    return InvalidArgumentError("Vulkan object '" + object.origin +
-                                "' is not SPIR-V (bad magic number; compile it with glslc)");
-  }
+
   namespace s = ::kiln::schema::spirv;
   fb::FlatBufferBuilder builder;
-  auto export_vector = BuildExports<SpirvSchema>(builder, spec.exports);
-  auto code = builder.CreateVector(words);
-  s::FinishSpirvExecutableBuffer(builder, s::CreateSpirvExecutable(builder, code, export_vector));
+  std::vector<fb::Offset<s::Export>> exports;
+  for (size_t i = 0; i < export_count; ++i) {
+    const ExecutableExportSpec& e = spec.exports[i];
+    const uint32_t module_ordinal = objects.size() == 1 ? 0 : static_cast<uint32_t>(i);
+    const std::string& object_name = names[module_ordinal];
+    KILN_ASSIGN_OR_RETURN(const SpirvEntryPoint* entry,
+                          FindEntryPoint(modules[module_ordinal], object_name, e));
+    if (!entry->size_error.empty()) {
+      return InvalidArgumentError(object_name + ": entry point '" + entry->name + "' (export @" +
+                                  e.name + ") has no usable workgroup size: " + entry->size_error);
+    }
+    if (e.workgroup_size_declared && e.workgroup_size != entry->local_size) {
+      return InvalidArgumentError("export @" + e.name + " declares workgroup_size " +
+                                  SizeText(e.workgroup_size) + " but its SPIR-V entry point '" +
+                                  entry->name + "' in " + object_name + " has LocalSize " +
+                                  SizeText(entry->local_size));
+    }
+    s::WorkgroupSize size(entry->local_size[0], entry->local_size[1], entry->local_size[2]);
+    exports.push_back(s::CreateExport(
+        builder, builder.CreateString(e.name), builder.CreateString(entry->name), module_ordinal,
+        &size, BuildBindings<s::Binding>(builder, e.layout, &s::CreateBinding),
+        static_cast<uint32_t>(e.layout.constants)));
+  }
+  std::vector<fb::Offset<s::ShaderModule>> shader_modules;
+  for (const SpirvModuleInfo& module : modules) {
+    shader_modules.push_back(s::CreateShaderModule(builder, builder.CreateVector(module.words)));
+  }
+  s::FinishSpirvExecutableBuffer(
+      builder, s::CreateSpirvExecutable(builder, builder.CreateVector(shader_modules),
+                                        builder.CreateVector(exports)));
   return SerializedExecutable{"vulkan-spirv", "vulkan-spirv-fb", "", Finish(builder)};
 }
 

@@ -8,11 +8,16 @@
 //   #hal.executable.target<"cuda", "cuda-nvptx-fb", {target_arch = "sm_80"}> + b.ptx
 //       -> one "cuda-nvptx-fb" with both PTX images (schemas/executable_cuda.fbs);
 //          the CUDA driver picks the image for the device's architecture
-//   #hal.executable.target<"vulkan-spirv", "vulkan-spirv-fb"> + simple_mul.spv
+//   #hal.executable.target<"vulkan-spirv", "vulkan-spirv-fb"> + kernels.spv
+//   (or one module per export: [mul.spv, add.spv], object i for export i)
 //       -> "vulkan-spirv-fb"     (schemas/executable_spirv.fbs)
 //
-// Each export's kernel is the symbol, PTX entry or SPIR-V entry point named
-// like the export (IREE's custom-dispatch convention). `embedded-elf-<arch>`
+// Each export's kernel is the symbol or PTX entry named like the export
+// (IREE's custom-dispatch convention). A SPIR-V export runs the GLCompute
+// entry point named like it, else its module's only GLCompute entry point
+// (GLSL's `main`); its workgroup size is the shader's LocalSize, which must
+// equal the export's workgroup_size where the IR declares one
+// (spirv_module_info.h reads both from the module). `embedded-elf-<arch>`
 // (IREE's name for its CPU format) is accepted as `system-elf-<arch>`: kiln
 // loads CPU objects as shared libraries either way.
 //
@@ -21,7 +26,8 @@
 // search path in order; a missing object is an error naming the path and
 // every directory searched. The bytes are checked enough to catch a wrong
 // file early: an ELF header of the right machine for CPU objects, a
-// `.version`/`.entry` PTX text for CUDA, the SPIR-V magic for Vulkan.
+// `.version`/`.entry` PTX text for CUDA; SPIR-V modules are parsed (with
+// every read bounds-checked) for their entry points and sizes.
 #pragma once
 
 #include <array>
@@ -39,6 +45,9 @@ struct ExecutableExportSpec {
   uint32_t ordinal = 0;
   PipelineLayout layout;
   std::array<uint32_t, 3> workgroup_size = {1, 1, 1};
+  // Whether the IR wrote `workgroup_size` (else the size above is the
+  // default): a declared size must match a SPIR-V shader's LocalSize.
+  bool workgroup_size_declared = false;
 };
 
 struct ExecutableSpec {
@@ -55,9 +64,9 @@ struct ObjectSearch {
 };
 
 struct SerializedExecutable {
-  std::string backend;      // "llvm-cpu", "cuda", "vulkan-spirv".
-  std::string format;       // "system-elf-x86_64", "cuda-nvptx-fb", "vulkan-spirv-fb".
-  std::string config_text;  // The targets' configurations as written, for tools.
+  std::string backend;         // "llvm-cpu", "cuda", "vulkan-spirv".
+  std::string format;          // "system-elf-x86_64", "cuda-nvptx-fb", "vulkan-spirv-fb".
+  std::string config_text;     // The targets' configurations as written, for tools.
   std::vector<uint8_t> bytes;  // The executable FlatBuffer.
 };
 

@@ -84,6 +84,8 @@
 //                   Module level: read-only data embedded in the module.
 //  vm.const.ref.rodata  attrs: rodata (symbol of a vm.rodata). Result: !vm.buffer.
 //  vm.const.ref.null    One result of a ref type (!hal.*, !vm.buffer): null.
+//  vm.ref.is_null       operand: a ref. Result: i1, true when the ref is null
+//                       (MemoizeCommandBuffers tests its lazily set globals).
 #pragma once
 
 #include <cstdint>
@@ -184,7 +186,8 @@ inline constexpr uint32_t kOpNoTerminator = 1 << 5;  // Its region's block needs
   X(TensorEmpty, "tensor.empty", kOpPure, kOther)                                                \
   X(Rodata, "vm.rodata", kOpSymbol, kOther)                                                      \
   X(ConstRefRodata, "vm.const.ref.rodata", kOpPure, kOther)                                      \
-  X(ConstRefNull, "vm.const.ref.null", kOpPure, kOther)
+  X(ConstRefNull, "vm.const.ref.null", kOpPure, kOther)                                          \
+  X(RefIsNull, "vm.ref.is_null", kOpPure, kOther)
 
 enum class OpKind : uint16_t {
 #define KILN_IR_OP_ENUM_(name, text, traits, op_class) k##name,

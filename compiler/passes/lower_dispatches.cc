@@ -294,6 +294,7 @@ void Lowering::SerializeExecutables() {
       e.ordinal = static_cast<uint32_t>(child->attribute("ordinal")->integer_value);
       e.layout = *ParsePipelineLayout(*child->attribute("layout"));
       if (const Attribute* size = child->attribute("workgroup_size")) {
+        e.workgroup_size_declared = true;
         for (size_t i = 0; i < 3 && i < size->elements.size(); ++i) {
           e.workgroup_size[i] = static_cast<uint32_t>(size->elements[i].integer_value);
         }

@@ -3,6 +3,7 @@
 //   VerifyModule                  semantic checks; every later stage trusts them
 //   LowerDispatches               executables, flow.dispatch, tensors → hal module calls
 //   FoldConstants                 constant folding and algebraic identities
+//   MemoizeCommandBuffers         static command buffers recorded once, replayed per call
 //   LowerStructuredControlFlow    scf.if/for/while → cf branches between blocks
 //   SimplifyControlFlow           constant branches, trivial blocks, unreachable code
 //   EliminateDeadCode             unused pure ops, unused private functions
@@ -18,7 +19,7 @@
 // Files: verifier.cc, fold_constants.cc (+ constant_eval.h, the VM-exact
 // evaluation of one op), lower_scf.cc (the block shapes codegen relies on),
 // simplify_control_flow.cc, dead_code.cc, dominance.h (shared by the verifier
-// and SimplifyControlFlow).
+// and SimplifyControlFlow), memoize_command_buffers.cc.
 #pragma once
 
 #include <functional>
@@ -74,6 +75,20 @@ Status LowerDispatches(Operation* module, DiagnosticEngine& diagnostics,
 // (the first keeps its location), and drops constants left unused. Never
 // fails.
 void FoldConstants(Operation* module);
+
+// Record once, replay many: each one-shot command-buffer segment that
+// LowerDispatches emitted (create ... end, queue.execute) whose dispatches
+// are static (executables and device from initializer-set globals, every
+// ordinal, count, constant, binding offset and length an arith.constant)
+// is recorded once per VM context, lazily on its first submission, by a new
+// private function into a reusable command buffer kept in a private ref
+// global; its bindings become binding-table slots, and each call submits
+// it with that call's buffers (hal.device.queue.execute.indirect). Segments
+// with dynamic shapes stay one-shot. The exact shapes are documented in
+// memoize_command_buffers.cc. Runs after FoldConstants (it needs the
+// folded constants) and before LowerStructuredControlFlow (it emits
+// scf.if). Expects verified IR and keeps it valid; never fails.
+void MemoizeCommandBuffers(Operation* module);
 
 // Rewrites scf.if, scf.for (into a rotated loop: guard, body, latch) and
 // scf.while into blocks and cf branches, with the exact shapes documented in

@@ -119,6 +119,7 @@ class Verifier {
   bool VerifyTensorEmpty(Operation* op);
   bool VerifyRodata(Operation* op);
   bool VerifyConstRef(Operation* op);
+  bool VerifyRefIsNull(Operation* op);
 
   const DominanceInfo& DominanceOf(const Region* region) {
     auto& info = dominance_[region];
@@ -568,6 +569,8 @@ bool Verifier::VerifyShape(Operation* op) {
     case OpKind::kConstRefRodata:
     case OpKind::kConstRefNull:
       return VerifyConstRef(op);
+    case OpKind::kRefIsNull:
+      return VerifyRefIsNull(op);
 
     default:  // Elementwise ops and casts are verified by class above.
       break;
@@ -1327,6 +1330,16 @@ bool Verifier::VerifyRodata(Operation* op) {
   if (!RequireAttr(op, "sym_name", Attribute::Kind::kString, "a string")) return false;
   if (!RequireAttr(op, "value", Attribute::Kind::kString, "a string")) return false;
   return VerifySymbolVisibility(op);
+}
+
+bool Verifier::VerifyRefIsNull(Operation* op) {
+  if (!ExpectCounts(op, 1, 1, 0, 0)) return false;
+  if (!op->operands[0]->type.is_dialect()) {
+    OpError(op, "operand must be a ref type (!hal.*, !vm.buffer), got " +
+                    Quoted(op->operands[0]->type));
+    return false;
+  }
+  return ExpectI1(op, op->result(0)->type, "result");
 }
 
 bool Verifier::VerifyConstRef(Operation* op) {

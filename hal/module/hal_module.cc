@@ -30,6 +30,7 @@ struct HalState {
   std::vector<Ref<vm::Object>> device_refs;
   std::vector<uint32_t> constants;
   std::vector<BufferRef> bindings;
+  std::vector<Ref<Buffer>> binding_table;
   std::vector<int64_t> dims;
 };
 
@@ -371,22 +372,31 @@ Status CommandBufferEnd(HalState&, Args args, Results) {
   return (*command_buffer)->End();
 }
 
-// The hot path: no strings unless something is wrong, constants and
-// bindings through the state's scratch vectors.
-Status CommandBufferDispatch(HalState& state, Args args, Results) {
+// The arguments dispatch and dispatch.indirect share: (cmd, executable,
+// export ordinal, x, y, z, constant count, constants...), then bindings of
+// 3 arguments each, the first of which is a `binding_ref` (buffer or slot).
+// Fills state.constants.
+struct DispatchHeader {
   const Ref<CommandBuffer>* command_buffer = nullptr;
-  KILN_RETURN_IF_ERROR(Get(args, 0, "command buffer", &command_buffer));
   const Ref<Executable>* executable = nullptr;
-  KILN_RETURN_IF_ERROR(Get(args, 1, "executable", &executable));
+  uint32_t ordinal = 0;
+  std::array<uint32_t, 3> workgroups = {};
+  size_t first_binding = 0;
+};
+
+Status GetDispatchHeader(HalState& state, Args args, const char* binding_ref,
+                         DispatchHeader* header) {
+  KILN_RETURN_IF_ERROR(Get(args, 0, "command buffer", &header->command_buffer));
+  KILN_RETURN_IF_ERROR(Get(args, 1, "executable", &header->executable));
   const int32_t ordinal = args[2].i32();
   if (ordinal < 0) return ArgError(2, "export ordinal", std::to_string(ordinal) + " is negative");
-  std::array<uint32_t, 3> workgroups;
+  header->ordinal = static_cast<uint32_t>(ordinal);
   for (size_t i = 0; i < 3; ++i) {
     const int32_t count = args[3 + i].i32();
     if (count < 0) {
       return ArgError(3 + i, "workgroup count", std::to_string(count) + " is negative");
     }
-    workgroups[i] = static_cast<uint32_t>(count);
+    header->workgroups[i] = static_cast<uint32_t>(count);
   }
   const int32_t constant_count = args[6].i32();
   const size_t first_constant = 7;
@@ -403,15 +413,37 @@ Status CommandBufferDispatch(HalState& state, Args args, Results) {
     }
     state.constants.push_back(static_cast<uint32_t>(args[i].i32()));
   }
-  const size_t first_binding = first_constant + constant_count;
-  if ((args.size() - first_binding) % 3 != 0) {
-    return InvalidArgumentError(std::to_string(args.size() - first_binding) +
+  header->first_binding = first_constant + constant_count;
+  if ((args.size() - header->first_binding) % 3 != 0) {
+    return InvalidArgumentError(std::to_string(args.size() - header->first_binding) +
                                 " arguments follow the " + std::to_string(constant_count) +
-                                " constant(s); bindings take 3 each (buffer, offset, length)");
+                                " constant(s); bindings take 3 each (" + binding_ref +
+                                ", offset, length)");
+  }
+  return OkStatus();
+}
+
+// Records the dispatch with the bindings gathered in state.bindings, then
+// empties the scratch: the command buffer holds what it needs, and the
+// scratch keeps no buffers alive.
+Status RecordDispatch(HalState& state, const DispatchHeader& header, Status status) {
+  if (status.ok()) {
+    status = (*header.command_buffer)
+                 ->Dispatch(*header.executable, header.ordinal, header.workgroups, state.constants,
+                            state.bindings);
   }
   state.bindings.clear();
+  return status;
+}
+
+// The hot path: no strings unless something is wrong, constants and
+// bindings through the state's scratch vectors.
+Status CommandBufferDispatch(HalState& state, Args args, Results) {
+  DispatchHeader header;
+  KILN_RETURN_IF_ERROR(GetDispatchHeader(state, args, "buffer", &header));
+  state.bindings.clear();
   Status status;
-  for (size_t i = first_binding; i < args.size(); i += 3) {
+  for (size_t i = header.first_binding; i < args.size(); i += 3) {
     const Ref<Buffer>* buffer = nullptr;
     size_t offset = 0, length = 0;
     if (!(status = Get(args, i, "binding buffer", &buffer)).ok() ||
@@ -421,14 +453,33 @@ Status CommandBufferDispatch(HalState& state, Args args, Results) {
     }
     state.bindings.push_back(BufferRef::Of(*buffer, offset, length));
   }
-  if (status.ok()) {
-    status = (*command_buffer)
-                 ->Dispatch(*executable, static_cast<uint32_t>(ordinal), workgroups,
-                            state.constants, state.bindings);
-  }
-  // The command buffer holds what it needs; the scratch keeps no buffers alive.
+  return RecordDispatch(state, header, std::move(status));
+}
+
+// dispatch with binding-table slots instead of buffers (reusable command
+// buffers): the same hot-path rules.
+Status CommandBufferDispatchIndirect(HalState& state, Args args, Results) {
+  DispatchHeader header;
+  KILN_RETURN_IF_ERROR(GetDispatchHeader(state, args, "slot", &header));
   state.bindings.clear();
-  return status;
+  Status status;
+  for (size_t i = header.first_binding; i < args.size(); i += 3) {
+    size_t offset = 0, length = 0;
+    if (args[i].type() != ValueType::kI32) {
+      status = ArgError(i, "binding slot", "expected i32, got " + args[i].ToString());
+      break;
+    }
+    if (args[i].i32() < 0) {
+      status = ArgError(i, "binding slot", std::to_string(args[i].i32()) + " is negative");
+      break;
+    }
+    if (!(status = GetSize(args, i + 1, "binding offset", false, &offset)).ok() ||
+        !(status = GetSize(args, i + 2, "binding length", true, &length)).ok()) {
+      break;
+    }
+    state.bindings.push_back(BufferRef::Slot(static_cast<uint32_t>(args[i].i32()), offset, length));
+  }
+  return RecordDispatch(state, header, std::move(status));
 }
 
 Status CommandBufferFillBuffer(HalState&, Args args, Results) {
@@ -512,6 +563,42 @@ Status QueueExecute(HalState&, Args args, Results) {
   return (*device)->QueueExecute(*wait, **signal, std::span(command_buffer, 1), {});
 }
 
+// Submits a reusable command buffer with the binding table in arguments 4..:
+// the hot path of memoized command buffers, so the table goes through the
+// state's scratch vector (emptied afterwards: it keeps no buffers alive).
+Status QueueExecuteIndirect(HalState& state, Args args, Results) {
+  const Ref<Device>* device = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
+  const Fence empty;
+  const Fence* wait = nullptr;
+  KILN_RETURN_IF_ERROR(GetWaitFence(args, 1, empty, &wait));
+  const Ref<Fence>* signal = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 2, "signal fence", &signal));
+  const Ref<CommandBuffer>* command_buffer = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 3, "command buffer", &command_buffer));
+  constexpr size_t kFirstSlot = 4;
+  state.binding_table.clear();
+  Status status;
+  for (size_t i = kFirstSlot; i < args.size(); ++i) {
+    // A null ref is an empty slot: an error at submit only if a command
+    // uses it. (Checked inline: the role string is only built on error.)
+    const Variant& value = args[i];
+    const vm::Object* object = value.is_ref() ? value.ref().get() : nullptr;
+    if (!value.is_ref() || (object && &object->type() != &VmBuffer::Type())) {
+      status = ArgError(i, "binding-table slot " + std::to_string(i - kFirstSlot),
+                        "expected hal.buffer or null, got " + value.ToString());
+      break;
+    }
+    state.binding_table.push_back(object ? static_cast<const VmBuffer*>(object)->get() : nullptr);
+  }
+  if (status.ok()) {
+    status =
+        (*device)->QueueExecute(*wait, **signal, std::span(command_buffer, 1), state.binding_table);
+  }
+  state.binding_table.clear();
+  return status;
+}
+
 Status QueueAlloca(HalState&, Args args, Results results) {
   const Ref<Device>* device = nullptr;
   KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
@@ -587,12 +674,15 @@ Result<Ref<vm::Module>> CreateHalModule(vm::Instance& instance, std::vector<Ref<
       .ExportVariadic("command_buffer.create", "ri_r", &CommandBufferCreate)
       .ExportVariadic("command_buffer.end", "r_", &CommandBufferEnd)
       .ExportVariadic("command_buffer.dispatch", "rriiiii*_", &CommandBufferDispatch)
+      .ExportVariadic("command_buffer.dispatch.indirect", "rriiiii*_",
+                      &CommandBufferDispatchIndirect)
       .ExportVariadic("command_buffer.fill_buffer", "rrIIii_", &CommandBufferFillBuffer)
       .ExportVariadic("command_buffer.copy_buffer", "rrIrII_", &CommandBufferCopyBuffer)
       .ExportVariadic("command_buffer.execution_barrier", "r_", &CommandBufferExecutionBarrier)
       .ExportVariadic("fence.create", "r_r", &FenceCreate)
       .ExportVariadic("fence.await", "rI_", &FenceAwait)
       .ExportVariadic("device.queue.execute", "rrrr_", &QueueExecute)
+      .ExportVariadic("device.queue.execute.indirect", "rrrr*_", &QueueExecuteIndirect)
       .ExportVariadic("device.queue.alloca", "rrrI_r", &QueueAlloca)
       .ExportVariadic("device.queue.dealloca", "rrrr_", &QueueDealloca);
   return Ref<vm::Module>(std::move(module));

@@ -14,40 +14,70 @@
 // "Index" values are i64 (I). A signature's '*' takes any further arguments
 // (vm/signature.h); the import's own signature says which.
 //
-// | import                               | signature  | meaning |
-// | ------------------------------------ | ---------- | ------- |
-// | hal.devices.count                    | _i         | number of devices given to CreateHalModule
-// | | hal.devices.get                      | i_r        | device `index` (OUT_OF_RANGE if none) |
-// | hal.device.allocator                 | r_r        | the device's allocator |
-// | hal.allocator.allocate               | riiI_r     | (allocator, memory_types, buffer_usage,
-// byte_length) -> new buffer; 0 selects the default (device-local; transfer+dispatch+mapping) | |
-// hal.buffer.length                    | r_I        | byte length | | hal.buffer.subspan | rII_r |
-// (buffer, offset, length) -> subspan sharing the storage | | hal.buffer_view.create | ri*_r      |
-// (buffer, element_type, dim0 I, dim1 I, ...) -> view; rank = number of dims | |
-// hal.buffer_view.buffer               | r_r        | the view's buffer | | hal.buffer_view.rank |
-// r_i        | rank | | hal.buffer_view.dim                  | ri_I       | (view, index) -> dim
-// (OUT_OF_RANGE if index >= rank) | | hal.buffer_view.element_type         | r_i        | element
-// type encoding | | hal.buffer_view.assert               | rri*_      | (view, message,
-// element_type, dim0 I, ...): the view is non-null with that element type, rank and dims (-1
-// accepts any size); else `<message>: expected tensor<?x4xf32>, got 8x4xi32` | |
-// hal.executable.load                  | rr*_r      | (device, name, format0, data0, format1,
-// data1, ...) -> executable from the first variant whose format the device runs
-// (DeviceProperties::executable_formats) | | hal.command_buffer.create            | ri_r       |
-// (device, mode: 0 one-shot, 1 reusable) -> command buffer, already begun | |
-// hal.command_buffer.end               | r_         | ends recording | |
-// hal.command_buffer.dispatch          | rriiiii*_  | (cmd, executable, export_ordinal, x, y, z,
-// constant_count, constant i32 x constant_count, then (buffer r, offset I, length I) per binding) |
-// | hal.command_buffer.fill_buffer       | rrIIii_    | (cmd, buffer, offset, length, pattern,
-// pattern_length) | | hal.command_buffer.copy_buffer       | rrIrII_    | (cmd, source,
-// source_offset, target, target_offset, length) | | hal.command_buffer.execution_barrier | r_ |
-// barrier | | hal.fence.create                     | r_r        | (device) -> fence on a new
-// semaphore at 0, timepoint 1 (not reached) | | hal.fence.await                      | rI_        |
-// (fence, timeout_ms; -1 = infinite): OK, the failure of the work that signals it, or
-// DEADLINE_EXCEEDED | | hal.device.queue.execute             | rrrr_      | (device, wait fence or
-// null, signal fence, command buffer) | | hal.device.queue.alloca              | rrrI_r     |
-// (device, wait fence or null, signal fence, byte_length) -> buffer (default memory and usage) | |
-// hal.device.queue.dealloca            | rrrr_      | (device, wait fence or null, signal fence,
-// buffer) |
+// clang-format off
+// | import                               | signature | meaning
+// | ------------------------------------ | --------- | --------------------------------------------
+// | hal.devices.count                    | _i        | number of devices given to CreateHalModule
+// | hal.devices.get                      | i_r       | device `index` (OUT_OF_RANGE if none)
+// | hal.device.allocator                 | r_r       | the device's allocator
+// | hal.allocator.allocate               | riiI_r    | (allocator, memory_types, buffer_usage,
+// |                                      |           |   byte_length) -> new buffer; 0 selects the
+// |                                      |           |   default (device-local;
+// |                                      |           |   transfer+dispatch+mapping)
+// | hal.buffer.length                    | r_I       | byte length
+// | hal.buffer.subspan                   | rII_r     | (buffer, offset, length) -> subspan sharing
+// |                                      |           |   the storage
+// | hal.buffer_view.create               | ri*_r     | (buffer, element_type, dim0 I, dim1 I, ...)
+// |                                      |           |   -> view; rank = number of dims
+// | hal.buffer_view.buffer               | r_r       | the view's buffer
+// | hal.buffer_view.rank                 | r_i       | rank
+// | hal.buffer_view.dim                  | ri_I      | (view, index) -> dim (OUT_OF_RANGE if index
+// |                                      |           |   >= rank)
+// | hal.buffer_view.element_type         | r_i       | element type encoding
+// | hal.buffer_view.assert               | rri*_     | (view, message, element_type, dim0 I, ...):
+// |                                      |           |   the view is non-null with that element
+// |                                      |           |   type, rank and dims (-1 accepts any size);
+// |                                      |           |   else `<message>: expected tensor<?x4xf32>,
+// |                                      |           |   got 8x4xi32`
+// | hal.executable.load                  | rr*_r     | (device, name, format0, data0, format1,
+// |                                      |           |   data1, ...) -> executable from the first
+// |                                      |           |   variant whose format the device runs
+// |                                      |           |   (DeviceProperties::executable_formats)
+// | hal.command_buffer.create            | ri_r      | (device, mode: 0 one-shot, 1 reusable) ->
+// |                                      |           |   command buffer, already begun
+// | hal.command_buffer.end               | r_        | ends recording
+// | hal.command_buffer.dispatch          | rriiiii*_ | (cmd, executable, export_ordinal, x, y, z,
+// |                                      |           |   constant_count, constant i32 x
+// |                                      |           |   constant_count, then (buffer r, offset I,
+// |                                      |           |   length I) per binding)
+// | hal.command_buffer.dispatch.indirect | rriiiii*_ | as dispatch, but each binding is (slot i32,
+// |                                      |           |   offset I, length I): a range of
+// |                                      |           |   binding-table slot `slot`, whose buffer
+// |                                      |           |   comes with each submission (reusable
+// |                                      |           |   command buffers; checked at submit)
+// | hal.command_buffer.fill_buffer       | rrIIii_   | (cmd, buffer, offset, length, pattern,
+// |                                      |           |   pattern_length)
+// | hal.command_buffer.copy_buffer       | rrIrII_   | (cmd, source, source_offset, target,
+// |                                      |           |   target_offset, length)
+// | hal.command_buffer.execution_barrier | r_        | barrier
+// | hal.fence.create                     | r_r       | (device) -> fence on a new semaphore at 0,
+// |                                      |           |   timepoint 1 (not reached)
+// | hal.fence.await                      | rI_       | (fence, timeout_ms; -1 = infinite): OK, the
+// |                                      |           |   failure of the work that signals it, or
+// |                                      |           |   DEADLINE_EXCEEDED
+// | hal.device.queue.execute             | rrrr_     | (device, wait fence or null, signal fence,
+// |                                      |           |   command buffer)
+// | hal.device.queue.execute.indirect    | rrrr*_    | (device, wait fence or null, signal fence,
+// |                                      |           |   command buffer, then the binding table:
+// |                                      |           |   one hal.buffer per slot, slot i is
+// |                                      |           |   argument 4 + i, null an empty slot) ->
+// |                                      |           |   Device::QueueExecute with that table
+// | hal.device.queue.alloca              | rrrI_r    | (device, wait fence or null, signal fence,
+// |                                      |           |   byte_length) -> buffer (default memory and
+// |                                      |           |   usage)
+// | hal.device.queue.dealloca            | rrrr_     | (device, wait fence or null, signal fence,
+// |                                      |           |   buffer)
+// clang-format on
 //
 // Details:
 //   - A length of -1 (buffer.subspan, dispatch bindings, fill/copy) means
@@ -59,9 +89,14 @@
 //   - Every error names the argument (index and role) and what was wrong
 //     with it; the VM prefixes `import 'hal.x' failed`. A ref of the wrong
 //     type, or null where a value is needed, is an INVALID_ARGUMENT error.
-//   - command_buffer.dispatch is on the hot path: on success it builds no
-//     strings and allocates nothing itself (constants and bindings go
-//     through per-context scratch vectors).
+//   - command_buffer.dispatch, command_buffer.dispatch.indirect and
+//     device.queue.execute.indirect are on the hot path: on success they
+//     build no strings and allocate nothing themselves (constants, bindings
+//     and binding tables go through per-context scratch vectors).
+//   - A binding-table slot that a reusable command buffer uses but the
+//     table of queue.execute.indirect lacks (or holds null) is an error of
+//     that call naming the dispatch, the binding and the slot; so is a slot
+//     range that does not fit the slot's buffer.
 //
 // Each context that links the module gets its own state (the devices and
 // the scratch space), so contexts on different threads do not interact

@@ -46,11 +46,13 @@ TEST(DriverRegistryTest, CreatesCpuDevicesByNameUriAndAlias) {
 
 TEST(DriverRegistryTest, UnknownDriverListsTheRegisteredOnes) {
   DriverRegistry registry = Builtins();
-  Status status = registry.CreateDevice("cuda://1").status();
+  Status status = registry.CreateDevice("metal://1").status();
   EXPECT_EQ(status.code(), StatusCode::kNotFound);
-  EXPECT_NE(status.message().find("unknown HAL driver 'cuda'"), std::string::npos)
+  EXPECT_NE(status.message().find("unknown HAL driver 'metal'"), std::string::npos)
       << status.message();
-  EXPECT_NE(status.message().find("cpu, cpu-sync, local-task (= cpu), local-sync (= cpu-sync)"),
+  EXPECT_NE(status.message().find("(registered: cpu, cpu-sync, "), std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("local-task (= cpu), local-sync (= cpu-sync))"),
             std::string::npos)
       << status.message();
 }
@@ -73,9 +75,13 @@ TEST(DriverRegistryTest, DuplicateNamesAndBadAliasesAreErrors) {
   DriverRegistry registry = Builtins();
   EXPECT_EQ(RegisterBuiltinDrivers(registry).code(), StatusCode::kAlreadyExists);
   EXPECT_EQ(registry.RegisterAlias("cpu", "cpu-sync").code(), StatusCode::kAlreadyExists);
-  EXPECT_EQ(registry.RegisterAlias("gpu", "vulkan").code(), StatusCode::kNotFound);
+  EXPECT_EQ(registry.RegisterAlias("gpu", "metal").code(), StatusCode::kNotFound);
   EXPECT_EQ(registry.Register("local-sync", nullptr).code(), StatusCode::kAlreadyExists);
-  EXPECT_EQ(registry.DriverNames(), (std::vector<std::string>{"cpu", "cpu-sync"}));
+  // The GPU drivers the build has come after the CPU ones.
+  std::vector<std::string> names = registry.DriverNames();
+  ASSERT_GE(names.size(), 2u);
+  EXPECT_EQ(names[0], "cpu");
+  EXPECT_EQ(names[1], "cpu-sync");
 }
 
 TEST(DriverRegistryTest, ListsDevicesAndUnavailableDriversWithTheirReason) {
@@ -84,13 +90,18 @@ TEST(DriverRegistryTest, ListsDevicesAndUnavailableDriversWithTheirReason) {
     return UnavailableError("libfake.so.1 not found");
   }));
   std::vector<DeviceInfo> devices = registry.ListDevices();
-  ASSERT_EQ(devices.size(), 3u);
+  ASSERT_GE(devices.size(), 3u);
   EXPECT_EQ(devices[0].uri, "cpu://0");
   EXPECT_TRUE(devices[0].available);
   EXPECT_EQ(devices[1].uri, "cpu-sync://0");
-  EXPECT_EQ(devices[2].uri, "fake-gpu");
-  EXPECT_FALSE(devices[2].available);
-  EXPECT_EQ(devices[2].reason, "libfake.so.1 not found");
+  // The fake driver registered last lists last, unavailable, with its reason.
+  EXPECT_EQ(devices.back().uri, "fake-gpu");
+  EXPECT_FALSE(devices.back().available);
+  EXPECT_EQ(devices.back().reason, "libfake.so.1 not found");
+  // Every unavailable device says why.
+  for (const DeviceInfo& device : devices) {
+    if (!device.available) EXPECT_FALSE(device.reason.empty()) << device.uri;
+  }
   Status status = registry.CreateDevice("fake-gpu").status();
   EXPECT_EQ(status.code(), StatusCode::kUnavailable);
   EXPECT_NE(status.message().find("HAL driver 'fake-gpu' is unavailable: libfake.so.1 not found"),

@@ -64,6 +64,7 @@ struct BenchmarkOptions {
   std::vector<std::string> inputs;
   std::string device_uri = "cpu";
   bool list_devices = false;
+  hal::BuiltinDriverOptions drivers;
   benchmark::TimeUnit time_unit = benchmark::kNanosecond;
 };
 
@@ -168,7 +169,7 @@ void RunTarget(benchmark::State& state, Session* session, Target* target) {
 // Runs the whole tool.
 Status Run(const BenchmarkOptions& options) {
   hal::DriverRegistry registry;
-  KILN_RETURN_IF_ERROR(hal::RegisterBuiltinDrivers(registry));
+  KILN_RETURN_IF_ERROR(hal::RegisterBuiltinDrivers(registry, options.drivers));
   if (options.list_devices) {
     tools::PrintDevices(registry);
     return OkStatus();
@@ -214,9 +215,15 @@ cxxopts::Options DeclareFlags() {
        "kiln-run-module takes it: 5, i32=5, f32=1.5, 8xf32=2, 2x2xf32=[[1 2][3 4]], "
        "@file.npy, +file.npy, 4xf32=@file.bin, ...; parsed and uploaded once, before timing",
        cxxopts::value<std::string>())  //
-      ("device", "HAL device URI: cpu (default), cpu-sync, local-task, local-sync, cpu://N",
+      ("device",
+       "HAL device URI: cpu (default), cpu-sync, local-task, local-sync, cpu://N, cuda, "
+       "cuda://N, vulkan, vulkan://N",
        cxxopts::value<std::string>()->default_value("cpu"))  //
       ("list_devices", "List the devices of every registered driver and exit",
+       cxxopts::value<bool>()->default_value("false"))  //
+      ("cuda_use_streams",
+       "CUDA: issue command buffers as direct stream launches instead of CUDA graphs "
+       "(for debugging; results are identical)",
        cxxopts::value<bool>()->default_value("false"))  //
       ("time_unit", "Unit of the reported times: ns, us, ms or s",
        cxxopts::value<std::string>()->default_value("ns"))        //
@@ -269,6 +276,7 @@ Status ParseFlags(cxxopts::Options& flags, int argc, char** argv, BenchmarkOptio
     KILN_RETURN_IF_ERROR(tools::SinglePositional(result).status());
     options->device_uri = result["device"].as<std::string>();
     options->list_devices = result["list_devices"].as<bool>();
+    options->drivers.cuda_use_streams = result["cuda_use_streams"].as<bool>();
     if (options->list_devices) return OkStatus();  // Needs no module.
     KILN_ASSIGN_OR_RETURN(options->module_path, tools::ModulePathFlag(result));
     if (result.count("function") > 1) {

@@ -6,7 +6,9 @@ namespace kiln::tools {
 
 void PrintDevices(const hal::DriverRegistry& registry) {
   for (const hal::DeviceInfo& device : registry.ListDevices()) {
-    std::string line = device.uri + "  " + device.name;
+    std::string line = device.uri;
+    // An unavailable driver's entry may carry its name as both.
+    if (!device.name.empty() && device.name != device.uri) line += "  " + device.name;
     if (!device.available) line += "  unavailable: " + device.reason;
     std::printf("%s\n", line.c_str());
   }

@@ -4,6 +4,7 @@
 //   cat in.mlir | kiln-compile - -o - > out.kmod
 //   kiln-compile in.mlir --print-ir-after-lowering -o /dev/null
 //   kiln-compile kernels.mlir --target=cuda,vulkan --object-search-path=build/ -o k.kmod
+//   kiln-compile in.mlir --memoize-command-buffers=false -o out.kmod   (record every call)
 //
 // Diagnostics go to stderr as `file:line:col: error: ...` with the source line
 // and a caret; any error exits with status 1.
@@ -40,6 +41,10 @@ int Run(int argc, char** argv) {
       ("target", "Executable targets to embed: cpu, cuda, vulkan (comma list or repeated; "
                  "default: every declared target)",
        cxxopts::value<std::vector<std::string>>())
+      ("memoize-command-buffers",
+       "Record each static block's command buffer once (on its first call) and replay it with "
+       "each call's buffers; false records it on every call",
+       cxxopts::value<bool>()->default_value("true"))
       ("object-search-path", "Directory searched for relative executable object paths after "
                              "the input's directory (repeatable)",
        cxxopts::value<std::vector<std::string>>())
@@ -68,6 +73,7 @@ int Run(int argc, char** argv) {
   compile.print_ir_after_lowering = args.count("print-ir-after-lowering") > 0;
   compile.print_locations = args.count("print-locations") > 0;
   compile.codegen.debug_locations = args.count("strip-debug-info") == 0;
+  compile.memoize_command_buffers = args["memoize-command-buffers"].as<bool>();
   if (args.count("module-name")) compile.codegen.module_name = args["module-name"].as<std::string>();
   if (args.count("object-search-path")) {
     compile.object_search_paths = args["object-search-path"].as<std::vector<std::string>>();

@@ -60,12 +60,13 @@ struct RunOptions {
   bool trace_execution = false;
   std::string device_uri = "cpu";
   bool list_devices = false;
+  hal::BuiltinDriverOptions drivers;
 };
 
 // Runs the whole tool; the exit code is 1 when results do not match.
 Result<int> Run(const RunOptions& options) {
   hal::DriverRegistry registry;
-  KILN_RETURN_IF_ERROR(hal::RegisterBuiltinDrivers(registry));
+  KILN_RETURN_IF_ERROR(hal::RegisterBuiltinDrivers(registry, options.drivers));
   if (options.list_devices) {
     tools::PrintDevices(registry);
     return 0;
@@ -181,9 +182,15 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
        cxxopts::value<int64_t>()->default_value("1024"))  //
       ("trace_execution", "Print every executed instruction to stderr",
        cxxopts::value<bool>()->default_value("false"))  //
-      ("device", "HAL device URI: cpu (default), cpu-sync, local-task, local-sync, cpu://N",
+      ("device",
+       "HAL device URI: cpu (default), cpu-sync, local-task, local-sync, cpu://N, cuda, "
+       "cuda://N, vulkan, vulkan://N",
        cxxopts::value<std::string>()->default_value("cpu"))  //
       ("list_devices", "List the devices of every registered driver and exit",
+       cxxopts::value<bool>()->default_value("false"))  //
+      ("cuda_use_streams",
+       "CUDA: issue command buffers as direct stream launches instead of CUDA graphs "
+       "(for debugging; results are identical)",
        cxxopts::value<bool>()->default_value("false"))  //
       ("h,help", "Print this help")                     //
       ("positional", "", cxxopts::value<std::vector<std::string>>());
@@ -198,6 +205,7 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
     KILN_RETURN_IF_ERROR(tools::SinglePositional(result).status());
     options->device_uri = result["device"].as<std::string>();
     options->list_devices = result["list_devices"].as<bool>();
+    options->drivers.cuda_use_streams = result["cuda_use_streams"].as<bool>();
     if (options->list_devices) return true;  // Needs no module.
     KILN_ASSIGN_OR_RETURN(options->module_path, tools::ModulePathFlag(result));
     if (!result.count("function")) return InvalidArgumentError("no --function given");

@@ -1,6 +1,7 @@
 // Tests of compiler/executables/executable_serialization.h: object lookup
 // through the search path, format checks, the FlatBuffers written for each
-// format, CUDA image merging and --target selection.
+// format, CUDA image merging, SPIR-V modules (one or one per export, entry
+// points, workgroup sizes) and --target selection.
 #include "compiler/executables/executable_serialization.h"
 
 #include <gtest/gtest.h>
@@ -15,11 +16,13 @@
 #include "schemas/executable_cuda_generated.h"
 #include "schemas/executable_elf_generated.h"
 #include "schemas/executable_spirv_generated.h"
+#include "tests/compiler/executables/spirv_test_module.h"
 
 namespace kiln::compiler {
 namespace {
 
 namespace stdfs = std::filesystem;
+using testing::SpirvTestModule;
 
 // A temporary directory removed when the test ends.
 class ExecutableSerializationTest : public ::testing::Test {
@@ -55,11 +58,20 @@ std::vector<uint8_t> ElfHeader(uint16_t type, uint16_t machine) {
   return bytes;
 }
 
+// A module with one GLCompute entry point per export of TwoExports(), named
+// like them, of the exports' workgroup size.
 std::vector<uint8_t> SpirvWords() {
-  std::vector<uint32_t> words = {0x07230203, 0x00010500, 0, 1, 0};
-  std::vector<uint8_t> bytes(words.size() * 4);
-  std::memcpy(bytes.data(), words.data(), bytes.size());
-  return bytes;
+  return SpirvTestModule()
+      .EntryPoint(1, "simple_mul")
+      .EntryPoint(2, "simple_mul_inplace")
+      .LocalSize(1, 64, 1, 1)
+      .LocalSize(2, 64, 1, 1)
+      .Bytes();
+}
+
+// GLSL's shape: one `main` of the given size.
+std::vector<uint8_t> GlslMain(uint32_t x, uint32_t y = 1, uint32_t z = 1) {
+  return SpirvTestModule().EntryPoint(7, "main").LocalSize(7, x, y, z).Bytes();
 }
 
 const char* kPtx =
@@ -189,6 +201,21 @@ TEST_F(ExecutableSerializationTest, PtxWithoutTheExportedKernelIsRejected) {
       << result.status().message();
 }
 
+TEST_F(ExecutableSerializationTest, PtxEntryNamesMatchWhole) {
+  // simple_mul_inplace is no `simple_mul` kernel.
+  WriteText("k.ptx", ".version 8.0\n.target sm_80\n.visible .entry simple_mul_inplace(\n)\n");
+  ExecutableSpec spec = TwoExports();
+  spec.objects.targets.push_back({Target("cuda", "cuda-nvptx-fb", "sm_80"), {{"k.ptx", ""}}});
+  auto result = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("no kernel '.entry simple_mul'"), std::string::npos)
+      << result.status().message();
+  WriteText("k.ptx",
+            ".version 8.0\n.target sm_80\n.visible .entry simple_mul_inplace(\n)\n"
+            ".visible .entry simple_mul\n(\n)\n");
+  EXPECT_TRUE(SerializeExecutable(spec, {dir_.string(), {}, {}}).ok());
+}
+
 TEST_F(ExecutableSerializationTest, CudaTargetNeedsTargetArch) {
   WriteText("k.ptx", kPtx);
   ExecutableSpec spec = TwoExports();
@@ -198,24 +225,165 @@ TEST_F(ExecutableSerializationTest, CudaTargetNeedsTargetArch) {
   EXPECT_NE(result.status().message().find("target_arch"), std::string::npos);
 }
 
-TEST_F(ExecutableSerializationTest, SpirvModuleIsCheckedAndEmbeddedAsWords) {
-  Write("k.spv", SpirvWords());
-  ExecutableSpec spec = TwoExports();
-  spec.objects.targets.push_back({Target("vulkan-spirv", "vulkan-spirv-fb"), {{"k.spv", ""}}});
+const schema::spirv::SpirvExecutable* VerifiedSpirv(const SerializedExecutable& serialized) {
+  EXPECT_EQ(serialized.backend, "vulkan-spirv");
+  EXPECT_EQ(serialized.format, "vulkan-spirv-fb");
+  flatbuffers::Verifier verifier(serialized.bytes.data(), serialized.bytes.size());
+  if (!schema::spirv::VerifySpirvExecutableBuffer(verifier)) return nullptr;
+  return schema::spirv::GetSpirvExecutable(serialized.bytes.data());
+}
+
+ExecutableTarget Vulkan() { return Target("vulkan-spirv", "vulkan-spirv-fb"); }
+
+TEST_F(ExecutableSerializationTest, OneSpirvModuleServesEveryExportByEntryPointName) {
+  std::vector<uint8_t> module = SpirvTestModule()
+                                    .EntryPoint(1, "simple_mul_inplace")
+                                    .EntryPoint(2, "simple_mul")
+                                    .LocalSize(1, 64, 1, 1)
+                                    .LocalSize(2, 32, 2, 1)
+                                    .Bytes();
+  Write("k.spv", module);
+  ExecutableSpec spec = TwoExports();  // Neither declares its workgroup size.
+  spec.objects.targets.push_back({Vulkan(), {{"k.spv", ""}}});
   auto result = SerializeExecutable(spec, {dir_.string(), {}, {}});
   ASSERT_TRUE(result.ok()) << result.status().ToString();
-  const std::vector<uint8_t>& bytes = (*result)[0].bytes;
-  flatbuffers::Verifier verifier(bytes.data(), bytes.size());
-  ASSERT_TRUE(schema::spirv::VerifySpirvExecutableBuffer(verifier));
-  const auto* root = schema::spirv::GetSpirvExecutable(bytes.data());
-  ASSERT_EQ(root->code()->size(), 5u);
-  EXPECT_EQ(root->code()->Get(0), 0x07230203u);
-  EXPECT_EQ(root->exports()->Get(0)->entry_point()->str(), "simple_mul");
+  ASSERT_EQ(result->size(), 1u);
+  const auto* root = VerifiedSpirv((*result)[0]);
+  ASSERT_NE(root, nullptr);
+  ASSERT_EQ(root->modules()->size(), 1u);
+  ASSERT_EQ(root->modules()->Get(0)->code()->size() * 4, module.size());
+  EXPECT_EQ(std::memcmp(root->modules()->Get(0)->code()->data(), module.data(), module.size()), 0);
+  ASSERT_EQ(root->exports()->size(), 2u);
+  const auto* mul = root->exports()->Get(0);
+  EXPECT_EQ(mul->name()->str(), "simple_mul");
+  EXPECT_EQ(mul->entry_point()->str(), "simple_mul");
+  EXPECT_EQ(mul->module_ordinal(), 0u);
+  // The shader's LocalSize, not the undeclared IR default.
+  EXPECT_EQ(mul->workgroup_size()->x(), 32u);
+  EXPECT_EQ(mul->workgroup_size()->y(), 2u);
+  EXPECT_EQ(mul->constant_count(), 1u);
+  ASSERT_EQ(mul->bindings()->size(), 3u);
+  EXPECT_TRUE(mul->bindings()->Get(1)->read_only());
+  EXPECT_FALSE(mul->bindings()->Get(2)->read_only());
+  const auto* inplace = root->exports()->Get(1);
+  EXPECT_EQ(inplace->entry_point()->str(), "simple_mul_inplace");
+  EXPECT_EQ(inplace->module_ordinal(), 0u);
+  EXPECT_EQ(inplace->workgroup_size()->x(), 64u);
+  EXPECT_EQ(inplace->bindings()->size(), 2u);
+}
 
-  WriteText("k.spv", "this is glsl, not spirv");
-  auto bad = SerializeExecutable(spec, {dir_.string(), {}, {}});
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("is not SPIR-V"), std::string::npos);
+TEST_F(ExecutableSerializationTest, OneSpirvModulePerExportUsesEachModulesOnlyEntryPoint) {
+  Write("mul.spv", GlslMain(64));
+  Write("inplace.spv", GlslMain(16, 4));
+  ExecutableSpec spec = TwoExports();
+  spec.exports[0].workgroup_size_declared = true;  // [64, 1, 1], as the shader says.
+  spec.objects.targets.push_back({Vulkan(), {{"mul.spv", ""}, {"inplace.spv", ""}}});
+  auto result = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  const auto* root = VerifiedSpirv((*result)[0]);
+  ASSERT_NE(root, nullptr);
+  ASSERT_EQ(root->modules()->size(), 2u);
+  EXPECT_EQ(root->modules()->Get(1)->code()->size() * 4, GlslMain(16, 4).size());
+  const auto* mul = root->exports()->Get(0);
+  EXPECT_EQ(mul->entry_point()->str(), "main");
+  EXPECT_EQ(mul->module_ordinal(), 0u);
+  EXPECT_EQ(mul->workgroup_size()->x(), 64u);
+  const auto* inplace = root->exports()->Get(1);
+  EXPECT_EQ(inplace->name()->str(), "simple_mul_inplace");
+  EXPECT_EQ(inplace->entry_point()->str(), "main");
+  EXPECT_EQ(inplace->module_ordinal(), 1u);
+  EXPECT_EQ(inplace->workgroup_size()->x(), 16u);
+  EXPECT_EQ(inplace->workgroup_size()->y(), 4u);
+}
+
+TEST_F(ExecutableSerializationTest, SpirvObjectCountMustBeOneOrOnePerExport) {
+  Write("k.spv", GlslMain(64));
+  ExecutableSpec spec = TwoExports();
+  spec.objects.targets.push_back({Vulkan(), {{"k.spv", ""}, {"k.spv", ""}, {"k.spv", ""}}});
+  auto result = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find(
+                "the Vulkan target takes one SPIR-V module for all exports or one per export "
+                "(2 exports, in ordinal order), got 3 objects"),
+            std::string::npos)
+      << result.status().message();
+  EXPECT_NE(result.status().message().find("\"vulkan-spirv\", \"vulkan-spirv-fb\""),
+            std::string::npos);
+}
+
+TEST_F(ExecutableSerializationTest, SpirvEntryPointMustBeFoundOrUnambiguous) {
+  Write("k.spv",
+        SpirvTestModule().EntryPoint(1, "a").EntryPoint(2, "b").LocalSize(1, 1, 1, 1).Bytes());
+  ExecutableSpec spec = TwoExports();
+  spec.objects.targets.push_back({Vulkan(), {{"k.spv", ""}}});
+  auto ambiguous = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_FALSE(ambiguous.ok());
+  EXPECT_NE(ambiguous.status().message().find(
+                "Vulkan object '" + (dir_ / "k.spv").string() +
+                "' has no GLCompute entry point named 'simple_mul' for export @simple_mul, and "
+                "more than one to choose from: 'a', 'b'"),
+            std::string::npos)
+      << ambiguous.status().message();
+
+  Write("k.spv", SpirvTestModule().EntryPoint(1, "frag", SpirvTestModule::kFragment).Bytes());
+  auto none = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("has no GLCompute entry point for export @simple_mul "
+                                         "(its other entry points: 'frag')"),
+            std::string::npos)
+      << none.status().message();
+}
+
+TEST_F(ExecutableSerializationTest, DeclaredWorkgroupSizeMustMatchTheShader) {
+  Write("mul.spv", GlslMain(64));
+  Write("inplace.spv", GlslMain(32));
+  ExecutableSpec spec = TwoExports();
+  spec.exports[1].workgroup_size_declared = true;  // [64, 1, 1]; the shader has 32.
+  spec.objects.targets.push_back({Vulkan(), {{"mul.spv", ""}, {"inplace.spv", ""}}});
+  auto result = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find(
+                "export @simple_mul_inplace declares workgroup_size [64, 1, 1] but its SPIR-V "
+                "entry point 'main' in Vulkan object 1 '" +
+                (dir_ / "inplace.spv").string() + "' has LocalSize [32, 1, 1]"),
+            std::string::npos)
+      << result.status().message();
+  // Undeclared, the shader's size is taken as it is.
+  spec.exports[1].workgroup_size_declared = false;
+  EXPECT_TRUE(SerializeExecutable(spec, {dir_.string(), {}, {}}).ok());
+}
+
+TEST_F(ExecutableSerializationTest, SpirvEntryPointWithoutASizeFailsItsExport) {
+  Write("k.spv", SpirvTestModule().EntryPoint(1, "main").Bytes());
+  ExecutableSpec spec = TwoExports();
+  spec.objects.targets.push_back({Vulkan(), {{"k.spv", ""}}});
+  auto result = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find(
+                "entry point 'main' (export @simple_mul) has no usable workgroup size: it has no "
+                "LocalSize or LocalSizeId execution mode"),
+            std::string::npos)
+      << result.status().message();
+}
+
+TEST_F(ExecutableSerializationTest, MalformedSpirvIsAnErrorNamingTheObject) {
+  Write("mul.spv", GlslMain(64));
+  SpirvTestModule truncated;
+  truncated.EntryPoint(1, "main").words().push_back(0x0010000fu);
+  Write("bad.spv", truncated.Bytes());
+  ExecutableSpec spec = TwoExports();
+  spec.objects.targets.push_back({Vulkan(), {{"mul.spv", ""}, {"bad.spv", ""}}});
+  auto result = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("Vulkan object 1 '" + (dir_ / "bad.spv").string() +
+                                           "' is malformed SPIR-V"),
+            std::string::npos)
+      << result.status().message();
+
+  WriteText("mul.spv", "this is glsl, not spirv");
+  auto text = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_FALSE(text.ok());
+  EXPECT_NE(text.status().message().find("is not SPIR-V"), std::string::npos);
 }
 
 TEST_F(ExecutableSerializationTest, TargetSelectionKeepsOnlyTheNamedTargets) {
@@ -223,7 +391,7 @@ TEST_F(ExecutableSerializationTest, TargetSelectionKeepsOnlyTheNamedTargets) {
   WriteText("k.ptx", kPtx);
   Write("k.spv", SpirvWords());
   ExecutableSpec spec = TwoExports();
-  spec.objects.targets.push_back({Target("vulkan-spirv", "vulkan-spirv-fb"), {{"k.spv", ""}}});
+  spec.objects.targets.push_back({Vulkan(), {{"k.spv", ""}}});
   spec.objects.targets.push_back({Target("cuda", "cuda-nvptx-fb", "sm_80"), {{"k.ptx", ""}}});
   spec.objects.targets.push_back({Target("llvm-cpu", "system-elf-x86_64"), {{"k.so", ""}}});
   auto all = SerializeExecutable(spec, {dir_.string(), {}, {}});
@@ -249,25 +417,41 @@ TEST_F(ExecutableSerializationTest, TargetSelectionKeepsOnlyTheNamedTargets) {
 
 TEST_F(ExecutableSerializationTest, InlineDataObjects) {
   ExecutableSpec spec = TwoExports();
-  std::vector<uint8_t> words = SpirvWords();
-  std::string list;
-  for (uint8_t b : words) list += (list.empty() ? "" : ", ") + std::to_string(b);
-  spec.objects.targets.push_back(
-      {Target("vulkan-spirv", "vulkan-spirv-fb"),
-       {{"", "dense<[" + list + "]> : vector<" + std::to_string(words.size()) + "xi8>"}}});
-  auto result = SerializeExecutable(spec, {dir_.string(), {}, {}});
-  ASSERT_TRUE(result.ok()) << result.status().ToString();
-  // Negative i8 values are bytes too, and MLIR's hex form works.
-  spec.objects.targets[0].second[0].data = "dense<[3, 2, 35, 7, 0, 5, 1, 0, 0, 0, 0, 0, 1, 0, 0, "
-                                           "0, 0, 0, 0, -128]> : vector<20xi8>";
-  EXPECT_TRUE(SerializeExecutable(spec, {dir_.string(), {}, {}}).ok());
-  spec.objects.targets[0].second[0].data =
-      "dense<\"0x0302230700050100000000000100000000000000\"> : vector<20xi8>";
-  EXPECT_TRUE(SerializeExecutable(spec, {dir_.string(), {}, {}}).ok());
+  // A size of 200 puts a byte above 127 into the module, which MLIR writes
+  // as a negative i8.
+  std::vector<uint8_t> bytes = GlslMain(200);
+  std::string unsigned_list, signed_list, hex = "0x";
+  for (uint8_t b : bytes) {
+    unsigned_list += (unsigned_list.empty() ? "" : ", ") + std::to_string(b);
+    signed_list += (signed_list.empty() ? "" : ", ") + std::to_string(static_cast<int8_t>(b));
+    const char* digits = "0123456789ABCDEF";
+    hex += std::string{digits[b >> 4], digits[b & 15]};
+  }
+  ASSERT_NE(signed_list.find("-56"), std::string::npos);
+  const std::string type = " : vector<" + std::to_string(bytes.size()) + "xi8>";
+  for (const std::string& data :
+       {"dense<[" + unsigned_list + "]>" + type, "dense<[" + signed_list + "]>" + type,
+        "dense<\"" + hex + "\">" + type}) {
+    spec.objects.targets = {{Vulkan(), {{"", data}}}};
+    auto result = SerializeExecutable(spec, {dir_.string(), {}, {}});
+    ASSERT_TRUE(result.ok()) << result.status().ToString() << " for " << data;
+    const auto* root = VerifiedSpirv((*result)[0]);
+    ASSERT_NE(root, nullptr);
+    ASSERT_EQ(root->modules()->Get(0)->code()->size() * 4, bytes.size());
+    EXPECT_EQ(std::memcmp(root->modules()->Get(0)->code()->data(), bytes.data(), bytes.size()), 0);
+    EXPECT_EQ(root->exports()->Get(1)->workgroup_size()->x(), 200u);
+  }
   spec.objects.targets[0].second[0].data = "dense<[1, 300]> : vector<2xi8>";
   auto bad = SerializeExecutable(spec, {dir_.string(), {}, {}});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("outside i8"), std::string::npos);
+  // Inline bytes that are not SPIR-V are named as inline data.
+  spec.objects.targets[0].second[0].data = "dense<[1, 2, 3, 4]> : vector<4xi8>";
+  auto short_data = SerializeExecutable(spec, {dir_.string(), {}, {}});
+  ASSERT_FALSE(short_data.ok());
+  EXPECT_NE(short_data.status().message().find("Vulkan object 'inline data' is not SPIR-V"),
+            std::string::npos)
+      << short_data.status().message();
 }
 
 TEST_F(ExecutableSerializationTest, OrdinalsMustBeDense) {

@@ -1,5 +1,6 @@
 // A dispatch whose operands do not match the export's pipeline layout is a
 // compile error at the dispatch.
+// REQUIRES: device-cpu
 // RUN: not %kiln-compile %s --object-search-path=%e2e_kernels_dir -o %t.kmod 2>&1 | FileCheck %s
 // CHECK: binding_count_mismatch.mlir:[[# @LINE + 22]]:{{[0-9]+}}: error: {{.*}}binding
 

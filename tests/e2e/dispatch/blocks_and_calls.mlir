@@ -1,11 +1,15 @@
-// Dispatches in several blocks and across calls, run on the CPU with the
-// custom-dispatch sample's kernels: each block records and submits its own
-// command buffer, a tensor crosses a call as a buffer view, and an in-place
-// dispatch writes into the buffer the callee returned.
-// RUN: %kiln-compile %s --object-search-path=%cpu_kernels_dir -o %t.kmod
-// RUN: %kiln-run-module --module=%t.kmod --function=chain --input="3xf32=1 2 3" --input="3xf32=4 5 6" --input=1 | FileCheck %s --check-prefix=MUL
-// RUN: %kiln-run-module --module=%t.kmod --function=chain --input="3xf32=1 2 3" --input="3xf32=4 5 6" --input=0 | FileCheck %s --check-prefix=ADD
-// RUN: %kiln-run-module --module=%t.kmod --function=rows --input=8xf32=2 --input=8xf32=3 | FileCheck %s --check-prefix=ROWS
+// Dispatches in several blocks and across calls, on every device (the
+// executable has CPU, CUDA and Vulkan objects: one SPIR-V module per export):
+// each block records and submits its own command buffer, a tensor crosses a
+// call as a buffer view, and an in-place dispatch writes into the buffer the
+// callee returned.
+// RUN: %kiln-compile %s --target=%kiln_targets --object-search-path=%e2e_kernels_dir -o %t.kmod
+// RUN: %kiln-run-module --device=%device --module=%t.kmod --function=chain --input="3xf32=1 2 3" --input="3xf32=4 5 6" --input=1 | FileCheck %s --check-prefix=MUL
+// RUN: %kiln-run-module --device=%device --module=%t.kmod --function=chain --input="3xf32=1 2 3" --input="3xf32=4 5 6" --input=0 | FileCheck %s --check-prefix=ADD
+// RUN: %kiln-run-module --device=%device --module=%t.kmod --function=rows --input=8xf32=2 --input=8xf32=3 | FileCheck %s --check-prefix=ROWS
+// More elements than one workgroup of every export (2, 1 and 64 wide), exactly:
+// (a + b) * a = (0.5 + 0.25) * 0.5.
+// RUN: %kiln-run-module --device=%device --module=%t.kmod --function=chain --input=1000xf32=0.5 --input=1000xf32=0.25 --input=0 --expected_output=1000xf32=0.375 | FileCheck %s --check-prefix=LARGE
 
 // (a * b) * a and (a + b) * a for a = 1 2 3, b = 4 5 6.
 // MUL: EXEC @chain
@@ -13,12 +17,21 @@
 // MUL-NEXT: 3xf32=4 20 54
 // ADD: 3xf32=5 14 27
 // ROWS: 2x4xf32=[6 6 6 6][6 6 6 6]
+// LARGE: [SUCCESS]
 
-#cpu = #hal.executable.target<"llvm-cpu", "system-elf-x86_64">
+#x86_64 = #hal.executable.target<"llvm-cpu", "system-elf-x86_64">
+#cuda_sm75 = #hal.executable.target<"cuda", "cuda-nvptx-fb", {target_arch = "sm_75"}>
+#vulkan = #hal.executable.target<"vulkan-spirv", "vulkan-spirv-fb">
 
 module {
   hal.executable.source private @executable attributes {
-    objects = #hal.executable.objects<{#cpu = [#hal.executable.object<{path = "kernels.so"}>]}>
+    objects = #hal.executable.objects<{
+      #x86_64 = [#hal.executable.object<{path = "dispatch_test_kernels.so"}>],
+      #cuda_sm75 = [#hal.executable.object<{path = "dispatch_test_kernels_sm_75.ptx"}>],
+      #vulkan = [#hal.executable.object<{path = "simple_mul.spv"}>,
+                 #hal.executable.object<{path = "simple_add.spv"}>,
+                 #hal.executable.object<{path = "simple_mul_inplace.spv"}>]
+    }>
   } {
     hal.executable.export public @simple_mul ordinal(0)
         layout(#hal.pipeline.layout<constants = 1, bindings = [

@@ -1,4 +1,5 @@
 // Compile-time errors of executables and dispatches, each with its location.
+// REQUIRES: device-cpu
 // RUN: not %kiln-compile %s -o %t.kmod 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: error: {{.*}}'no_such_object.so' not found; searched: {{.*}}dispatch
 //

@@ -1,6 +1,7 @@
 // The custom-dispatch workflow (seed 004) for CUDA: objects per target, an
 // export in each layout spelling and count-region form, dispatches with a
 // push constant, a tied (in-place) result, and tensors of dynamic size.
+// REQUIRES: device-cpu
 // RUN: %kiln-compile %s --object-search-path=%S/Inputs/objects --print-ir-after-lowering -o %t.kmod | FileCheck %s
 // RUN: %kiln-dump-module %t.kmod | FileCheck %s --check-prefix=DUMP
 
@@ -95,5 +96,5 @@ module @example attributes {hal.device.targets = [#cuda]} {
 // DUMP-NEXT:     variant cuda cuda-nvptx-fb target_arch = [sm_52, sm_80]: {{[0-9]+}} bytes in rodata [{{[0-9]+}}]
 // DUMP:          export 0 @simple_mul workgroup_size [64, 1, 1] layout #hal.pipeline.layout<push_constants = 1
 // DUMP:          export 1 @simple_mul_inplace workgroup_size [64, 1, 1] layout #hal.pipeline.layout<constants = 1
-// DUMP:          dispatch of @simple_mul in function 0 'mixed_invocation' at offset {{[0-9]+}} ({{.*}}cuda_dispatch.mlir:46:5)
-// DUMP-NEXT:     dispatch of @simple_mul_inplace in function 0 'mixed_invocation' at offset {{[0-9]+}} ({{.*}}cuda_dispatch.mlir:47:5)
+// DUMP:          dispatch of @simple_mul in function 0 'mixed_invocation' at offset {{[0-9]+}} ({{.*}}cuda_dispatch.mlir:47:5)
+// DUMP-NEXT:     dispatch of @simple_mul_inplace in function 0 'mixed_invocation' at offset {{[0-9]+}} ({{.*}}cuda_dispatch.mlir:48:5)

@@ -1,5 +1,6 @@
 // An export whose kernel is not in the shared object fails when the module is
 // loaded, naming the symbol.
+// REQUIRES: device-cpu
 // RUN: %kiln-compile %s --object-search-path=%e2e_kernels_dir -o %t.kmod
 // RUN: not %kiln-run-module --module=%t.kmod --function=run --input=4xf32=1 2>&1 | FileCheck %s
 // CHECK: error: {{.*}}'kernels'{{.*}}no_such_kernel

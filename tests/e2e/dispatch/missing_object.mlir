@@ -1,6 +1,7 @@
 // A relative object path is looked up in the .mlir file's directory, then in
 // each --object-search-path; when it is in none, the error (at the
 // executable) names the path and every directory searched.
+// REQUIRES: device-cpu
 // RUN: not %kiln-compile %s --object-search-path=%S/nowhere --object-search-path=%S/Inputs -o %t.kmod 2>&1 | FileCheck %s
 // CHECK: missing_object.mlir:[[@LINE+7]]:3: error: executable 'executable': executable object 'kernels_sm_90.ptx' not found; searched: {{.*}}dispatch, {{.*}}dispatch/nowhere, {{.*}}dispatch/Inputs
 // CHECK-NOT: error:

@@ -1,6 +1,7 @@
 // --target=vulkan leaves the CUDA-only executable without a variant: each
 // dispatch to it is an error at the dispatch. With --target=cuda (a comma
 // list or repeated flags; unknown ones are errors) it compiles.
+// REQUIRES: device-cpu
 // RUN: not %kiln-compile %s --target=vulkan -o %t.kmod 2>&1 | FileCheck %s
 // RUN: %kiln-compile %s --target=cpu,vulkan --target=cuda -o %t.kmod
 // RUN: %kiln-dump-module %t.kmod | FileCheck %s --check-prefix=DUMP

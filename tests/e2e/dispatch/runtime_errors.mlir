@@ -1,28 +1,39 @@
-// Bad input at run time: each gives one clear error line and exit code 1.
-// RUN: %kiln-compile %s --object-search-path=%e2e_kernels_dir -o %t.kmod
+// Bad input at run time: each gives one clear error line and exit code 1,
+// on every device.
+// RUN: %kiln-compile %s --target=%kiln_targets --object-search-path=%e2e_kernels_dir -o %t.kmod
 //
 // A workload of 0 makes a zero workgroup count, which is an error, not a no-op.
-// RUN: not %kiln-run-module --module=%t.kmod --function=check --input=0xf32= 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not %kiln-run-module --device=%device --module=%t.kmod --function=check --input=0xf32= 2>&1 | FileCheck %s --check-prefix=ZERO
 // ZERO: error: {{.*}}workgroup count
 //
 // An input whose shape or element type does not match the signature names the argument.
-// RUN: not %kiln-run-module --module=%t.kmod --function=check_static --input=8xf32=1 2>&1 | FileCheck %s --check-prefix=SHAPE
+// RUN: not %kiln-run-module --device=%device --module=%t.kmod --function=check_static --input=8xf32=1 2>&1 | FileCheck %s --check-prefix=SHAPE
 // SHAPE: error: {{.*}}argument 0{{.*}}4xf32{{.*}}8xf32
-// RUN: not %kiln-run-module --module=%t.kmod --function=check --input=4xi32=1 2>&1 | FileCheck %s --check-prefix=TYPE
+// RUN: not %kiln-run-module --device=%device --module=%t.kmod --function=check --input=4xi32=1 2>&1 | FileCheck %s --check-prefix=TYPE
 // TYPE: error: {{.*}}argument 0{{.*}}f32{{.*}}i32
 //
 // A kernel that reports failure fails the call with the export and its code.
-// RUN: not %kiln-run-module --module=%t.kmod --function=check --input="3xf32=1 -2 3" 2>&1 | FileCheck %s --check-prefix=KERNEL
+// Only CPU kernels return a status (the GPU versions of fail_on_negative
+// write nothing and cannot fail).
+// RUN: %if device-cpu %{ not %kiln-run-module --device=%device --module=%t.kmod --function=check --input="3xf32=1 -2 3" 2>&1 | FileCheck %s --check-prefix=KERNEL %}
 // KERNEL: error: {{.*}}fail_on_negative{{.*}}7
 //
-// RUN: %kiln-run-module --module=%t.kmod --function=check --input="3xf32=1 2 3" | FileCheck %s --check-prefix=OK
+// RUN: %kiln-run-module --device=%device --module=%t.kmod --function=check --input="3xf32=1 2 3" | FileCheck %s --check-prefix=OK
 // OK: EXEC @check
+// OK-NEXT: result[0]: hal.buffer_view
+// OK-NEXT: 3xf32=1 2 3
 
-#cpu = #hal.executable.target<"llvm-cpu", "system-elf-x86_64">
+#x86_64 = #hal.executable.target<"llvm-cpu", "system-elf-x86_64">
+#cuda_sm75 = #hal.executable.target<"cuda", "cuda-nvptx-fb", {target_arch = "sm_75"}>
+#vulkan = #hal.executable.target<"vulkan-spirv", "vulkan-spirv-fb">
 
 module {
   hal.executable.source private @kernels attributes {
-    objects = #hal.executable.objects<{#cpu = [#hal.executable.object<{path = "dispatch_test_kernels.so"}>]}>
+    objects = #hal.executable.objects<{
+      #x86_64 = [#hal.executable.object<{path = "dispatch_test_kernels.so"}>],
+      #cuda_sm75 = [#hal.executable.object<{path = "dispatch_test_kernels_sm_75.ptx"}>],
+      #vulkan = [#hal.executable.object<{path = "fail_on_negative.spv"}>]
+    }>
   } {
     hal.executable.export public @fail_on_negative ordinal(0)
         layout(#hal.pipeline.layout<constants = 1, bindings = [

@@ -1,5 +1,6 @@
 // The custom-dispatch sample's program, compiled against the sample's
 // kernels.so, run on both CPU devices, and inspected with kiln-dump-module.
+// REQUIRES: device-cpu
 // RUN: %kiln-compile %S/../../../samples/custom_dispatch/cpu/example.mlir --object-search-path=%cpu_kernels_dir -o %t.kmod
 // RUN: %kiln-run-module --module=%t.kmod --function=mixed_invocation --input=8xf32=2 --input=8xf32=4 | FileCheck %s --check-prefix=RUN8
 // RUN: %kiln-run-module --device=cpu-sync --module=%t.kmod --function=mixed_invocation --input=8xf32=2 --input=8xf32=4 | FileCheck %s --check-prefix=RUN8

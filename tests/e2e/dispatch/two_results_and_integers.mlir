@@ -1,10 +1,12 @@
 // Several results from one dispatch, static and dynamic shapes, 2-D integer
-// tensors, a scalar constant operand, and a module that runs the same
-// executable from two functions.
-// RUN: %kiln-compile %s --object-search-path=%e2e_kernels_dir -o %t.kmod
-// RUN: %kiln-run-module --module=%t.kmod --function=mul_add --input="4xf32=1 2 3 4" --input=4xf32=10 | FileCheck %s --check-prefix=MULADD
-// RUN: %kiln-run-module --device=cpu-sync --module=%t.kmod --function=scale --input="2x3xi32=[[1 2 3][4 5 6]]" --input=i32=-3 | FileCheck %s --check-prefix=SCALE
-// RUN: %kiln-run-module --module=%t.kmod --function=scale --input="2x3xi32=1 2 3 4 5 6" --input=i32=7 --expected_output="2x3xi32=7 14 21 28 35 42" | FileCheck %s --check-prefix=EXPECTED
+// tensors (wrapping at 32 bits), two push constants, and a module that runs
+// the same executable from two functions; on every device.
+// RUN: %kiln-compile %s --target=%kiln_targets --object-search-path=%e2e_kernels_dir -o %t.kmod
+// RUN: %kiln-run-module --device=%device --module=%t.kmod --function=mul_add --input="4xf32=1 2 3 4" --input=4xf32=10 | FileCheck %s --check-prefix=MULADD
+// RUN: %kiln-run-module --device=%device --module=%t.kmod --function=scale --input="2x3xi32=[[1 2 3][4 5 6]]" --input=i32=-3 | FileCheck %s --check-prefix=SCALE
+// RUN: %if device-cpu %{ %kiln-run-module --device=cpu-sync --module=%t.kmod --function=scale --input="2x3xi32=[[1 2 3][4 5 6]]" --input=i32=-3 | FileCheck %s --check-prefix=SCALE %}
+// RUN: %kiln-run-module --device=%device --module=%t.kmod --function=scale --input="2x3xi32=1 2 3 4 5 6" --input=i32=7 --expected_output="2x3xi32=7 14 21 28 35 42" | FileCheck %s --check-prefix=EXPECTED
+// RUN: %kiln-run-module --device=%device --module=%t.kmod --function=scale --input="2x3xi32=2147483647 -2147483648 65536 -1 0 3" --input=i32=65537 | FileCheck %s --check-prefix=WRAP
 
 // MULADD: EXEC @mul_add
 // MULADD-NEXT: result[0]: hal.buffer_view
@@ -18,11 +20,22 @@
 
 // EXPECTED: [SUCCESS]
 
-#cpu = #hal.executable.target<"llvm-cpu", "system-elf-x86_64">
+// x * 65537 mod 2^32, as signed: 2147483647 -> 2147418111, -2^31 -> -2^31,
+// 65536 -> 65536 (2^32 + 2^16 wraps), -1 -> -65537.
+// WRAP: 2x3xi32=[2147418111 -2147483648 65536][-65537 0 196611]
+
+#x86_64 = #hal.executable.target<"llvm-cpu", "system-elf-x86_64">
+#cuda_sm75 = #hal.executable.target<"cuda", "cuda-nvptx-fb", {target_arch = "sm_75"}>
+#vulkan = #hal.executable.target<"vulkan-spirv", "vulkan-spirv-fb">
 
 module {
   hal.executable.source private @kernels attributes {
-    objects = #hal.executable.objects<{#cpu = [#hal.executable.object<{path = "dispatch_test_kernels.so"}>]}>
+    objects = #hal.executable.objects<{
+      #x86_64 = [#hal.executable.object<{path = "dispatch_test_kernels.so"}>],
+      #cuda_sm75 = [#hal.executable.object<{path = "dispatch_test_kernels_sm_75.ptx"}>],
+      #vulkan = [#hal.executable.object<{path = "mul_add.spv"}>,
+                 #hal.executable.object<{path = "scale_i32.spv"}>]
+    }>
   } {
     hal.executable.export public @mul_add ordinal(0)
         layout(#hal.pipeline.layout<constants = 1, bindings = [

@@ -208,12 +208,14 @@ TEST_P(HalModuleTest, ExportsTheContractSignatures) {
       {"command_buffer.create", "ri_r"},
       {"command_buffer.end", "r_"},
       {"command_buffer.dispatch", "rriiiii*_"},
+      {"command_buffer.dispatch.indirect", "rriiiii*_"},
       {"command_buffer.fill_buffer", "rrIIii_"},
       {"command_buffer.copy_buffer", "rrIrII_"},
       {"command_buffer.execution_barrier", "r_"},
       {"fence.create", "r_r"},
       {"fence.await", "rI_"},
       {"device.queue.execute", "rrrr_"},
+      {"device.queue.execute.indirect", "rrrr*_"},
       {"device.queue.alloca", "rrrI_r"},
       {"device.queue.dealloca", "rrrr_"},
   };
@@ -694,6 +696,242 @@ TEST_P(HalModuleTest, ArgumentErrorsNameTheArgument) {
   }
   // A failed dispatch leaves the command buffer usable.
   EXPECT_TRUE(UnwrapFromVm<CommandBuffer>(cmd.ref().get())->is_recording());
+}
+
+// Record once, replay many, as memoized command buffers do: `record` makes a
+// reusable command buffer whose dispatches bind binding-table slots
+// (dispatch.indirect), `submit` runs it with a table of buffers
+// (queue.execute.indirect); each submission computes on its own buffers.
+TEST_P(HalModuleTest, ReusableCommandBufferReplaysWithEachBindingTable) {
+  Program program;
+  // record() -> cmd: out = lhs * rhs (n = 100), barrier, out *= lhs, with
+  // slots lhs = 0, rhs = 1, out = 2 (whole buffers: length -1).
+  FunctionBuilder& r = program.builder().AddFunction("record", "_r");
+  program.Device0(r, 0, 0);
+  program.Text(r, 1, "ex");
+  program.Text(r, 2, cpu::HostElfFormat());
+  program.Data(r, 3, BuildElfExecutable());
+  program.Call(r, "executable.load", "rrrr_r", {0, 1, 2, 3}, {4});
+  r.Emit(Opcode::kConstI32, {Reg(0), ImmI32(1)});
+  program.Call(r, "command_buffer.create", "ri_r", {0, 0}, {5});
+  r.Emit(Opcode::kConstI32, {Reg(1), ImmI32(0)});    // Export 0, slot 0.
+  r.Emit(Opcode::kConstI32, {Reg(2), ImmI32(2)});    // Workgroups, slot 2.
+  r.Emit(Opcode::kConstI32, {Reg(3), ImmI32(100)});  // n.
+  r.Emit(Opcode::kConstI64, {Reg(0), ImmI64(0)});
+  r.Emit(Opcode::kConstI64, {Reg(1), ImmI64(-1)});
+  program.Call(r, "command_buffer.dispatch.indirect", "rriiiiiiiIIiIIiII_",
+               {5, 4, 1, 2, 0, 0, 0, 3, 1, 0, 1, 0, 0, 1, 2, 0, 1});
+  program.Call(r, "command_buffer.execution_barrier", "r_", {5});
+  program.Call(r, "command_buffer.dispatch.indirect", "rriiiiiiIIiII_",
+               {5, 4, 0, 2, 0, 0, 1, 1, 0, 1, 2, 0, 1});
+  program.Call(r, "command_buffer.end", "r_", {5});
+  r.EmitReturn({5});
+  program.builder().AddExport("record", r.ordinal());
+  // submit(cmd, lhs, rhs, out): queue.execute.indirect with that table, then wait.
+  FunctionBuilder& s = program.builder().AddFunction("submit", "rrrr_");
+  program.Device0(s, 4, 0);
+  program.Call(s, "fence.create", "r_r", {4}, {5});
+  s.Emit(Opcode::kConstRefNull, {Reg(6)});
+  program.Call(s, "device.queue.execute.indirect", "rrrrrrr_", {4, 6, 5, 0, 1, 2, 3});
+  s.Emit(Opcode::kConstI64, {Reg(0), ImmI64(-1)});
+  program.Call(s, "fence.await", "rI_", {5, 0});
+  s.EmitReturn({});
+  program.builder().AddExport("submit", s.ordinal());
+  // submit2(cmd, lhs, rhs): a table of two slots.
+  FunctionBuilder& s2 = program.builder().AddFunction("submit2", "rrr_");
+  program.Device0(s2, 4, 0);
+  program.Call(s2, "fence.create", "r_r", {4}, {5});
+  s2.Emit(Opcode::kConstRefNull, {Reg(6)});
+  program.Call(s2, "device.queue.execute.indirect", "rrrrrr_", {4, 6, 5, 0, 1, 2});
+  s2.EmitReturn({});
+  program.builder().AddExport("submit2", s2.ordinal());
+  Ref<vm::Context> context = MustLink(program);
+  ASSERT_TRUE(context);
+
+  auto recorded = Invoke(*context, "record", {});
+  ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
+  const Variant cmd = (*recorded)[0];
+  Ref<CommandBuffer> command_buffer = UnwrapFromVm<CommandBuffer>(cmd.ref().get());
+  ASSERT_TRUE(command_buffer);
+  EXPECT_EQ(command_buffer->mode(), CommandBufferMode::kReusable);
+  EXPECT_TRUE(command_buffer->is_ended());
+
+  // Three submissions, each on new buffers: (lhs * rhs) * lhs every time.
+  for (int round = 1; round <= 3; ++round) {
+    std::vector<float> lhs(100), rhs(100);
+    for (int i = 0; i < 100; ++i) {
+      lhs[i] = static_cast<float>(i % 7 + round);
+      rhs[i] = static_cast<float>(round) * 0.5f;
+    }
+    Ref<Buffer> out = MakeBuffer(*device_, std::vector<float>(100, -1.0f));
+    auto submitted =
+        Invoke(*context, "submit",
+               {cmd, Wrap(MakeBuffer(*device_, lhs)), Wrap(MakeBuffer(*device_, rhs)), Wrap(out)});
+    ASSERT_TRUE(submitted.ok()) << submitted.status().ToString();
+    std::vector<float> result = ReadBuffer<float>(*out);
+    for (int i = 0; i < 100; ++i) {
+      ASSERT_EQ(result[i], lhs[i] * rhs[i] * lhs[i]) << "round " << round << " element " << i;
+    }
+  }
+
+  // A table without slot 2: an error of the submission naming the dispatch,
+  // the binding and the slot; nothing was enqueued and the command buffer
+  // still replays.
+  Ref<Buffer> a = MakeBuffer(*device_, std::vector<float>(100, 2.0f));
+  Ref<Buffer> b = MakeBuffer(*device_, std::vector<float>(100, 3.0f));
+  auto short_table = Invoke(*context, "submit2", {cmd, Wrap(a), Wrap(b)});
+  ASSERT_FALSE(short_table.ok());
+  EXPECT_EQ(short_table.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_CONTAINS(short_table.status().message(),
+                  "import 'hal.device.queue.execute.indirect' failed: ");
+  EXPECT_CONTAINS(short_table.status().message(),
+                  "Dispatch of 'simple_mul' binding 2: binding-table slot 2 is out of range (the "
+                  "table has 2 entries)");
+  // A null slot is an empty one.
+  auto empty_slot = Invoke(*context, "submit", {cmd, Wrap(a), Variant::FromRef(nullptr), Wrap(b)});
+  ASSERT_FALSE(empty_slot.ok());
+  EXPECT_CONTAINS(empty_slot.status().message(),
+                  "Dispatch of 'simple_mul' binding 1: binding-table slot 1 is empty");
+  // A ref of another type in the table is an argument error.
+  auto wrong_type =
+      Invoke(*context, "submit", {cmd, Wrap(a), Variant::FromRef(vm::List::Create()), Wrap(b)});
+  ASSERT_FALSE(wrong_type.ok());
+  EXPECT_CONTAINS(wrong_type.status().message(),
+                  "argument 5 (binding-table slot 1): expected hal.buffer or null, got "
+                  "ref<vm.list>");
+  Ref<Buffer> out = MakeBuffer(*device_, std::vector<float>(100, 0.0f));
+  auto again = Invoke(*context, "submit", {cmd, Wrap(a), Wrap(b), Wrap(out)});
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(ReadBuffer<float>(*out), std::vector<float>(100, 12.0f));
+}
+
+// Slot ranges are checked at submit against the table's buffers.
+TEST_P(HalModuleTest, BindingTableSlotRangesAreCheckedAtSubmit) {
+  const Variant device = Variant::FromRef(WrapDevice(device_));
+  auto created = CallHal("command_buffer.create", {device, Variant::I32(1)}, 1);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  const Variant cmd = (*created)[0];
+  const Variant executable =
+      Variant::FromRef(WrapForVm(Ref<Executable>(testing::MakeTestExecutable())));
+  // increment(slot 3, bytes [8, 12)): one i32 at offset 8.
+  auto dispatched =
+      CallHal("command_buffer.dispatch.indirect",
+              {cmd, executable, Variant::I32(4), Variant::I32(1), Variant::I32(1), Variant::I32(1),
+               Variant::I32(0), Variant::I32(3), Variant::I64(8), Variant::I64(4)},
+              0);
+  ASSERT_TRUE(dispatched.ok()) << dispatched.status().ToString();
+  KILN_ASSERT_OK(UnwrapFromVm<CommandBuffer>(cmd.ref().get())->End());
+
+  auto submit = [&](Ref<Buffer> slot3) {
+    auto fence = CallHal("fence.create", {device}, 1);
+    EXPECT_TRUE(fence.ok());
+    const Variant null = Variant::FromRef(nullptr);
+    auto done = CallHal("device.queue.execute.indirect",
+                        {device, null, (*fence)[0], cmd, null, null, null, Wrap(slot3)}, 0);
+    if (!done.ok()) return done.status();
+    return CallHal("fence.await", {(*fence)[0], Variant::I64(-1)}, 0).status();
+  };
+  Ref<Buffer> small = MakeBuffer(*device_, std::vector<int32_t>(2, 0));
+  Status status = submit(small);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.code(), StatusCode::kOutOfRange) << status.ToString();
+  EXPECT_CONTAINS(status.message(), "binding-table slot 3");
+  EXPECT_CONTAINS(status.message(), "Dispatch of 'increment' binding 0");
+  Ref<Buffer> big = MakeBuffer(*device_, std::vector<int32_t>{5, 6, 7, 8});
+  KILN_ASSERT_OK(submit(big));
+  KILN_ASSERT_OK(submit(big));
+  EXPECT_EQ(ReadBuffer<int32_t>(*big), (std::vector<int32_t>{5, 6, 9, 8}));
+}
+
+TEST_P(HalModuleTest, IndirectArgumentErrorsNameTheArgument) {
+  const Variant device = Variant::FromRef(WrapDevice(device_));
+  const Variant null = Variant::FromRef(nullptr);
+  const Variant list = Variant::FromRef(vm::List::Create());
+  Ref<Buffer> buffer = MakeBuffer(*device_, std::vector<uint32_t>(4, 0));
+  auto created = CallHal("command_buffer.create", {device, Variant::I32(1)}, 1);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  const Variant cmd = (*created)[0];
+  const Variant executable =
+      Variant::FromRef(WrapForVm(Ref<Executable>(testing::MakeTestExecutable())));
+  auto fence = CallHal("fence.create", {device}, 1);
+  ASSERT_TRUE(fence.ok()) << fence.status().ToString();
+  const Variant signal = (*fence)[0];
+  // Dispatch prefix: (cmd, executable, export 4 = increment, 1, 1, 1, 0 constants).
+  auto dispatch = [&](std::vector<Variant> bindings) {
+    std::vector<Variant> args = {cmd,
+                                 executable,
+                                 Variant::I32(4),
+                                 Variant::I32(1),
+                                 Variant::I32(1),
+                                 Variant::I32(1),
+                                 Variant::I32(0)};
+    args.insert(args.end(), bindings.begin(), bindings.end());
+    return args;
+  };
+  struct Case {
+    std::string import;
+    std::vector<Variant> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"command_buffer.dispatch.indirect",
+       dispatch({Variant::I64(0), Variant::I64(0), Variant::I64(4)}),
+       "argument 7 (binding slot): expected i32, got i64=0"},
+      {"command_buffer.dispatch.indirect",
+       dispatch({Wrap(buffer), Variant::I64(0), Variant::I64(4)}),
+       "argument 7 (binding slot): expected i32, got ref<hal.buffer>"},
+      {"command_buffer.dispatch.indirect",
+       dispatch({Variant::I32(-1), Variant::I64(0), Variant::I64(4)}),
+       "argument 7 (binding slot): -1 is negative"},
+      {"command_buffer.dispatch.indirect",
+       dispatch({Variant::I32(0), Variant::I64(-4), Variant::I64(4)}),
+       "argument 8 (binding offset): -4 is negative"},
+      {"command_buffer.dispatch.indirect",
+       dispatch({Variant::I32(0), Variant::I64(0), Variant::I64(-2)}),
+       "argument 9 (binding length): -2 is negative (only -1, the whole buffer, is allowed)"},
+      {"command_buffer.dispatch.indirect", dispatch({Variant::I32(0), Variant::I64(0)}),
+       "2 arguments follow the 0 constant(s); bindings take 3 each (slot, offset, length)"},
+      {"command_buffer.dispatch.indirect",
+       {list, executable, Variant::I32(4), Variant::I32(1), Variant::I32(1), Variant::I32(1),
+        Variant::I32(0)},
+       "argument 0 (command buffer): expected hal.command_buffer, got ref<vm.list>"},
+      {"command_buffer.dispatch.indirect",
+       {cmd, Wrap(buffer), Variant::I32(4), Variant::I32(1), Variant::I32(1), Variant::I32(1),
+        Variant::I32(0)},
+       "argument 1 (executable): expected hal.executable, got ref<hal.buffer>"},
+      // The HAL's validation at record time: increment has 1 binding.
+      {"command_buffer.dispatch.indirect", dispatch({}),
+       "Dispatch of 'increment': 0 bindings given but the layout declares 1"},
+      {"device.queue.execute.indirect",
+       {device, null, signal, cmd, Variant::I64(0)},
+       "argument 4 (binding-table slot 0): expected hal.buffer or null, got i64=0"},
+      {"device.queue.execute.indirect",
+       {device, null, signal, cmd, Wrap(buffer), list},
+       "argument 5 (binding-table slot 1): expected hal.buffer or null, got ref<vm.list>"},
+      {"device.queue.execute.indirect",
+       {device, null, null, cmd, Wrap(buffer)},
+       "argument 2 (signal fence): expected hal.fence, got ref<null>"},
+      {"device.queue.execute.indirect",
+       {device, list, signal, cmd},
+       "argument 1 (wait fence): expected hal.fence, got ref<vm.list>"},
+      {"device.queue.execute.indirect",
+       {device, null, signal, Wrap(buffer)},
+       "argument 3 (command buffer): expected hal.command_buffer, got ref<hal.buffer>"},
+      {"device.queue.execute.indirect",
+       {Wrap(buffer), null, signal, cmd},
+       "argument 0 (device): expected hal.device, got ref<hal.buffer>"},
+  };
+  for (const Case& c : cases) {
+    Status status = CallHalError(c.import, c.args);
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << c.message;
+    EXPECT_EQ(status.message(), c.message) << c.import;
+  }
+  // Failed dispatches leave the command buffer recording and unchanged;
+  // submitting it before End is the HAL's error.
+  Ref<CommandBuffer> command_buffer = UnwrapFromVm<CommandBuffer>(cmd.ref().get());
+  EXPECT_TRUE(command_buffer->is_recording());
+  Status not_ended = CallHalError("device.queue.execute.indirect", {device, null, signal, cmd});
+  EXPECT_EQ(not_ended.code(), StatusCode::kFailedPrecondition) << not_ended.ToString();
 }
 
 // A loop of 1,000 dependent dispatches with barriers in one command buffer

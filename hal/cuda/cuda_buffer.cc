@@ -1,0 +1,157 @@
+#include "hal/cuda/cuda_buffer.h"
+
+#include <cstring>
+
+namespace kiln::hal::cuda {
+
+namespace {
+
+std::string SizeText(size_t size) { return std::to_string(size) + " bytes"; }
+
+}  // namespace
+
+Result<Ref<CudaBuffer>> CudaBuffer::Allocate(Ref<CudaContext> context, const BufferParams& params,
+                                             size_t size) {
+  KILN_RETURN_IF_ERROR(context->health());
+  KILN_RETURN_IF_ERROR(context->MakeCurrent());
+  const CudaSymbols& s = context->symbols();
+  const bool host_visible = params.memory_type & kMemoryTypeHostVisible;
+  const bool device_local = (params.memory_type & kMemoryTypeDeviceLocal) || !host_visible;
+  Kind kind;
+  MemoryTypeBits type;
+  if (device_local && host_visible) {
+    kind = Kind::kManaged;
+    type = kMemoryTypeDeviceLocal | kMemoryTypeHostVisible | kMemoryTypeHostCoherent;
+  } else if (host_visible) {
+    kind = Kind::kPinnedHost;
+    type = kMemoryTypeHostVisible | kMemoryTypeHostCoherent;
+  } else {
+    kind = Kind::kDevice;
+    type = kMemoryTypeDeviceLocal;
+  }
+  Ref<CudaBuffer> buffer =
+      Ref<CudaBuffer>::Adopt(new CudaBuffer(context, kind, type, params.usage, size));
+  if (size == 0) return buffer;  // CUDA rejects empty allocations; nothing to address.
+  const std::string what = "allocating " + SizeText(size) + " of " + FormatMemoryType(type) +
+                           " CUDA memory";
+  switch (kind) {
+    case Kind::kDevice:
+      KILN_RETURN_IF_ERROR(context->Check(s.cuMemAlloc(&buffer->device_pointer_, size), what));
+      break;
+    case Kind::kManaged:
+      KILN_RETURN_IF_ERROR(context->Check(
+          s.cuMemAllocManaged(&buffer->device_pointer_, size, CU_MEM_ATTACH_GLOBAL), what));
+      buffer->host_pointer_ = reinterpret_cast<uint8_t*>(buffer->device_pointer_);
+      break;
+    case Kind::kPinnedHost: {
+      void* host = nullptr;
+      KILN_RETURN_IF_ERROR(context->Check(
+          s.cuMemHostAlloc(&host, size, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP),
+          what));
+      buffer->host_pointer_ = static_cast<uint8_t*>(host);
+      KILN_RETURN_IF_ERROR(context->Check(
+          s.cuMemHostGetDevicePointer(&buffer->device_pointer_, host, 0), what));
+      break;
+    }
+    case Kind::kStreamOrdered:
+      break;
+  }
+  return buffer;
+}
+
+Result<Ref<CudaBuffer>> CudaBuffer::AllocateAsync(Ref<CudaContext> context,
+                                                  const BufferParams& params, size_t size) {
+  if ((params.memory_type & kMemoryTypeHostVisible) || !context->supports_memory_pools()) {
+    // Pools hold device memory only; other kinds are ready at once.
+    return Allocate(std::move(context), params, size);
+  }
+  KILN_RETURN_IF_ERROR(context->health());
+  KILN_RETURN_IF_ERROR(context->MakeCurrent());
+  Ref<CudaBuffer> buffer = Ref<CudaBuffer>::Adopt(new CudaBuffer(
+      context, Kind::kStreamOrdered, kMemoryTypeDeviceLocal, params.usage, size));
+  if (size == 0) return buffer;
+  KILN_RETURN_IF_ERROR(context->Check(
+      context->symbols().cuMemAllocAsync(&buffer->device_pointer_, size, context->stream()),
+      "queue_alloca of " + SizeText(size) + " (cuMemAllocAsync)"));
+  return buffer;
+}
+
+Status CudaBuffer::FreeAsync() {
+  if (kind_ != Kind::kStreamOrdered || freed_ || device_pointer_ == 0) return OkStatus();
+  KILN_RETURN_IF_ERROR(context_->MakeCurrent());
+  freed_ = true;
+  return context_->Check(context_->symbols().cuMemFreeAsync(device_pointer_, context_->stream()),
+                         "queue_dealloca (cuMemFreeAsync)");
+}
+
+CudaBuffer::~CudaBuffer() {
+  if (device_pointer_ == 0 && host_pointer_ == nullptr) return;
+  if (!context_->MakeCurrent().ok()) return;
+  const CudaSymbols& s = context_->symbols();
+  switch (kind_) {
+    case Kind::kDevice:
+    case Kind::kManaged:
+      s.cuMemFree(device_pointer_);
+      break;
+    case Kind::kPinnedHost:
+      s.cuMemFreeHost(host_pointer_);
+      break;
+    case Kind::kStreamOrdered:
+      if (!freed_) s.cuMemFreeAsync(device_pointer_, context_->stream());
+      break;
+  }
+}
+
+Result<uint8_t*> CudaBuffer::MapAllocation(size_t allocation_offset, size_t) {
+  if (!host_pointer_) {
+    return FailedPreconditionError("cannot map device-local CUDA memory (not host-visible)");
+  }
+  return host_pointer_ + allocation_offset;
+}
+
+Status CudaBuffer::ReadAllocation(size_t allocation_offset, std::span<uint8_t> out) {
+  KILN_RETURN_IF_ERROR(context_->health());
+  KILN_RETURN_IF_ERROR(context_->MakeCurrent());
+  if (kind_ == Kind::kStreamOrdered) {
+    // The allocation itself is ordered on the queue's stream.
+    KILN_RETURN_IF_ERROR(context_->Check(context_->symbols().cuStreamSynchronize(context_->stream()),
+                                         "ReadData (cuStreamSynchronize)"));
+  }
+  return context_->Check(context_->symbols().cuMemcpyDtoH(
+                             out.data(), device_pointer_ + allocation_offset, out.size()),
+                         "ReadData of " + SizeText(out.size()) + " (cuMemcpyDtoH)");
+}
+
+Status CudaBuffer::WriteAllocation(size_t allocation_offset, std::span<const uint8_t> data) {
+  KILN_RETURN_IF_ERROR(context_->health());
+  KILN_RETURN_IF_ERROR(context_->MakeCurrent());
+  if (kind_ == Kind::kStreamOrdered) {
+    KILN_RETURN_IF_ERROR(context_->Check(context_->symbols().cuStreamSynchronize(context_->stream()),
+                                         "WriteData (cuStreamSynchronize)"));
+  }
+  return context_->Check(context_->symbols().cuMemcpyHtoD(device_pointer_ + allocation_offset,
+                                                          data.data(), data.size()),
+                         "WriteData of " + SizeText(data.size()) + " (cuMemcpyHtoD)");
+}
+
+Result<Ref<Buffer>> CudaAllocator::Allocate(const BufferParams& params, size_t size) {
+  KILN_ASSIGN_OR_RETURN(Ref<CudaBuffer> buffer, CudaBuffer::Allocate(context_, params, size));
+  return Ref<Buffer>(std::move(buffer));
+}
+
+Result<const CudaBuffer*> CudaAllocationOf(const Buffer& buffer, const CudaContext& context,
+                                           std::string_view what) {
+  const auto* allocation = dynamic_cast<const CudaBuffer*>(buffer.allocated_buffer());
+  if (allocation == nullptr) {
+    return InvalidArgumentError(std::string(what) +
+                                " is a buffer of another device (not CUDA memory)");
+  }
+  if (&allocation->context() != &context) {
+    return InvalidArgumentError(std::string(what) + " is a buffer of another CUDA device (cuda://" +
+                                std::to_string(allocation->context().ordinal()) + ", not cuda://" +
+                                std::to_string(context.ordinal()) + ")");
+  }
+  return allocation;
+}
+
+}  // namespace kiln::hal::cuda

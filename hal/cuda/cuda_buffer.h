@@ -1,0 +1,79 @@
+// CudaBuffer: an allocation of GPU-addressable memory, and CudaAllocator,
+// which makes them.
+//
+// Memory by requested type (allocator.h):
+//   - device-local only:        cuMemAlloc. The host reads and writes it
+//                               through synchronous copies (ReadData /
+//                               WriteData), never by mapping;
+//   - device-local + host-visible: managed memory (cuMemAllocManaged), which
+//                               both sides address directly;
+//   - host-visible only:        pinned host memory mapped into the device's
+//                               address space (cuMemHostAlloc DEVICEMAP):
+//                               for staging and results the host maps;
+//   - stream-ordered:           queue_alloca's buffers, cuMemAllocAsync on
+//                               the device's default memory pool, freed with
+//                               cuMemFreeAsync at queue_dealloca (or when the
+//                               last reference goes, ordered after all work
+//                               submitted so far).
+// Every kind has a device address (device_pointer()) that kernels take.
+// Out-of-memory is RESOURCE_EXHAUSTED naming the size.
+#pragma once
+
+#include <cuda.h>
+
+#include "hal/allocator.h"
+#include "hal/buffer.h"
+#include "hal/cuda/cuda_context.h"
+
+namespace kiln::hal::cuda {
+
+class CudaBuffer final : public Buffer {
+ public:
+  enum class Kind : uint8_t { kDevice, kManaged, kPinnedHost, kStreamOrdered };
+
+  static Result<Ref<CudaBuffer>> Allocate(Ref<CudaContext> context, const BufferParams& params,
+                                          size_t size);
+  // Allocates on the device's stream, ordered after the work enqueued so far.
+  static Result<Ref<CudaBuffer>> AllocateAsync(Ref<CudaContext> context,
+                                               const BufferParams& params, size_t size);
+  ~CudaBuffer() override;
+
+  const CudaContext& context() const { return *context_; }
+  CUdeviceptr device_pointer() const { return device_pointer_; }
+  Kind kind() const { return kind_; }
+  // Enqueues the stream-ordered free now (queue_dealloca); the destructor
+  // then frees nothing.
+  Status FreeAsync();
+
+ protected:
+  Result<uint8_t*> MapAllocation(size_t allocation_offset, size_t length) override;
+  Status ReadAllocation(size_t allocation_offset, std::span<uint8_t> out) override;
+  Status WriteAllocation(size_t allocation_offset, std::span<const uint8_t> data) override;
+
+ private:
+  CudaBuffer(Ref<CudaContext> context, Kind kind, MemoryTypeBits memory_type,
+             BufferUsageBits usage, size_t size)
+      : Buffer(memory_type, usage, size), context_(std::move(context)), kind_(kind) {}
+
+  Ref<CudaContext> context_;
+  Kind kind_;
+  CUdeviceptr device_pointer_ = 0;
+  uint8_t* host_pointer_ = nullptr;  // Managed and pinned host memory.
+  bool freed_ = false;
+};
+
+class CudaAllocator final : public Allocator {
+ public:
+  explicit CudaAllocator(Ref<CudaContext> context) : context_(std::move(context)) {}
+  Result<Ref<Buffer>> Allocate(const BufferParams& params, size_t size) override;
+
+ private:
+  Ref<CudaContext> context_;
+};
+
+// The CUDA allocation behind `buffer` if it belongs to `context`'s device;
+// an INVALID_ARGUMENT naming `what` otherwise ("a buffer of another device").
+Result<const CudaBuffer*> CudaAllocationOf(const Buffer& buffer, const CudaContext& context,
+                                           std::string_view what);
+
+}  // namespace kiln::hal::cuda

@@ -1,0 +1,139 @@
+#include "hal/cuda/cuda_device.h"
+
+#include "hal/cuda/graph_command_buffer.h"
+#include "hal/cuda/stream_command_buffer.h"
+
+namespace kiln::hal::cuda {
+
+Result<Ref<CudaDevice>> CudaDevice::Create(Ref<CudaSymbols> symbols, int ordinal,
+                                           const CudaDeviceOptions& options) {
+  KILN_ASSIGN_OR_RETURN(Ref<CudaContext> context, CudaContext::Create(symbols, ordinal));
+  char name[256] = {};
+  KILN_RETURN_IF_ERROR(
+      context->Check(symbols->cuDeviceGetName(name, sizeof(name) - 1, context->device()),
+                     "cuDeviceGetName"));
+  DeviceProperties properties;
+  properties.name = name;
+  properties.driver = "cuda";
+  properties.uri = "cuda://" + std::to_string(ordinal);
+  properties.kind = "gpu";
+  properties.executable_formats = {"cuda-nvptx-fb"};
+  return Ref<CudaDevice>::Adopt(new CudaDevice(std::move(context), std::move(properties), options));
+}
+
+CudaDevice::CudaDevice(Ref<CudaContext> context, DeviceProperties properties,
+                       CudaDeviceOptions options)
+    : context_(context),
+      properties_(std::move(properties)),
+      options_(options),
+      allocator_(context),
+      modules_(context),
+      queue_(MakeRef<CudaQueue>(context)) {}
+
+Result<Ref<CommandBuffer>> CudaDevice::CreateCommandBuffer(CommandBufferMode mode) {
+  KILN_RETURN_IF_ERROR(context_->health());
+  if (options_.use_streams) return Ref<CommandBuffer>(MakeRef<StreamCommandBuffer>(context_, mode));
+  return Ref<CommandBuffer>(MakeRef<GraphCommandBuffer>(context_, mode));
+}
+
+Result<Ref<Executable>> CudaDevice::CreateExecutable(std::string_view format,
+                                                     std::span<const uint8_t> bytes) {
+  if (format != "cuda-nvptx-fb") {
+    return InvalidArgumentError("the cuda device cannot load '" + std::string(format) +
+                                "' executables (it runs cuda-nvptx-fb)");
+  }
+  KILN_ASSIGN_OR_RETURN(Ref<CudaExecutable> executable,
+                        CudaExecutable::Load(context_, modules_, bytes));
+  return Ref<Executable>(std::move(executable));
+}
+
+Result<Ref<Semaphore>> CudaDevice::CreateSemaphore(uint64_t initial_value) {
+  return Ref<Semaphore>(MakeRef<CudaSemaphore>(initial_value));
+}
+
+Result<CudaSubmission> CudaDevice::MakeSubmission(const Fence& wait, const Fence& signal,
+                                                  const char* operation) const {
+  KILN_RETURN_IF_ERROR(context_->health());
+  auto check = [&](const Fence& fence, const char* role) -> Status {
+    for (const Fence::Timepoint& t : fence.timepoints()) {
+      if (dynamic_cast<CudaSemaphore*>(t.semaphore.get()) == nullptr) {
+        return InvalidArgumentError(std::string(operation) + ": a " + role +
+                                    " semaphore was not created by a CUDA device");
+      }
+    }
+    return OkStatus();
+  };
+  KILN_RETURN_IF_ERROR(check(wait, "wait"));
+  KILN_RETURN_IF_ERROR(check(signal, "signal"));
+  CudaSubmission submission;
+  submission.waits = wait.timepoints();
+  submission.signals = signal.timepoints();
+  return submission;
+}
+
+Status CudaDevice::QueueExecute(const Fence& wait, const Fence& signal,
+                                std::span<const Ref<CommandBuffer>> command_buffers,
+                                std::span<const Ref<Buffer>> binding_table) {
+  KILN_ASSIGN_OR_RETURN(CudaSubmission submission, MakeSubmission(wait, signal, "QueueExecute"));
+  for (size_t i = 0; i < binding_table.size(); ++i) {
+    if (!binding_table[i]) continue;
+    KILN_RETURN_IF_ERROR(CudaAllocationOf(*binding_table[i], *context_,
+                                          "QueueExecute: binding-table slot " + std::to_string(i))
+                             .status());
+  }
+  for (size_t i = 0; i < command_buffers.size(); ++i) {
+    auto where = [i] { return "QueueExecute: command buffer " + std::to_string(i); };
+    auto* command_buffer = dynamic_cast<CudaCommandBuffer*>(command_buffers[i].get());
+    if (command_buffer == nullptr || &command_buffer->context() != context_.get()) {
+      return InvalidArgumentError(where() + " was not created by this CUDA device");
+    }
+    if (!command_buffer->is_ended()) {
+      return FailedPreconditionError(where() + " has not ended recording (call End first)");
+    }
+    Status valid = command_buffer->ValidateBindingTable(binding_table);
+    if (!valid.ok()) return valid.WithContext(where());
+    submission.command_buffers.emplace_back(command_buffer);
+  }
+  // A one-shot command buffer runs once: check all before marking any.
+  for (size_t i = 0; i < submission.command_buffers.size(); ++i) {
+    const CudaCommandBuffer& command_buffer = *submission.command_buffers[i];
+    if (command_buffer.mode() != CommandBufferMode::kOneShot) continue;
+    bool repeated = command_buffer.submitted();
+    for (size_t j = 0; j < i; ++j) {
+      repeated |= submission.command_buffers[j].get() == &command_buffer;
+    }
+    if (repeated) {
+      return FailedPreconditionError("QueueExecute: command buffer " + std::to_string(i) +
+                                     ": a one-shot command buffer was submitted a second time");
+    }
+  }
+  for (const Ref<CudaCommandBuffer>& command_buffer : submission.command_buffers) {
+    command_buffer->MarkSubmitted();
+  }
+  submission.binding_table.assign(binding_table.begin(), binding_table.end());
+  return queue_->Submit(std::move(submission));
+}
+
+Result<Ref<Buffer>> CudaDevice::QueueAlloca(const Fence& wait, const Fence& signal,
+                                            const BufferParams& params, size_t size) {
+  KILN_ASSIGN_OR_RETURN(CudaSubmission submission, MakeSubmission(wait, signal, "QueueAlloca"));
+  // The memory is taken from the pool now, in stream order (it is only
+  // reserved earlier than the waits ask, never used before them); the
+  // submission orders the signal after the waits.
+  KILN_ASSIGN_OR_RETURN(Ref<CudaBuffer> buffer, CudaBuffer::AllocateAsync(context_, params, size));
+  KILN_RETURN_IF_ERROR(queue_->Submit(std::move(submission)));
+  return Ref<Buffer>(std::move(buffer));
+}
+
+Status CudaDevice::QueueDealloca(const Fence& wait, const Fence& signal, Ref<Buffer> buffer) {
+  if (!buffer) return InvalidArgumentError("QueueDealloca: null buffer");
+  KILN_ASSIGN_OR_RETURN(const CudaBuffer* allocation,
+                        CudaAllocationOf(*buffer, *context_, "QueueDealloca: the buffer"));
+  KILN_ASSIGN_OR_RETURN(CudaSubmission submission, MakeSubmission(wait, signal, "QueueDealloca"));
+  if (allocation->kind() == CudaBuffer::Kind::kStreamOrdered) {
+    submission.released = Ref<CudaBuffer>(const_cast<CudaBuffer*>(allocation));
+  }
+  return queue_->Submit(std::move(submission));
+}
+
+}  // namespace kiln::hal::cuda

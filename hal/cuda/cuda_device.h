@@ -1,0 +1,68 @@
+// CudaDevice: one NVIDIA GPU as a HAL device ("cuda", "cuda://N").
+//
+// Objects: buffers from CudaAllocator (cuda_buffer.h), "cuda-nvptx-fb"
+// executables (cuda_executable.h, JIT-compiled once per device through the
+// module cache), command buffers recorded as CUDA graphs
+// (graph_command_buffer.h) or, with the streams option, as direct launches
+// (stream_command_buffer.h), and CudaSemaphores. The queue (cuda_queue.h)
+// runs on one stream of the device's primary context.
+//
+// Submissions check everything they can before enqueueing anything: that
+// command buffers and buffers belong to this device, that command buffers
+// have ended, binding tables, one-shot reuse, and the device's health; a
+// lost device (a kernel fault) fails every later submission with the CUDA
+// error that lost it.
+#pragma once
+
+#include "hal/cuda/cuda_buffer.h"
+#include "hal/cuda/cuda_context.h"
+#include "hal/cuda/cuda_executable.h"
+#include "hal/cuda/cuda_queue.h"
+#include "hal/device.h"
+
+namespace kiln::hal::cuda {
+
+struct CudaDeviceOptions {
+  // Record command buffers as direct stream launches instead of graphs
+  // (--cuda_use_streams).
+  bool use_streams = false;
+};
+
+class CudaDevice final : public Device {
+ public:
+  static Result<Ref<CudaDevice>> Create(Ref<CudaSymbols> symbols, int ordinal,
+                                        const CudaDeviceOptions& options);
+
+  const DeviceProperties& properties() const override { return properties_; }
+  Allocator& allocator() override { return allocator_; }
+
+  Result<Ref<CommandBuffer>> CreateCommandBuffer(CommandBufferMode mode) override;
+  Result<Ref<Executable>> CreateExecutable(std::string_view format,
+                                           std::span<const uint8_t> bytes) override;
+  Result<Ref<Semaphore>> CreateSemaphore(uint64_t initial_value) override;
+
+  Status QueueExecute(const Fence& wait, const Fence& signal,
+                      std::span<const Ref<CommandBuffer>> command_buffers,
+                      std::span<const Ref<Buffer>> binding_table) override;
+  Result<Ref<Buffer>> QueueAlloca(const Fence& wait, const Fence& signal,
+                                  const BufferParams& params, size_t size) override;
+  Status QueueDealloca(const Fence& wait, const Fence& signal, Ref<Buffer> buffer) override;
+
+  const CudaContext& context() const { return *context_; }
+  const CudaModuleCache& module_cache() const { return modules_; }
+
+ private:
+  CudaDevice(Ref<CudaContext> context, DeviceProperties properties, CudaDeviceOptions options);
+  // Checks the fences' semaphores and copies them into a submission.
+  Result<CudaSubmission> MakeSubmission(const Fence& wait, const Fence& signal,
+                                        const char* operation) const;
+
+  Ref<CudaContext> context_;
+  DeviceProperties properties_;
+  CudaDeviceOptions options_;
+  CudaAllocator allocator_;
+  CudaModuleCache modules_;
+  Ref<CudaQueue> queue_;
+};
+
+}  // namespace kiln::hal::cuda

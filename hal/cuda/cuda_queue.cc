@@ -1,0 +1,126 @@
+#include "hal/cuda/cuda_queue.h"
+
+namespace kiln::hal::cuda {
+
+namespace {
+
+void FailSignals(const CudaSubmission& submission, const Status& status) {
+  for (const Fence::Timepoint& t : submission.signals) t.semaphore->Fail(status);
+}
+
+}  // namespace
+
+CudaQueue::Readiness CudaQueue::ResolveWaits(CudaSubmission& submission, Status* failure,
+                                             CudaSemaphore** blocker, uint64_t* value) {
+  // Resolved waits are dropped, so a deferred submission does not enqueue
+  // a cross-device wait twice.
+  auto& waits = submission.waits;
+  for (size_t i = 0; i < waits.size();) {
+    auto* semaphore = static_cast<CudaSemaphore*>(waits[i].semaphore.get());
+    CudaSemaphore::WaitResolution resolution = semaphore->ResolveWait(waits[i].value, *context_);
+    switch (resolution.kind) {
+      case CudaSemaphore::WaitResolution::kReady:
+        waits.erase(waits.begin() + static_cast<ptrdiff_t>(i));
+        continue;
+      case CudaSemaphore::WaitResolution::kFailed:
+        *failure = resolution.failure;
+        return Readiness::kFailed;
+      case CudaSemaphore::WaitResolution::kUnresolved:
+        *blocker = semaphore;
+        *value = waits[i].value;
+        return Readiness::kBlocked;
+    }
+  }
+  return Readiness::kReady;
+}
+
+Status CudaQueue::Issue(CudaSubmission& submission, Callbacks* due) {
+  Status status = context_->health();
+  if (status.ok()) status = context_->MakeCurrent();
+  for (const Ref<CudaCommandBuffer>& command_buffer : submission.command_buffers) {
+    if (!status.ok()) break;
+    status = command_buffer->Issue(submission.binding_table);
+  }
+  if (status.ok() && submission.released) status = submission.released->FreeAsync();
+  if (!status.ok()) {
+    FailSignals(submission, status);
+    return status;
+  }
+  const CudaSymbols& s = context_->symbols();
+  for (const Fence::Timepoint& t : submission.signals) {
+    Result<CUevent> event = context_->AcquireEvent();
+    if (event.ok()) {
+      Status recorded = context_->Check(s.cuEventRecord(*event, context_->stream()),
+                                        "cuEventRecord (signaling a semaphore)");
+      if (!recorded.ok()) {
+        context_->ReleaseEvent(*event);
+        event = recorded;
+      }
+    }
+    if (!event.ok()) {
+      FailSignals(submission, event.status());
+      return event.status();
+    }
+    static_cast<CudaSemaphore*>(t.semaphore.get())->AddPending(t.value, *event, context_, due);
+  }
+  return OkStatus();
+}
+
+Status CudaQueue::PumpLocked(Callbacks* due, const CudaSubmission* report) {
+  Status reported;
+  while (!deferred_.empty() && !callback_registered_) {
+    CudaSubmission& front = deferred_.front();
+    Status failure;
+    CudaSemaphore* blocker = nullptr;
+    uint64_t value = 0;
+    switch (ResolveWaits(front, &failure, &blocker, &value)) {
+      case Readiness::kReady: {
+        // A failure fails the submission's signals: that is how a deferred
+        // submission reports it; the caller's own gets the status too.
+        Status issued = Issue(front, due);
+        if (&front == report) reported = issued;
+        break;
+      }
+      case Readiness::kFailed:
+        FailSignals(front, failure);
+        break;
+      case Readiness::kBlocked:
+        if (!blocker->NotifyWhenResolvable(
+                value, [self = Ref<CudaQueue>(this)] { self->OnResolvable(); })) {
+          continue;  // Resolvable in the meantime: try again.
+        }
+        callback_registered_ = true;
+        return reported;
+    }
+    deferred_.pop_front();
+  }
+  return reported;
+}
+
+Status CudaQueue::Submit(CudaSubmission submission) {
+  Callbacks due;
+  Status status;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    deferred_.push_back(std::move(submission));
+    // Only a submission at the front can be issued now; one behind a
+    // deferred submission keeps its place in the order.
+    const CudaSubmission* mine = deferred_.size() == 1 ? &deferred_.front() : nullptr;
+    status = PumpLocked(&due, mine);
+  }
+  for (auto& callback : due) callback();
+  return status;
+}
+
+void CudaQueue::OnResolvable() {
+  Callbacks due;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    callback_registered_ = false;
+    Status ignored = PumpLocked(&due);
+    (void)ignored;
+  }
+  for (auto& callback : due) callback();
+}
+
+}  // namespace kiln::hal::cuda

@@ -1,0 +1,70 @@
+// CudaQueue: the in-order queue of a CUDA device, on one CUDA stream.
+//
+// A submission (execute, alloca or dealloca) is issued onto the stream as
+// soon as every wait it has can be expressed to the GPU (cuda_semaphore.h:
+// reached, pending on this stream, or pending on another device's stream).
+// A wait the host has yet to signal defers the submission, and every later
+// one behind it, keeping submission order; the semaphore calls the queue
+// back when the value becomes reachable, and the deferred submissions are
+// issued then, from that thread. After its work, a submission records one
+// completion event per signal semaphore and hands it to the semaphore.
+//
+// A wait that failed fails the submission's signal semaphores with its
+// status, without running anything. A device that is lost fails every
+// submission at once with the lost status.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include "hal/cuda/cuda_buffer.h"
+#include "hal/cuda/cuda_command_buffer.h"
+#include "hal/cuda/cuda_context.h"
+#include "hal/cuda/cuda_semaphore.h"
+#include "hal/fence.h"
+
+namespace kiln::hal::cuda {
+
+struct CudaSubmission {
+  std::vector<Fence::Timepoint> waits;    // CudaSemaphores.
+  std::vector<Fence::Timepoint> signals;  // CudaSemaphores.
+  std::vector<Ref<CudaCommandBuffer>> command_buffers;
+  std::vector<Ref<Buffer>> binding_table;
+  Ref<CudaBuffer> released;  // queue_dealloca: freed on the stream.
+};
+
+class CudaQueue : public RefObject {
+ public:
+  explicit CudaQueue(Ref<CudaContext> context) : context_(std::move(context)) {}
+
+  // Issues `submission` now, or defers it behind unresolved waits. An error
+  // while issuing it now is returned (and fails its signals).
+  Status Submit(CudaSubmission submission);
+
+ private:
+  using Callbacks = std::vector<std::function<void()>>;
+  enum class Readiness { kReady, kFailed, kBlocked };
+  // Resolves the submission's waits as far as they go; on kBlocked,
+  // *blocker/*value say what it waits for.
+  Readiness ResolveWaits(CudaSubmission& submission, Status* failure, CudaSemaphore** blocker,
+                         uint64_t* value);
+  // Enqueues the work and the signal events; the semaphore callbacks this
+  // makes due go to `due`, run by the caller after releasing mutex_.
+  // Called with mutex_ held.
+  Status Issue(CudaSubmission& submission, Callbacks* due);
+  // Issues deferred submissions in order while their waits resolve, and
+  // registers a callback for the first one that blocks. Called with mutex_
+  // held. Returns the status of issuing `report` (a submission made by the
+  // caller, which it wants the result of) if it was issued.
+  Status PumpLocked(Callbacks* due, const CudaSubmission* report = nullptr);
+  void OnResolvable();
+
+  Ref<CudaContext> context_;
+  std::mutex mutex_;
+  std::deque<CudaSubmission> deferred_;  // Guarded by mutex_.
+  bool callback_registered_ = false;     // Guarded by mutex_.
+};
+
+}  // namespace kiln::hal::cuda

@@ -1,0 +1,80 @@
+// GraphCommandBuffer: a command buffer executed as a CUDA graph, recorded
+// once and replayed (the CUDA driver's default).
+//
+// The recorded commands become graph nodes: kernel nodes for dispatches,
+// memset nodes for fills, memcpy nodes for copies and updates. Execution
+// barriers become dependency edges: every node depends on the nodes
+// recorded between the two barriers before it (through one empty join node
+// when both groups have several), so the dispatches between two barriers
+// may run concurrently rather than as a chain.
+//
+// The graph is built and instantiated once: at End, or, when a fill or copy
+// uses a binding-table slot (CUDA checks memset/memcpy node addresses, and
+// the slot's size may decide the length), at the first submit. Each submit of a reusable command buffer
+// resolves the binding table and patches, in the instantiated graph, only
+// the nodes whose addresses changed since the last launch
+// (cuGraphExecKernelNodeSetParams; memset/memcpy nodes likewise); the graph
+// is rebuilt only if a slot's size changes what a fill or copy covers, or
+// CUDA refuses a memset/memcpy patch (a different kind of memory).
+// Patching never affects launches already enqueued (CUDA's rule), so no
+// wait is needed between submits.
+#pragma once
+
+#include <deque>
+
+#include "hal/cuda/cuda_command_buffer.h"
+
+namespace kiln::hal::cuda {
+
+class GraphCommandBuffer final : public CudaCommandBuffer {
+ public:
+  GraphCommandBuffer(Ref<CudaContext> context, CommandBufferMode mode)
+      : CudaCommandBuffer(std::move(context), mode) {}
+  ~GraphCommandBuffer() override;
+
+  Status Issue(std::span<const Ref<Buffer>> binding_table) override;
+
+  // Statistics for tests and benchmarks: graph builds (instantiations) and
+  // node patches so far.
+  uint64_t instantiation_count() const { return instantiations_; }
+  uint64_t patched_node_count() const { return patched_nodes_; }
+  size_t node_count() const { return nodes_.size(); }
+
+ private:
+  Status EndImpl() override;
+
+  // One node per non-barrier command, with the parameters last given to
+  // the instantiated graph.
+  struct Node {
+    uint32_t command = 0;
+    CUgraphNode node = nullptr;
+    CUDA_KERNEL_NODE_PARAMS kernel = {};
+    std::vector<uint64_t> values;  // Kernel parameter values.
+    std::vector<void*> pointers;   // → values.
+    CUDA_MEMSET_NODE_PARAMS memset = {};
+    CUDA_MEMCPY3D memcpy = {};
+  };
+
+  // Builds and instantiates the graph with `table`'s addresses.
+  Status Build(std::span<const Ref<Buffer>> table);
+  void DestroyGraph();
+  // Fills node's parameters for `table`; returns whether they differ from
+  // what it held (for kernel nodes, only addresses can change).
+  bool Resolve(Node& node, std::span<const Ref<Buffer>> table) const;
+  // Whether a fill/copy covers a different byte count under `table` than in
+  // the instantiated graph (which patching cannot change).
+  bool ShapeChanged(std::span<const Ref<Buffer>> table) const;
+  // Whether any fill/copy uses a slot: memset/memcpy nodes are added with
+  // real addresses, so those graphs are built at the first submit.
+  bool NeedsTableToBuild() const;
+
+  CUgraph graph_ = nullptr;
+  CUgraphExec exec_ = nullptr;
+  std::deque<Node> nodes_;  // Stable addresses: params point into them.
+  // Per command: the bytes a fill/copy covered when the graph was built.
+  std::vector<size_t> built_lengths_;
+  uint64_t instantiations_ = 0;
+  uint64_t patched_nodes_ = 0;
+};
+
+}  // namespace kiln::hal::cuda

@@ -1,0 +1,28 @@
+// StreamCommandBuffer: a command buffer replayed as direct launches on the
+// device's stream at every submit (--cuda_use_streams; for debugging and
+// comparison with the graph path).
+//
+// Dispatches become cuLaunchKernel, fills cuMemsetD{8,16,32}Async, copies
+// and updates cuMemcpyAsync. The stream runs them in order, so execution
+// barriers need no work. Binding-table slots are resolved per submit.
+#pragma once
+
+#include "hal/cuda/cuda_command_buffer.h"
+
+namespace kiln::hal::cuda {
+
+class StreamCommandBuffer final : public CudaCommandBuffer {
+ public:
+  StreamCommandBuffer(Ref<CudaContext> context, CommandBufferMode mode)
+      : CudaCommandBuffer(std::move(context), mode) {}
+
+  Status Issue(std::span<const Ref<Buffer>> binding_table) override;
+
+ private:
+  // Kernel-parameter scratch, sized for the largest dispatch (the driver
+  // copies parameters at launch).
+  std::vector<uint64_t> values_;
+  std::vector<void*> pointers_;
+};
+
+}  // namespace kiln::hal::cuda

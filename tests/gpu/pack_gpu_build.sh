@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Packs a build folder for the GPU machine (see README.md): everything the
+# `gpu`-labelled ctest tests and the GPU benchmarks need, with executables
+# stripped, plus lit, FileCheck and `not` from this machine's llvm-15-tools
+# (the GPU machine has none), and the list of `gpu` tests as ctest describes
+# them. The pack is one compressed tarball, small enough to travel.
+#
+# usage: tests/gpu/pack_gpu_build.sh BUILD_DIR PACK_DIR
+#   then carry PACK_DIR and run tests/gpu/run_gpu_checks.sh PACK_DIR OUT_DIR there.
+set -euo pipefail
+build="$(cd "$1" && pwd)"
+pack="$2"
+source_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+staging="$(mktemp -d)"
+trap 'rm -rf "${staging}"' EXIT
+root="${staging}/kiln-gpu"
+mkdir -p "${root}/build" "${root}/tools"
+
+# The build, without objects and build-system state.
+(cd "${build}" && find . -type f \
+    ! -name '*.o' ! -name '*.a' ! -path '*/CMakeFiles/*' ! -name '.ninja*' \
+    ! -name 'build.ninja' ! -name 'CMakeCache.txt' ! -name '*.cmake' ! -path './Testing/*' \
+    ! -path '*/fuzz/*corpus*' -print0) |
+  (cd "${build}" && xargs -0 cp --parents -t "${root}/build")
+# Every folder, even those left empty: ctest runs tests in their own.
+(cd "${build}" && find . -type d ! -path '*/CMakeFiles*' ! -path './Testing*' -print0) |
+  (cd "${root}/build" && xargs -0 mkdir -p)
+# Strip debug info from executables and shared objects.
+find "${root}/build" -type f \( -perm -u+x -o -name '*.so' \) -print0 |
+  xargs -0 -r sh -c 'for f; do if head -c4 "$f" | grep -q ELF; then strip --strip-debug "$f"; fi; done' _
+
+# The test tools the e2e suite runs with.
+cp -r /usr/lib/llvm-15/build/utils/lit "${root}/tools/lit"
+cp "$(readlink -f /usr/bin/FileCheck-15)" "${root}/tools/FileCheck-15"
+cp "$(readlink -f /usr/bin/not-15)" "${root}/tools/not-15"
+mkdir -p "${root}/tools/lib"
+for lib in libz3.so.4 libtinfo.so.6 libbenchmark.so.1debian; do
+  cp -L "/lib/x86_64-linux-gnu/${lib}" "${root}/tools/lib/"
+done
+
+# The gpu tests as ctest would run them, with this machine's paths.
+(cd "${build}" && ctest -L gpu --show-only=json-v1) > "${root}/gpu_tests.json"
+cat > "${root}/paths.json" <<JSON
+{"build": "${build}", "source": "${source_dir}",
+ "lit": "/usr/lib/llvm-15/build/utils/lit/lit.py",
+ "filecheck": "$(command -v FileCheck-15)", "not": "$(command -v not-15)"}
+JSON
+
+mkdir -p "${pack}"
+tar -C "${staging}" -cJf "${pack}/kiln-gpu.tar.xz" kiln-gpu
+du -h "${pack}/kiln-gpu.tar.xz"

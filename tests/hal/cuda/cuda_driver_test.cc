@@ -1,0 +1,396 @@
+// The CUDA driver on a real GPU (label `gpu`): memory, PTX executables,
+// graph and stream command buffers, binding-table replay, semaphores and the
+// errors users meet. Every test skips, saying why, where there is no CUDA
+// device (no NVIDIA driver, or no GPU).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <thread>
+
+#include "hal/cpu/cpu_device.h"
+#include "hal/cuda/cuda_device.h"
+#include "hal/cuda/graph_command_buffer.h"
+#include "tests/hal/cuda/cuda_test_util.h"
+
+namespace kiln::hal::cuda {
+namespace {
+
+using testing::BuildCudaExecutable;
+using testing::CudaExportSpec;
+using testing::Download;
+using testing::SubmitAndWait;
+using testing::Upload;
+
+uint32_t FloatBits(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  return bits;
+}
+
+// The exports of test_kernels.cu, ordinals in this order.
+std::vector<CudaExportSpec> TestExports() {
+  return {{"add_one_inplace", "add_one_inplace", 256, {false}, 1},
+          {"mul_add", "mul_add", 256, {true, true, false}, 2},
+          {"reverse_blocks", "reverse_blocks", 64, {true, false}, 0, 64 * sizeof(float)}};
+}
+constexpr uint32_t kAddOne = 0, kMulAdd = 1, kReverse = 2;
+
+class CudaDriverTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    std::string skip;
+    device_ = testing::CreateCudaDevice(/*use_streams=*/GetParam(), &skip);
+    if (!device_) GTEST_SKIP() << skip;
+    ptx_ = testing::ReadTestPtx();
+    Result<Ref<Executable>> executable = device_->CreateExecutable(
+        "cuda-nvptx-fb", BuildCudaExecutable({{"sm_75", ptx_}}, TestExports()));
+    ASSERT_TRUE(executable.ok()) << executable.status().ToString();
+    executable_ = *executable;
+  }
+
+  Ref<CommandBuffer> NewCommandBuffer(CommandBufferMode mode = CommandBufferMode::kOneShot) {
+    Result<Ref<CommandBuffer>> command_buffer = device_->CreateCommandBuffer(mode);
+    EXPECT_TRUE(command_buffer.ok());
+    EXPECT_TRUE((*command_buffer)->Begin().ok());
+    return *command_buffer;
+  }
+
+  Ref<Device> device_;
+  std::string ptx_;
+  Ref<Executable> executable_;
+};
+
+TEST_P(CudaDriverTest, PropertiesNameTheGpu) {
+  const DeviceProperties& p = device_->properties();
+  EXPECT_EQ(p.driver, "cuda");
+  EXPECT_EQ(p.uri, "cuda://0");
+  EXPECT_EQ(p.kind, "gpu");
+  EXPECT_FALSE(p.name.empty());
+  EXPECT_EQ(p.executable_formats, std::vector<std::string>{"cuda-nvptx-fb"});
+}
+
+TEST_P(CudaDriverTest, EveryMemoryTypeReadsAndWrites) {
+  const std::vector<float> values = {1, 2, 3, 4, 5};
+  for (MemoryTypeBits type : {MemoryTypeBits{kMemoryTypeDeviceLocal},
+                              MemoryTypeBits{kMemoryTypeHostVisible},
+                              MemoryTypeBits{kMemoryTypeDeviceLocal | kMemoryTypeHostVisible}}) {
+    SCOPED_TRACE(FormatMemoryType(type));
+    Result<Ref<Buffer>> buffer = device_->allocator().Allocate({type, kBufferUsageDefault}, 20);
+    ASSERT_TRUE(buffer.ok()) << buffer.status().ToString();
+    EXPECT_EQ((*buffer)->memory_type() & type, type);
+    ASSERT_TRUE((*buffer)
+                    ->WriteData(0, std::span<const uint8_t>(
+                                       reinterpret_cast<const uint8_t*>(values.data()), 20))
+                    .ok());
+    EXPECT_EQ(Download(**buffer), values);
+    Result<std::span<uint8_t>> mapped = (*buffer)->Map();
+    EXPECT_EQ(mapped.ok(), (type & kMemoryTypeHostVisible) != 0);
+    if (!mapped.ok()) {
+      EXPECT_NE(mapped.status().message().find("not host-visible"), std::string::npos);
+    }
+  }
+  // Empty buffers are allowed.
+  EXPECT_TRUE(device_->allocator().Allocate({}, 0).ok());
+}
+
+TEST_P(CudaDriverTest, OutOfMemoryIsACleanError) {
+  Result<Ref<Buffer>> huge = device_->allocator().Allocate({}, size_t{1} << 50);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), StatusCode::kResourceExhausted) << huge.status().ToString();
+  EXPECT_NE(huge.status().message().find("CUDA_ERROR_OUT_OF_MEMORY"), std::string::npos);
+}
+
+TEST_P(CudaDriverTest, DispatchComputesWithBindingsAndConstants) {
+  const uint32_t n = 1000;
+  std::vector<float> a(n), b(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    a[i] = static_cast<float>(i);
+    b[i] = 0.5f;
+  }
+  Ref<Buffer> ab = Upload(*device_, a), bb = Upload(*device_, b);
+  Ref<Buffer> cb = Upload(*device_, std::vector<float>(n, -1.0f));
+  Ref<CommandBuffer> command_buffer = NewCommandBuffer();
+  const uint32_t constants[] = {n, FloatBits(3.0f)};
+  const BufferRef bindings[] = {BufferRef::Of(ab), BufferRef::Of(bb), BufferRef::Of(cb)};
+  ASSERT_TRUE(command_buffer->Dispatch(executable_, kMulAdd, {4, 1, 1}, constants, bindings).ok());
+  ASSERT_TRUE(command_buffer->End().ok());
+  ASSERT_TRUE(SubmitAndWait(*device_, command_buffer).ok());
+  std::vector<float> c = Download(*cb);
+  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] * 0.5f + 3.0f) << i;
+  // A one-shot command buffer runs once.
+  Status again = SubmitAndWait(*device_, command_buffer);
+  EXPECT_EQ(again.code(), StatusCode::kFailedPrecondition) << again.ToString();
+}
+
+TEST_P(CudaDriverTest, DynamicSharedMemory) {
+  std::vector<float> in(128);
+  for (int i = 0; i < 128; ++i) in[i] = static_cast<float>(i);
+  Ref<Buffer> ib = Upload(*device_, in), ob = Upload(*device_, std::vector<float>(128, 0));
+  Ref<CommandBuffer> command_buffer = NewCommandBuffer();
+  const BufferRef bindings[] = {BufferRef::Of(ib), BufferRef::Of(ob)};
+  ASSERT_TRUE(command_buffer->Dispatch(executable_, kReverse, {2, 1, 1}, {}, bindings).ok());
+  ASSERT_TRUE(command_buffer->End().ok());
+  ASSERT_TRUE(SubmitAndWait(*device_, command_buffer).ok());
+  std::vector<float> out = Download(*ob);
+  EXPECT_EQ(out[0], 63.0f);
+  EXPECT_EQ(out[63], 0.0f);
+  EXPECT_EQ(out[64], 127.0f);
+  EXPECT_EQ(out[127], 64.0f);
+}
+
+// Dependent dispatches separated by barriers run in order; independent ones
+// between two barriers (on different buffers) may overlap and both finish.
+TEST_P(CudaDriverTest, BarriersOrderDependentDispatches) {
+  const uint32_t n = 4096;
+  Ref<Buffer> x = Upload(*device_, std::vector<float>(n, 0.0f));
+  Ref<Buffer> y = Upload(*device_, std::vector<float>(n, 10.0f));
+  Ref<CommandBuffer> command_buffer = NewCommandBuffer();
+  const uint32_t constants[] = {n};
+  for (int step = 0; step < 5; ++step) {
+    const BufferRef on_x[] = {BufferRef::Of(x)};
+    const BufferRef on_y[] = {BufferRef::Of(y)};
+    ASSERT_TRUE(command_buffer->Dispatch(executable_, kAddOne, {16, 1, 1}, constants, on_x).ok());
+    ASSERT_TRUE(command_buffer->Dispatch(executable_, kAddOne, {16, 1, 1}, constants, on_y).ok());
+    ASSERT_TRUE(command_buffer->ExecutionBarrier().ok());
+  }
+  ASSERT_TRUE(command_buffer->End().ok());
+  ASSERT_TRUE(SubmitAndWait(*device_, command_buffer).ok());
+  EXPECT_EQ(Download(*x), std::vector<float>(n, 5.0f));
+  EXPECT_EQ(Download(*y), std::vector<float>(n, 15.0f));
+}
+
+// A reusable command buffer is recorded (and, in graph mode, instantiated)
+// once and replayed on different buffers through binding-table slots; only
+// the nodes whose addresses change are patched.
+TEST_P(CudaDriverTest, ReusableCommandBufferReplaysOnNewBuffers) {
+  const uint32_t n = 512;
+  Ref<Buffer> constant_b = Upload(*device_, std::vector<float>(n, 2.0f));
+  Ref<CommandBuffer> command_buffer = NewCommandBuffer(CommandBufferMode::kReusable);
+  const uint32_t mul_constants[] = {n, FloatBits(1.0f)};
+  const uint32_t add_constants[] = {n};
+  // out = in * 2 + 1 (slots 0 → 1), then out += 1, twice.
+  const BufferRef mul_bindings[] = {BufferRef::Slot(0), BufferRef::Of(constant_b),
+                                    BufferRef::Slot(1)};
+  const BufferRef add_bindings[] = {BufferRef::Slot(1)};
+  ASSERT_TRUE(
+      command_buffer->Dispatch(executable_, kMulAdd, {2, 1, 1}, mul_constants, mul_bindings).ok());
+  ASSERT_TRUE(command_buffer->ExecutionBarrier().ok());
+  ASSERT_TRUE(
+      command_buffer->Dispatch(executable_, kAddOne, {2, 1, 1}, add_constants, add_bindings).ok());
+  ASSERT_TRUE(command_buffer->ExecutionBarrier().ok());
+  ASSERT_TRUE(
+      command_buffer->Dispatch(executable_, kAddOne, {2, 1, 1}, add_constants, add_bindings).ok());
+  ASSERT_TRUE(command_buffer->End().ok());
+
+  Ref<Buffer> in1 = Upload(*device_, std::vector<float>(n, 1.0f));
+  Ref<Buffer> out1 = Upload(*device_, std::vector<float>(n, 0.0f));
+  Ref<Buffer> in2 = Upload(*device_, std::vector<float>(n, 10.0f));
+  Ref<Buffer> out2 = Upload(*device_, std::vector<float>(n, 0.0f));
+  const Ref<Buffer> table1[] = {in1, out1};
+  const Ref<Buffer> table2[] = {in2, out2};
+  ASSERT_TRUE(SubmitAndWait(*device_, command_buffer, table1).ok());
+  EXPECT_EQ(Download(*out1), std::vector<float>(n, 5.0f));
+  ASSERT_TRUE(SubmitAndWait(*device_, command_buffer, table2).ok());
+  EXPECT_EQ(Download(*out2), std::vector<float>(n, 23.0f));
+  // Same table again: out2 = 10 * 2 + 1 + 2 again.
+  ASSERT_TRUE(SubmitAndWait(*device_, command_buffer, table2).ok());
+  EXPECT_EQ(Download(*out2), std::vector<float>(n, 23.0f));
+  // Only the input changes: only the first node is patched.
+  const Ref<Buffer> table3[] = {in1, out2};
+  ASSERT_TRUE(SubmitAndWait(*device_, command_buffer, table3).ok());
+  EXPECT_EQ(Download(*out2), std::vector<float>(n, 5.0f));
+
+  if (auto* graph = dynamic_cast<GraphCommandBuffer*>(command_buffer.get())) {
+    EXPECT_EQ(graph->instantiation_count(), 1u);
+    EXPECT_EQ(graph->node_count(), 3u);
+    // First submit: 3 nodes get real addresses; table2: 3; table2 again: 0;
+    // table3: 1.
+    EXPECT_EQ(graph->patched_node_count(), 7u);
+  }
+  // A table missing a slot is refused at submit, naming the slot.
+  const Ref<Buffer> short_table[] = {in1};
+  Status missing = SubmitAndWait(*device_, command_buffer, short_table);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("slot 1"), std::string::npos) << missing.ToString();
+}
+
+TEST_P(CudaDriverTest, FillCopyAndUpdate) {
+  Ref<Buffer> a = Upload(*device_, std::vector<float>(64, 0.0f));
+  Ref<Buffer> b = Upload(*device_, std::vector<float>(64, 0.0f));
+  Ref<CommandBuffer> command_buffer = NewCommandBuffer(CommandBufferMode::kReusable);
+  ASSERT_TRUE(command_buffer->FillBuffer(BufferRef::Of(a), FloatBits(7.0f), 4).ok());
+  ASSERT_TRUE(command_buffer->ExecutionBarrier().ok());
+  const std::vector<float> update = {1, 2, 3, 4};
+  ASSERT_TRUE(command_buffer
+                  ->UpdateBuffer(std::span<const uint8_t>(
+                                     reinterpret_cast<const uint8_t*>(update.data()), 16),
+                                 BufferRef::Of(a, 8 * sizeof(float), 16))
+                  .ok());
+  ASSERT_TRUE(command_buffer->ExecutionBarrier().ok());
+  ASSERT_TRUE(command_buffer->CopyBuffer(BufferRef::Of(a), BufferRef::Slot(0), kWholeBuffer).ok());
+  ASSERT_TRUE(command_buffer->ExecutionBarrier().ok());
+  // One byte pattern over the last 16 bytes of the slot.
+  ASSERT_TRUE(command_buffer->FillBuffer(BufferRef::Slot(0, 60 * sizeof(float)), 0, 1).ok());
+  ASSERT_TRUE(command_buffer->End().ok());
+  const Ref<Buffer> table[] = {b};
+  ASSERT_TRUE(SubmitAndWait(*device_, command_buffer, table).ok());
+  std::vector<float> expected(64, 7.0f);
+  for (int i = 0; i < 4; ++i) expected[8 + i] = update[i];
+  EXPECT_EQ(Download(*a), expected);
+  for (int i = 60; i < 64; ++i) expected[i] = 0.0f;
+  EXPECT_EQ(Download(*b), expected);
+  // Replayed onto another buffer.
+  Ref<Buffer> c = Upload(*device_, std::vector<float>(64, -1.0f));
+  const Ref<Buffer> table2[] = {c};
+  ASSERT_TRUE(SubmitAndWait(*device_, command_buffer, table2).ok());
+  EXPECT_EQ(Download(*c), expected);
+}
+
+// A submission that waits for a value the host has yet to signal runs once
+// it is signaled; the one behind it keeps its place.
+TEST_P(CudaDriverTest, QueueHonoursHostSignaledWaits) {
+  const uint32_t n = 256;
+  Ref<Buffer> x = Upload(*device_, std::vector<float>(n, 0.0f));
+  Result<Ref<Semaphore>> gate = device_->CreateSemaphore(0);
+  Result<Ref<Semaphore>> done = device_->CreateSemaphore(0);
+  ASSERT_TRUE(gate.ok() && done.ok());
+  const uint32_t constants[] = {n};
+  const BufferRef bindings[] = {BufferRef::Of(x)};
+  for (uint64_t step = 1; step <= 2; ++step) {
+    Ref<CommandBuffer> command_buffer = NewCommandBuffer();
+    ASSERT_TRUE(command_buffer->Dispatch(executable_, kAddOne, {1, 1, 1}, constants, bindings).ok());
+    ASSERT_TRUE(command_buffer->End().ok());
+    const Ref<CommandBuffer> list[] = {command_buffer};
+    // The first waits on the gate; the second only on the first.
+    Fence wait = step == 1 ? Fence({{*gate, 1}}) : Fence({{*done, 1}});
+    ASSERT_TRUE(device_->QueueExecute(wait, Fence({{*done, step}}), list, {}).ok());
+  }
+  Status early = (*done)->Wait(2, std::chrono::milliseconds(20));
+  EXPECT_EQ(early.code(), StatusCode::kDeadlineExceeded) << early.ToString();
+  EXPECT_EQ(*(*done)->Query(), 0u);
+  std::thread signaler([&] { EXPECT_TRUE((*gate)->Signal(1).ok()); });
+  ASSERT_TRUE((*done)->Wait(2, std::chrono::seconds(20)).ok());
+  signaler.join();
+  EXPECT_EQ(Download(*x), std::vector<float>(n, 2.0f));
+}
+
+TEST_P(CudaDriverTest, FailedWaitFailsTheSignals) {
+  Result<Ref<Semaphore>> gate = device_->CreateSemaphore(0);
+  Result<Ref<Semaphore>> done = device_->CreateSemaphore(0);
+  Ref<CommandBuffer> command_buffer = NewCommandBuffer();
+  ASSERT_TRUE(command_buffer->End().ok());
+  const Ref<CommandBuffer> list[] = {command_buffer};
+  ASSERT_TRUE(device_->QueueExecute(Fence({{*gate, 1}}), Fence({{*done, 1}}), list, {}).ok());
+  (*gate)->Fail(AbortedError("upstream work failed"));
+  Status waited = (*done)->Wait(1, std::chrono::seconds(5));
+  EXPECT_EQ(waited.code(), StatusCode::kAborted) << waited.ToString();
+}
+
+TEST_P(CudaDriverTest, QueueAllocaAndDealloca) {
+  Result<Ref<Semaphore>> semaphore = device_->CreateSemaphore(0);
+  Result<Ref<Buffer>> buffer = device_->QueueAlloca(Fence(), Fence({{*semaphore, 1}}), {}, 4096);
+  ASSERT_TRUE(buffer.ok()) << buffer.status().ToString();
+  Ref<CommandBuffer> command_buffer = NewCommandBuffer();
+  ASSERT_TRUE(command_buffer->FillBuffer(BufferRef::Of(*buffer), FloatBits(3.0f), 4).ok());
+  ASSERT_TRUE(command_buffer->End().ok());
+  const Ref<CommandBuffer> list[] = {command_buffer};
+  ASSERT_TRUE(
+      device_->QueueExecute(Fence({{*semaphore, 1}}), Fence({{*semaphore, 2}}), list, {}).ok());
+  ASSERT_TRUE((*semaphore)->Wait(2, std::chrono::seconds(20)).ok());
+  EXPECT_EQ(Download(**buffer), std::vector<float>(1024, 3.0f));
+  ASSERT_TRUE(
+      device_->QueueDealloca(Fence({{*semaphore, 2}}), Fence({{*semaphore, 3}}), *buffer).ok());
+  EXPECT_TRUE((*semaphore)->Wait(3, std::chrono::seconds(20)).ok());
+}
+
+TEST_P(CudaDriverTest, ModulesAreCachedPerDevice) {
+  auto* cuda = static_cast<CudaDevice*>(device_.get());
+  const size_t before = cuda->module_cache().size();
+  Result<Ref<Executable>> again = device_->CreateExecutable(
+      "cuda-nvptx-fb", BuildCudaExecutable({{"sm_75", ptx_}}, TestExports()));
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(cuda->module_cache().size(), before);
+}
+
+TEST_P(CudaDriverTest, PicksTheNewestImageTheDeviceRuns) {
+  // sm_75 and sm_80 images both run on any newer GPU: the newer is chosen.
+  Result<Ref<Executable>> executable = device_->CreateExecutable(
+      "cuda-nvptx-fb", BuildCudaExecutable({{"sm_75", ptx_}, {"sm_80", ptx_}}, TestExports()));
+  ASSERT_TRUE(executable.ok()) << executable.status().ToString();
+  EXPECT_EQ(static_cast<CudaExecutable*>(executable->get())->target_arch(), "sm_80");
+}
+
+TEST_P(CudaDriverTest, PtxForANewerArchitectureIsRefused) {
+  Result<Ref<Executable>> executable = device_->CreateExecutable(
+      "cuda-nvptx-fb", BuildCudaExecutable({{"sm_990", ptx_}}, TestExports()));
+  ASSERT_FALSE(executable.ok());
+  EXPECT_NE(executable.status().message().find("no PTX image runs on this sm_"), std::string::npos)
+      << executable.status().ToString();
+  EXPECT_NE(executable.status().message().find("sm_990"), std::string::npos);
+}
+
+TEST_P(CudaDriverTest, MissingKernelIsNamed) {
+  Result<Ref<Executable>> executable = device_->CreateExecutable(
+      "cuda-nvptx-fb",
+      BuildCudaExecutable({{"sm_75", ptx_}}, {{"nope", "no_such_kernel", 64, {false}, 0}}));
+  ASSERT_FALSE(executable.ok());
+  EXPECT_EQ(executable.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(executable.status().message().find("has no kernel 'no_such_kernel'"),
+            std::string::npos)
+      << executable.status().ToString();
+}
+
+TEST_P(CudaDriverTest, PtxThatDoesNotLoadReportsTheJitLog) {
+  std::string broken = ptx_;
+  const size_t entry = broken.find(".entry add_one_inplace");
+  ASSERT_NE(entry, std::string::npos);
+  broken.insert(broken.find('{', entry) + 1, "\n\tthis_is_not_an_instruction;\n");
+  Result<Ref<Executable>> executable = device_->CreateExecutable(
+      "cuda-nvptx-fb", BuildCudaExecutable({{"sm_75", broken}}, TestExports()));
+  ASSERT_FALSE(executable.ok());
+  EXPECT_NE(executable.status().message().find("cuModuleLoadDataEx"), std::string::npos)
+      << executable.status().ToString();
+  EXPECT_NE(executable.status().message().find("JIT log"), std::string::npos)
+      << executable.status().ToString();
+}
+
+TEST_P(CudaDriverTest, BlockLargerThanTheKernelAllowsIsRefused) {
+  Result<Ref<Executable>> executable = device_->CreateExecutable(
+      "cuda-nvptx-fb", BuildCudaExecutable({{"sm_75", ptx_}}, {{"bounded", "bounded", 256, {false}, 0}}));
+  ASSERT_FALSE(executable.ok());
+  EXPECT_NE(executable.status().message().find("256 threads per block, more than the 128"),
+            std::string::npos)
+      << executable.status().ToString();
+}
+
+TEST_P(CudaDriverTest, BufferOfAnotherDeviceIsRefused) {
+  Result<Ref<cpu::CpuDevice>> cpu = cpu::CpuDevice::Create({false, 1});
+  ASSERT_TRUE(cpu.ok());
+  Result<Ref<Buffer>> host_buffer = (*cpu)->allocator().Allocate({}, 1024);
+  ASSERT_TRUE(host_buffer.ok());
+  Ref<CommandBuffer> command_buffer = NewCommandBuffer();
+  const uint32_t constants[] = {256};
+  const BufferRef bindings[] = {BufferRef::Of(*host_buffer)};
+  Status status = command_buffer->Dispatch(executable_, kAddOne, {1, 1, 1}, constants, bindings);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("binding 0 is a buffer of another device"), std::string::npos)
+      << status.ToString();
+  // And through a binding table at submit.
+  Ref<CommandBuffer> reusable = NewCommandBuffer(CommandBufferMode::kReusable);
+  const BufferRef slot[] = {BufferRef::Slot(0)};
+  ASSERT_TRUE(reusable->Dispatch(executable_, kAddOne, {1, 1, 1}, constants, slot).ok());
+  ASSERT_TRUE(reusable->End().ok());
+  const Ref<Buffer> table[] = {*host_buffer};
+  Status submitted = SubmitAndWait(*device_, reusable, table);
+  ASSERT_FALSE(submitted.ok());
+  EXPECT_NE(submitted.message().find("slot 0 is a buffer of another device"), std::string::npos)
+      << submitted.ToString();
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, CudaDriverTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? std::string("Streams") : std::string("Graphs");
+                         });
+
+}  // namespace
+}  // namespace kiln::hal::cuda
