@@ -103,6 +103,12 @@ CudaBuffer::~CudaBuffer() {
 }
 
 Result<uint8_t*> CudaBuffer::MapAllocation(size_t allocation_offset, size_t) {
+  if (byte_length() == 0) {
+    // Nothing was allocated (CUDA has no empty allocations); an empty
+    // mapping still needs an address.
+    static uint8_t empty;
+    return &empty;
+  }
   if (!host_pointer_) {
     return FailedPreconditionError("cannot map device-local CUDA memory (not host-visible)");
   }

@@ -53,6 +53,10 @@ bool HasInstanceExtension(const VulkanLoader& loader, const char* layer, const c
 
 }  // namespace
 
+// The process's first instance (see Create). External linkage: the store
+// must stay, so that leak checkers see the instance as reachable.
+Ref<VulkanInstance>* kept_instance = nullptr;
+
 VulkanDriverOptions VulkanDriverOptions::FromEnvironment() {
   VulkanDriverOptions options;
   if (const char* value = std::getenv("KILN_VULKAN_VALIDATION")) {
@@ -168,8 +172,8 @@ Result<Ref<VulkanInstance>> VulkanInstance::Create(const VulkanDriverOptions& op
   // them again for the next one, and NVIDIA's driver stops loading after a
   // few dozen such cycles in one process (every later vkCreateInstance
   // finds "no drivers"). One instance kept alive keeps the drivers loaded.
-  static std::once_flag keep_alive;
-  std::call_once(keep_alive, [&] { new Ref<VulkanInstance>(instance); });
+  static std::once_flag once;
+  std::call_once(once, [&] { kept_instance = new Ref<VulkanInstance>(instance); });
   return instance;
 }
 

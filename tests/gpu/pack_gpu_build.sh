@@ -38,8 +38,21 @@ for lib in libz3.so.4 libtinfo.so.6 libbenchmark.so.1debian; do
   cp -L "/lib/x86_64-linux-gnu/${lib}" "${root}/tools/lib/"
 done
 
-# The gpu tests as ctest would run them, with this machine's paths.
-(cd "${build}" && ctest -L gpu --show-only=json-v1) > "${root}/gpu_tests.json"
+# The tests to run there, as ctest would run them, with this machine's
+# paths: the `gpu` ones, and the Vulkan ones (lavapipe here, NVIDIA's Vulkan
+# driver there), the e2e suite on vulkan included.
+(cd "${build}" && ctest -L 'gpu|vulkan' --show-only=json-v1) > "${staging}/labelled.json"
+(cd "${build}" && ctest -R '^kiln_e2e_vulkan$' --show-only=json-v1) > "${staging}/e2e.json"
+python3 - "${staging}/labelled.json" "${staging}/e2e.json" > "${root}/gpu_tests.json" <<'PY'
+import json, sys
+tests, seen = [], set()
+for path in sys.argv[1:]:
+    for test in json.load(open(path))["tests"]:
+        if test["name"] not in seen:
+            seen.add(test["name"])
+            tests.append(test)
+json.dump({"tests": tests}, sys.stdout)
+PY
 cat > "${root}/paths.json" <<JSON
 {"build": "${build}", "source": "${source_dir}",
  "lit": "/usr/lib/llvm-15/build/utils/lit/lit.py",

@@ -166,8 +166,15 @@ class VulkanTest : public ::testing::Test {
     if (!driver_ || !driver_->instance().validation_enabled()) return;
     std::vector<std::string> messages = driver_->instance().validation_log().Take();
     std::string joined;
-    for (const std::string& message : messages) joined += "\n  " + message;
-    EXPECT_TRUE(messages.empty()) << "the Vulkan validation layer reported:" << joined;
+    for (const std::string& message : messages) {
+      // The layer (1.3.239) sometimes loses track of a timeline semaphore
+      // that the host signals while the queue waits on it, waits 10 s for
+      // its own state, and reports this message, which it calls "most likely
+      // a validation bug". Not a finding about kiln.
+      if (message.find("UNASSIGNED-VkSemaphore-state-timeout") != std::string::npos) continue;
+      joined += "\n  " + message;
+    }
+    EXPECT_TRUE(joined.empty()) << "the Vulkan validation layer reported:" << joined;
   }
 
   bool validation_enabled() const { return driver_ && driver_->instance().validation_enabled(); }
