@@ -26,7 +26,15 @@ using Results = std::span<Variant>;
 // the same ref every time) and scratch space the hot imports reuse instead of
 // allocating per call.
 struct HalState {
+  // The semaphore fence.create last used on a device, and the value of the
+  // last fence made on it: reused while every fence on it is reached.
+  struct FenceSemaphore {
+    const Device* device;
+    Ref<Semaphore> semaphore;
+    uint64_t value;
+  };
   std::vector<Ref<Device>> devices;
+  std::vector<FenceSemaphore> fence_semaphores;
   std::vector<Ref<vm::Object>> device_refs;
   std::vector<uint32_t> constants;
   std::vector<BufferRef> bindings;
@@ -524,11 +532,34 @@ Status CommandBufferExecutionBarrier(HalState&, Args args, Results) {
 // ---------------------------------------------------------------------------
 // Fences and the queue.
 
-Status FenceCreate(HalState&, Args args, Results results) {
+Status FenceCreate(HalState& state, Args args, Results results) {
   const Ref<Device>* device = nullptr;
   KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
-  KILN_ASSIGN_OR_RETURN(Ref<Semaphore> semaphore, (*device)->CreateSemaphore(0));
+  // A program makes a fence per submission. Creating a semaphore each time
+  // costs a driver object (a timeline VkSemaphore on Vulkan), so the
+  // device's previous fence semaphore is reused once every fence on it is
+  // reached: the new fence's timepoint is one past its value, which nothing
+  // else signals, exactly like timepoint 1 of a new semaphore.
+  HalState::FenceSemaphore* entry = nullptr;
+  for (HalState::FenceSemaphore& e : state.fence_semaphores) {
+    if (e.device == device->get()) entry = &e;
+  }
   Ref<Fence> fence = MakeRef<Fence>();
+  if (entry != nullptr) {
+    Result<uint64_t> reached = entry->semaphore->Query();
+    if (reached.ok() && *reached == entry->value) {
+      fence->Insert(entry->semaphore, ++entry->value);
+      results[0] = Wrapped(WrapForVm(std::move(fence)));
+      return OkStatus();
+    }
+  }
+  KILN_ASSIGN_OR_RETURN(Ref<Semaphore> semaphore, (*device)->CreateSemaphore(0));
+  if (entry == nullptr) {
+    state.fence_semaphores.push_back({device->get(), semaphore, 1});
+  } else {
+    entry->semaphore = semaphore;
+    entry->value = 1;
+  }
   fence->Insert(std::move(semaphore), 1);
   results[0] = Wrapped(WrapForVm(std::move(fence)));
   return OkStatus();

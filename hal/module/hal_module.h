@@ -60,8 +60,11 @@
 // | hal.command_buffer.copy_buffer       | rrIrII_   | (cmd, source, source_offset, target,
 // |                                      |           |   target_offset, length)
 // | hal.command_buffer.execution_barrier | r_        | barrier
-// | hal.fence.create                     | r_r       | (device) -> fence on a new semaphore at 0,
-// |                                      |           |   timepoint 1 (not reached)
+// | hal.fence.create                     | r_r       | (device) -> fence of one timepoint not yet
+// |                                      |           |   reached, on a semaphore only this context's
+// |                                      |           |   fences use: new (timepoint 1), or the last
+// |                                      |           |   one once all its fences are reached
+// |                                      |           |   (timepoint: its value + 1)
 // | hal.fence.await                      | rI_       | (fence, timeout_ms; -1 = infinite): OK, the
 // |                                      |           |   failure of the work that signals it, or
 // |                                      |           |   DEADLINE_EXCEEDED
