@@ -137,23 +137,28 @@ Status CudaSemaphore::Wait(uint64_t value, Timeout timeout) {
       }
       continue;
     }
-    // Wait for its event without the lock. The event stays with this
-    // semaphore until a poll sees it complete, so it is not recycled while
-    // this thread waits on it (a poll by another thread would only find it
-    // complete, which is what this wait waits for).
+    // Wait for its event without the lock. Another thread's poll may see
+    // the event complete and recycle it meanwhile; this thread then waits for
+    // later work than it needs to (never less), and finds its value reached.
     CUevent event = satisfying->event;
     Ref<CudaContext> context = satisfying->context;
     lock.unlock();
     const CudaSymbols& s = context->symbols();
     CUresult result = s.cuEventQuery(event);
-    const Clock::time_point spin_end = Clock::now() + kSpinBeforeBlocking;
-    while (result == CUDA_ERROR_NOT_READY && Clock::now() < std::min(spin_end, deadline)) {
-      result = s.cuEventQuery(event);
-    }
     if (result == CUDA_ERROR_NOT_READY) {
       if (infinite) {
+        // The driver's own wait (it spins, then yields or blocks per the
+        // context's scheduling policy), as cuStreamSynchronize waits.
         result = s.cuEventSynchronize(event);
       } else {
+        const Clock::time_point spin_end = Clock::now() + kSpinBeforeBlocking;
+        while (result == CUDA_ERROR_NOT_READY && Clock::now() < std::min(spin_end, deadline)) {
+          result = s.cuEventQuery(event);
+        }
+      }
+    }
+    if (result == CUDA_ERROR_NOT_READY) {
+      if (!infinite) {
         while (result == CUDA_ERROR_NOT_READY && Clock::now() < deadline) {
           std::this_thread::sleep_for(std::chrono::microseconds(20));
           result = s.cuEventQuery(event);
