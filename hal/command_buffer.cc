@@ -218,4 +218,28 @@ Status CommandBuffer::ValidateBindingTable(std::span<const Ref<Buffer>> binding_
   return OkStatus();
 }
 
+Status CommandBuffer::CheckOneShotUse(std::span<const Ref<CommandBuffer>> command_buffers) {
+  for (size_t i = 0; i < command_buffers.size(); ++i) {
+    const CommandBuffer* command_buffer = command_buffers[i].get();
+    if (command_buffer == nullptr || command_buffer->mode() != CommandBufferMode::kOneShot) {
+      continue;
+    }
+    bool repeated = command_buffer->submitted();
+    for (size_t j = 0; j < i; ++j) repeated |= command_buffers[j].get() == command_buffer;
+    if (repeated) {
+      return FailedPreconditionError("QueueExecute: command buffer " + std::to_string(i) +
+                                     ": a one-shot command buffer was submitted a second time");
+    }
+  }
+  return OkStatus();
+}
+
+void CommandBuffer::MarkSubmitted(std::span<const Ref<CommandBuffer>> command_buffers) {
+  for (const Ref<CommandBuffer>& command_buffer : command_buffers) {
+    if (command_buffer && command_buffer->mode() == CommandBufferMode::kOneShot) {
+      command_buffer->submitted_.store(true, std::memory_order_release);
+    }
+  }
+}
+
 }  // namespace kiln::hal

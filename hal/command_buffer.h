@@ -24,6 +24,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -88,6 +89,14 @@ class CommandBuffer : public RefObject {
   // known then). Devices call it from QueueExecute.
   Status ValidateBindingTable(std::span<const Ref<Buffer>> binding_table) const;
 
+  // One-shot command buffers run once. Devices call CheckOneShotUse before
+  // enqueueing a submission (FAILED_PRECONDITION, naming the index, for a
+  // one-shot command buffer already submitted or listed twice) and
+  // MarkSubmitted once they have accepted it.
+  static Status CheckOneShotUse(std::span<const Ref<CommandBuffer>> command_buffers);
+  static void MarkSubmitted(std::span<const Ref<CommandBuffer>> command_buffers);
+  bool submitted() const { return submitted_.load(std::memory_order_acquire); }
+
  protected:
   explicit CommandBuffer(CommandBufferMode mode) : mode_(mode) {}
 
@@ -145,6 +154,7 @@ class CommandBuffer : public RefObject {
 
   CommandBufferMode mode_;
   State state_ = State::kInitial;
+  std::atomic<bool> submitted_{false};  // One-shot: accepted by a queue.
   std::vector<SlotUse> slot_uses_;
   std::vector<BufferRef> resolved_bindings_;  // Dispatch's scratch, empty between calls.
 };

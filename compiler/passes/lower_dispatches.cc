@@ -34,6 +34,7 @@
 
 #include "compiler/parser/affine_map.h"
 #include "compiler/passes/dispatch_shape.h"
+#include "compiler/passes/import_signature.h"
 #include "compiler/passes/passes.h"
 
 namespace kiln::compiler {
@@ -68,16 +69,6 @@ uint32_t ElementTypeCode(const Type& type) {
 int64_t ElementBytes(const Type& type) {
   const uint32_t bits = type.is_index() ? 64 : type.width();
   return (bits + 7) / 8;
-}
-
-// The VM calling-convention character of a value type the lowering passes
-// to imports.
-char SignatureChar(const Type& type) {
-  if (type.is_dialect()) return 'r';
-  if (type.is_integer(64) || type.is_index()) return 'I';
-  if (type == Type::F32()) return 'f';
-  if (type == Type::F64()) return 'F';
-  return 'i';
 }
 
 // An attribute's text on one line for tools: line breaks and indentation as
@@ -228,10 +219,7 @@ std::string Lowering::StringRodata(const std::string& text) {
 
 Operation* Lowering::Import(const std::string& name, const std::vector<Type>& inputs,
                             const std::vector<Type>& results, bool variadic) {
-  std::string signature;
-  for (const Type& t : inputs) signature += SignatureChar(t);
-  signature += '_';
-  for (const Type& t : results) signature += SignatureChar(t);
+  const std::string signature = ImportSignature(inputs, results);
   auto key = std::make_pair(name, signature);
   if (auto it = imports_.find(key); it != imports_.end()) return it->second;
   Type type = Type::Function(inputs, results);

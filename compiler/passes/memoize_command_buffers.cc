@@ -68,22 +68,13 @@
 #include <unordered_set>
 #include <vector>
 
+#include "compiler/passes/import_signature.h"
 #include "compiler/passes/passes.h"
 
 namespace kiln::compiler {
 namespace {
 
 Type CommandBufferType() { return Type::Dialect("hal.command_buffer"); }
-
-// The calling-convention character of a value type (as LowerDispatches
-// names variadic import declarations).
-char SignatureChar(const Type& type) {
-  if (type.is_dialect()) return 'r';
-  if (type.is_integer(64) || type.is_index()) return 'I';
-  if (type == Type::F32()) return 'f';
-  if (type == Type::F64()) return 'F';
-  return 'i';
-}
 
 // The value of an integer arith.constant defining `v`.
 bool ConstantValue(const Value* v, int64_t* out) {
@@ -250,11 +241,8 @@ std::string Memoizer::UniqueSymbol(const std::string& base) {
 // The declaration of variadic import `name` for these argument types (one
 // per concrete signature, named `name$signature` as LowerDispatches does).
 Operation* Memoizer::Import(const std::string& name, const std::vector<Type>& inputs) {
-  std::string signature;
-  for (const Type& t : inputs) signature += SignatureChar(t);
-  signature += '_';
   const Type type = Type::Function(inputs, {});
-  const std::string base = name + "$" + signature;
+  const std::string base = name + "$" + ImportSignature(inputs, {});
   if (auto it = symbols_.find(base); it != symbols_.end() && it->second->kind() == OpKind::kFunc &&
                                      it->second->region(0)->empty() &&
                                      FunctionTypeOf(it->second) == type) {

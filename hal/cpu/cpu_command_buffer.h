@@ -28,11 +28,6 @@ class CpuCommandBuffer final : public CommandBuffer {
   // first failing command stops execution and its status is returned.
   Status Execute(std::span<const Ref<Buffer>> binding_table, ThreadPool* pool) const;
 
-  // One-shot command buffers run once: the device checks submitted() and
-  // marks them when it accepts a submission. Reusable command buffers may be
-  // submitted any number of times.
-  bool submitted() const { return submitted_.load(std::memory_order_acquire); }
-  void MarkSubmitted() { submitted_.store(true, std::memory_order_release); }
 
  protected:
   Status DispatchImpl(const Ref<Executable>& executable, uint32_t export_ordinal,
@@ -70,7 +65,6 @@ class CpuCommandBuffer final : public CommandBuffer {
                      ThreadPool* pool) const;
 
   std::vector<Command> commands_;
-  std::atomic<bool> submitted_{false};
 };
 
 }  // namespace kiln::hal::cpu

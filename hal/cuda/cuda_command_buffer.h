@@ -38,9 +38,6 @@ class CudaCommandBuffer : public CommandBuffer {
   virtual Status Issue(std::span<const Ref<Buffer>> binding_table) = 0;
 
   const CudaContext& context() const { return *context_; }
-  // One-shot command buffers are issued once; the device checks and marks.
-  bool submitted() const { return submitted_.load(std::memory_order_acquire); }
-  void MarkSubmitted() { submitted_.store(true, std::memory_order_release); }
 
  protected:
   CudaCommandBuffer(Ref<CudaContext> context, CommandBufferMode mode)
@@ -108,7 +105,6 @@ class CudaCommandBuffer : public CommandBuffer {
   Status AddRange(const BufferRef& ref, std::string_view what);
 
   Ref<CudaContext> context_;
-  std::atomic<bool> submitted_{false};
   std::vector<Ref<Buffer>> staging_;  // UpdateBuffer's data, in device memory.
 };
 

@@ -94,22 +94,8 @@ Status CudaDevice::QueueExecute(const Fence& wait, const Fence& signal,
     if (!valid.ok()) return valid.WithContext(where());
     submission.command_buffers.emplace_back(command_buffer);
   }
-  // A one-shot command buffer runs once: check all before marking any.
-  for (size_t i = 0; i < submission.command_buffers.size(); ++i) {
-    const CudaCommandBuffer& command_buffer = *submission.command_buffers[i];
-    if (command_buffer.mode() != CommandBufferMode::kOneShot) continue;
-    bool repeated = command_buffer.submitted();
-    for (size_t j = 0; j < i; ++j) {
-      repeated |= submission.command_buffers[j].get() == &command_buffer;
-    }
-    if (repeated) {
-      return FailedPreconditionError("QueueExecute: command buffer " + std::to_string(i) +
-                                     ": a one-shot command buffer was submitted a second time");
-    }
-  }
-  for (const Ref<CudaCommandBuffer>& command_buffer : submission.command_buffers) {
-    command_buffer->MarkSubmitted();
-  }
+  KILN_RETURN_IF_ERROR(CommandBuffer::CheckOneShotUse(command_buffers));
+  CommandBuffer::MarkSubmitted(command_buffers);
   submission.binding_table.assign(binding_table.begin(), binding_table.end());
   return queue_->Submit(std::move(submission));
 }

@@ -69,9 +69,6 @@ class VulkanCommandBuffer final : public CommandBuffer {
 
   LogicalDevice* device() const { return device_.get(); }
 
-  // One-shot command buffers are submitted once: the device checks and marks.
-  bool submitted() const { return submitted_.load(std::memory_order_acquire); }
-  void MarkSubmitted() { submitted_.store(true, std::memory_order_release); }
 
   // The VkCommandBuffer that runs this command buffer in submission
   // `serial` with `binding_table` (already checked by
@@ -204,7 +201,6 @@ class VulkanCommandBuffer final : public CommandBuffer {
   VkCommandPool pool_;
   DescriptorArena descriptors_;
   StagingArena staging_;
-  std::atomic<bool> submitted_{false};
 
   // Objects the recorded commands use, kept alive.
   std::vector<Ref<VulkanExecutable>> executables_;

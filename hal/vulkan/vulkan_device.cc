@@ -90,21 +90,11 @@ Status VulkanDevice::QueueExecute(const Fence& wait, const Fence& signal,
     }
     Status valid = command_buffer->ValidateBindingTable(binding_table);
     if (!valid.ok()) return valid.WithContext(where());
-    if (command_buffer->mode() != CommandBufferMode::kOneShot) continue;
-    bool repeated = command_buffer->submitted();
-    for (size_t j = 0; j < i; ++j) repeated |= command_buffers[j].get() == command_buffer;
-    if (repeated) {
-      return FailedPreconditionError(where() +
-                                     ": a one-shot command buffer was submitted a second time");
-    }
   }
+  KILN_RETURN_IF_ERROR(CommandBuffer::CheckOneShotUse(command_buffers));
   KILN_RETURN_IF_ERROR(
       logical_->queue().Submit(wait, signal, command_buffers, binding_table, nullptr));
-  for (const Ref<CommandBuffer>& command_buffer : command_buffers) {
-    if (command_buffer->mode() == CommandBufferMode::kOneShot) {
-      static_cast<VulkanCommandBuffer*>(command_buffer.get())->MarkSubmitted();
-    }
-  }
+  CommandBuffer::MarkSubmitted(command_buffers);
   return OkStatus();
 }
 
