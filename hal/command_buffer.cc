@@ -218,16 +218,22 @@ Status CommandBuffer::ValidateBindingTable(std::span<const Ref<Buffer>> binding_
   return OkStatus();
 }
 
-Status CommandBuffer::CheckOneShotUse(std::span<const Ref<CommandBuffer>> command_buffers) {
+Status CommandBuffer::ValidateSubmission(std::span<const Ref<CommandBuffer>> command_buffers,
+                                         std::span<const Ref<Buffer>> binding_table) {
   for (size_t i = 0; i < command_buffers.size(); ++i) {
+    auto where = [i] { return "QueueExecute: command buffer " + std::to_string(i); };
     const CommandBuffer* command_buffer = command_buffers[i].get();
-    if (command_buffer == nullptr || command_buffer->mode() != CommandBufferMode::kOneShot) {
-      continue;
+    if (command_buffer == nullptr) return InvalidArgumentError(where() + " is null");
+    if (!command_buffer->is_ended()) {
+      return FailedPreconditionError(where() + " has not ended recording (call End first)");
     }
+    Status valid = command_buffer->ValidateBindingTable(binding_table);
+    if (!valid.ok()) return valid.WithContext(where());
+    if (command_buffer->mode() != CommandBufferMode::kOneShot) continue;
     bool repeated = command_buffer->submitted();
     for (size_t j = 0; j < i; ++j) repeated |= command_buffers[j].get() == command_buffer;
     if (repeated) {
-      return FailedPreconditionError("QueueExecute: command buffer " + std::to_string(i) +
+      return FailedPreconditionError(where() +
                                      ": a one-shot command buffer was submitted a second time");
     }
   }

@@ -89,11 +89,15 @@ class CommandBuffer : public RefObject {
   // known then). Devices call it from QueueExecute.
   Status ValidateBindingTable(std::span<const Ref<Buffer>> binding_table) const;
 
-  // One-shot command buffers run once. Devices call CheckOneShotUse before
-  // enqueueing a submission (FAILED_PRECONDITION, naming the index, for a
-  // one-shot command buffer already submitted or listed twice) and
-  // MarkSubmitted once they have accepted it.
-  static Status CheckOneShotUse(std::span<const Ref<CommandBuffer>> command_buffers);
+  // What every device checks of a submission's command buffers (after
+  // checking they are its own), naming the index of the one at fault: each
+  // has ended recording, `binding_table` holds every slot it uses with
+  // ranges that fit (ValidateBindingTable), and no one-shot command buffer
+  // was submitted before or is listed twice (FAILED_PRECONDITION). Devices
+  // call MarkSubmitted once they have accepted the submission: one-shot
+  // command buffers run once.
+  static Status ValidateSubmission(std::span<const Ref<CommandBuffer>> command_buffers,
+                                   std::span<const Ref<Buffer>> binding_table);
   static void MarkSubmitted(std::span<const Ref<CommandBuffer>> command_buffers);
   bool submitted() const { return submitted_.load(std::memory_order_acquire); }
 

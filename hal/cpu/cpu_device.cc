@@ -96,14 +96,9 @@ Status CpuDevice::QueueExecute(const Fence& wait, const Fence& signal,
     if (command_buffer == nullptr) {
       return InvalidArgumentError(where() + " was not created by a CPU device");
     }
-    if (!command_buffer->is_ended()) {
-      return FailedPreconditionError(where() + " has not ended recording (call End first)");
-    }
-    Status valid = command_buffer->ValidateBindingTable(binding_table);
-    if (!valid.ok()) return valid.WithContext(where());
     submission.command_buffers.emplace_back(command_buffer);
   }
-  KILN_RETURN_IF_ERROR(CommandBuffer::CheckOneShotUse(command_buffers));
+  KILN_RETURN_IF_ERROR(CommandBuffer::ValidateSubmission(command_buffers, binding_table));
   CommandBuffer::MarkSubmitted(command_buffers);
   submission.binding_table.assign(binding_table.begin(), binding_table.end());
   queue_->Submit(std::move(submission));

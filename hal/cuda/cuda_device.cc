@@ -87,14 +87,9 @@ Status CudaDevice::QueueExecute(const Fence& wait, const Fence& signal,
     if (command_buffer == nullptr || &command_buffer->context() != context_.get()) {
       return InvalidArgumentError(where() + " was not created by this CUDA device");
     }
-    if (!command_buffer->is_ended()) {
-      return FailedPreconditionError(where() + " has not ended recording (call End first)");
-    }
-    Status valid = command_buffer->ValidateBindingTable(binding_table);
-    if (!valid.ok()) return valid.WithContext(where());
     submission.command_buffers.emplace_back(command_buffer);
   }
-  KILN_RETURN_IF_ERROR(CommandBuffer::CheckOneShotUse(command_buffers));
+  KILN_RETURN_IF_ERROR(CommandBuffer::ValidateSubmission(command_buffers, binding_table));
   CommandBuffer::MarkSubmitted(command_buffers);
   submission.binding_table.assign(binding_table.begin(), binding_table.end());
   return queue_->Submit(std::move(submission));

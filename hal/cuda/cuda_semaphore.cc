@@ -65,12 +65,8 @@ Result<uint64_t> CudaSemaphore::Query() {
   Result<uint64_t> out = uint64_t{0};
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!pending_.empty()) {
-      if (!pending_.front().context->MakeCurrent().ok()) {
-        // Polling an event needs no particular context; try anyway.
-      }
-      PollLocked(&ready);
-    }
+    // Polling an event needs no current context.
+    if (!pending_.empty()) PollLocked(&ready);
     out = failure_.ok() ? Result<uint64_t>(value_) : Result<uint64_t>(failure_);
   }
   Run(ready);
@@ -79,7 +75,6 @@ Result<uint64_t> CudaSemaphore::Query() {
 
 Status CudaSemaphore::Signal(uint64_t value) {
   std::vector<std::function<void()>> ready;
-  Status status;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!failure_.ok()) return failure_;
@@ -94,7 +89,7 @@ Status CudaSemaphore::Signal(uint64_t value) {
     cv_.notify_all();
   }
   Run(ready);
-  return status;
+  return OkStatus();
 }
 
 void CudaSemaphore::Fail(Status status) {

@@ -26,7 +26,8 @@ bool GraphCommandBuffer::NeedsTableToBuild() const {
 }
 
 Status GraphCommandBuffer::EndImpl() {
-  if (NeedsTableToBuild()) return OkStatus();  // Built at the first submit.
+  transfers_use_slots_ = NeedsTableToBuild();
+  if (transfers_use_slots_) return OkStatus();  // Built at the first submit.
   // Slots (if any) get address 0 until the first submit patches them.
   return Build({});
 }
@@ -38,8 +39,7 @@ bool GraphCommandBuffer::Resolve(Node& node, std::span<const Ref<Buffer>> table)
       bool changed = false;
       for (uint32_t i = 0; i < command.binding_count; ++i) {
         const Range& range = ranges_[command.first_range + i];
-        const uint64_t address =
-            range.is_slot() && table.empty() ? 0 : Address(range, table);
+        const uint64_t address = Address(range, table);
         changed |= node.values[i] != address;
         node.values[i] = address;
       }
@@ -47,7 +47,7 @@ bool GraphCommandBuffer::Resolve(Node& node, std::span<const Ref<Buffer>> table)
     }
     case Command::Kind::kFill: {
       const Range& target = ranges_[command.first_range];
-      const CUdeviceptr dst = target.is_slot() && table.empty() ? 0 : Address(target, table);
+      const CUdeviceptr dst = Address(target, table);
       const bool changed = node.memset.dst != dst;
       node.memset.dst = dst;
       return changed;
@@ -55,8 +55,8 @@ bool GraphCommandBuffer::Resolve(Node& node, std::span<const Ref<Buffer>> table)
     case Command::Kind::kCopy: {
       const Range& source = ranges_[command.first_range];
       const Range& target = ranges_[command.first_range + 1];
-      const CUdeviceptr src = source.is_slot() && table.empty() ? 0 : Address(source, table);
-      const CUdeviceptr dst = target.is_slot() && table.empty() ? 0 : Address(target, table);
+      const CUdeviceptr src = Address(source, table);
+      const CUdeviceptr dst = Address(target, table);
       const bool changed = node.memcpy.srcDevice != src || node.memcpy.dstDevice != dst;
       node.memcpy.srcDevice = src;
       node.memcpy.dstDevice = dst;
@@ -106,8 +106,15 @@ Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
       current.clear();
       continue;
     }
+    size_t length = 0;
+    if (command.kind == Command::Kind::kFill || command.kind == Command::Kind::kCopy) {
+      // CUDA has no empty memset/memcpy nodes: an empty transfer is no node.
+      length = built_lengths_[c] = ResolvedLength(command, table);
+      if (length == 0) continue;
+    }
     Node& node = nodes_.emplace_back();
     node.command = c;
+    if (command.kind != Command::Kind::kDispatch) Resolve(node, table);  // Addresses.
     switch (command.kind) {
       case Command::Kind::kDispatch: {
         const uint32_t params = command.binding_count + command.constant_count;
@@ -132,13 +139,6 @@ Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
         break;
       }
       case Command::Kind::kFill: {
-        const size_t length = ResolvedLength(command, table);
-        built_lengths_[c] = length;
-        if (length == 0) {
-          nodes_.pop_back();
-          continue;
-        }
-        Resolve(node, table);
         CUDA_MEMSET_NODE_PARAMS& m = node.memset;
         m.value = command.pattern;
         m.elementSize = command.pattern_length;
@@ -152,13 +152,6 @@ Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
         break;
       }
       case Command::Kind::kCopy: {
-        const size_t length = ResolvedLength(command, table);
-        built_lengths_[c] = length;
-        if (length == 0) {
-          nodes_.pop_back();
-          continue;
-        }
-        Resolve(node, table);
         CUDA_MEMCPY3D& m = node.memcpy;
         m.srcMemoryType = CU_MEMORYTYPE_DEVICE;
         m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
@@ -187,7 +180,7 @@ Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
 Status GraphCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
   KILN_RETURN_IF_ERROR(context().MakeCurrent());
   const CudaSymbols& s = context().symbols();
-  bool rebuild = !exec_ || ShapeChanged(binding_table);
+  bool rebuild = !exec_ || (transfers_use_slots_ && ShapeChanged(binding_table));
   if (!rebuild && uses_slots_) {
     for (Node& node : nodes_) {
       const Command& command = commands_[node.command];

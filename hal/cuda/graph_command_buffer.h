@@ -73,6 +73,8 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   std::deque<Node> nodes_;  // Stable addresses: params point into them.
   // Per command: the bytes a fill/copy covered when the graph was built.
   std::vector<size_t> built_lengths_;
+  // NeedsTableToBuild() at End: only then can a table change a node's shape.
+  bool transfers_use_slots_ = false;
   uint64_t instantiations_ = 0;
   uint64_t patched_nodes_ = 0;
 };

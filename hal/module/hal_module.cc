@@ -581,23 +581,11 @@ Status FenceAwait(HalState&, Args args, Results) {
   return (*fence)->Wait(timeout);
 }
 
-Status QueueExecute(HalState&, Args args, Results) {
-  const Ref<Device>* device = nullptr;
-  KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
-  const Fence empty;
-  const Fence* wait = nullptr;
-  KILN_RETURN_IF_ERROR(GetWaitFence(args, 1, empty, &wait));
-  const Ref<Fence>* signal = nullptr;
-  KILN_RETURN_IF_ERROR(Get(args, 2, "signal fence", &signal));
-  const Ref<CommandBuffer>* command_buffer = nullptr;
-  KILN_RETURN_IF_ERROR(Get(args, 3, "command buffer", &command_buffer));
-  return (*device)->QueueExecute(*wait, **signal, std::span(command_buffer, 1), {});
-}
-
-// Submits a reusable command buffer with the binding table in arguments 4..:
-// the hot path of memoized command buffers, so the table goes through the
-// state's scratch vector (emptied afterwards: it keeps no buffers alive).
-Status QueueExecuteIndirect(HalState& state, Args args, Results) {
+// Submits a command buffer with the binding table in arguments 4.. (none
+// for hal.device.queue.execute): the hot path of memoized command buffers,
+// so the table goes through the state's scratch vector (emptied afterwards:
+// it keeps no buffers alive).
+Status QueueExecute(HalState& state, Args args, Results) {
   const Ref<Device>* device = nullptr;
   KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
   const Fence empty;
@@ -713,7 +701,7 @@ Result<Ref<vm::Module>> CreateHalModule(vm::Instance& instance, std::vector<Ref<
       .ExportVariadic("fence.create", "r_r", &FenceCreate)
       .ExportVariadic("fence.await", "rI_", &FenceAwait)
       .ExportVariadic("device.queue.execute", "rrrr_", &QueueExecute)
-      .ExportVariadic("device.queue.execute.indirect", "rrrr*_", &QueueExecuteIndirect)
+      .ExportVariadic("device.queue.execute.indirect", "rrrr*_", &QueueExecute)
       .ExportVariadic("device.queue.alloca", "rrrI_r", &QueueAlloca)
       .ExportVariadic("device.queue.dealloca", "rrrr_", &QueueDealloca);
   return Ref<vm::Module>(std::move(module));

@@ -85,13 +85,8 @@ Status VulkanDevice::QueueExecute(const Fence& wait, const Fence& signal,
     if (command_buffer == nullptr || command_buffer->device() != logical_.get()) {
       return InvalidArgumentError(where() + " was not created by this Vulkan device");
     }
-    if (!command_buffer->is_ended()) {
-      return FailedPreconditionError(where() + " has not ended recording (call End first)");
-    }
-    Status valid = command_buffer->ValidateBindingTable(binding_table);
-    if (!valid.ok()) return valid.WithContext(where());
   }
-  KILN_RETURN_IF_ERROR(CommandBuffer::CheckOneShotUse(command_buffers));
+  KILN_RETURN_IF_ERROR(CommandBuffer::ValidateSubmission(command_buffers, binding_table));
   KILN_RETURN_IF_ERROR(
       logical_->queue().Submit(wait, signal, command_buffers, binding_table, nullptr));
   CommandBuffer::MarkSubmitted(command_buffers);

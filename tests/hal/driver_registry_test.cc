@@ -100,7 +100,9 @@ TEST(DriverRegistryTest, ListsDevicesAndUnavailableDriversWithTheirReason) {
   EXPECT_EQ(devices.back().reason, "libfake.so.1 not found");
   // Every unavailable device says why.
   for (const DeviceInfo& device : devices) {
-    if (!device.available) EXPECT_FALSE(device.reason.empty()) << device.uri;
+    if (!device.available) {
+      EXPECT_FALSE(device.reason.empty()) << device.uri;
+    }
   }
   Status status = registry.CreateDevice("fake-gpu").status();
   EXPECT_EQ(status.code(), StatusCode::kUnavailable);
