@@ -1,5 +1,7 @@
 #include "base/file_io.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -57,6 +59,14 @@ Status WriteFile(const std::string& path, std::span<const uint8_t> bytes) {
   ok = (file == stdout ? std::fflush(file) : std::fclose(file)) == 0 && ok;
   if (!ok) return DataLossError("error writing '" + path + "': " + std::strerror(errno));
   return OkStatus();
+}
+
+std::string ExecutableDirectory() {
+  char path[4096] = {};
+  const ssize_t length = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  if (length <= 0) return std::string();
+  std::string text(path, static_cast<size_t>(length));
+  return text.substr(0, text.find_last_of('/') + 1);
 }
 
 }  // namespace kiln

@@ -43,4 +43,9 @@ Result<AlignedBuffer> ReadFile(const std::string& path);
 // Writes `bytes` to `path` ("-" writes standard output).
 Status WriteFile(const std::string& path, std::span<const uint8_t> bytes);
 
+// The folder of the running executable, with a trailing '/' (empty if it
+// cannot be told). Tests and benchmarks find the files the build put next
+// to them through it, so a build folder copied to another machine runs.
+std::string ExecutableDirectory();
+
 }  // namespace kiln

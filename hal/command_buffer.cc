@@ -78,8 +78,8 @@ Status CommandBuffer::CheckRef(const BufferRef& ref, BufferUsageBits usage, size
                           std::string(site.export_name), site.binding});
     return OkStatus();
   }
-  KILN_ASSIGN_OR_RETURN(resolved->length, CheckBufferUse(*ref.buffer, ref.offset, ref.length,
-                                                         usage, alignment, site, /*slot=*/-1));
+  KILN_ASSIGN_OR_RETURN(resolved->length, CheckBufferUse(*ref.buffer, ref.offset, ref.length, usage,
+                                                         alignment, site, /*slot=*/-1));
   return OkStatus();
 }
 
@@ -131,7 +131,7 @@ Status CommandBuffer::Dispatch(const Ref<Executable>& executable, uint32_t expor
   // The driver copied what it keeps; the scratch holds no buffers alive.
   resolved.clear();
   if (!status.ok()) return status;
-  slot_uses_.insert(slot_uses_.end(), uses.begin(), uses.end());
+  KeepSlotUses(uses);
   return OkStatus();
 }
 
@@ -159,7 +159,7 @@ Status CommandBuffer::CopyBuffer(const BufferRef& source, const BufferRef& targe
   KILN_RETURN_IF_ERROR(
       CheckRef(dst, kBufferUsageTransfer, 1, RefSite{"CopyBuffer target"}, &resolved_dst, &uses));
   KILN_RETURN_IF_ERROR(CopyBufferImpl(resolved_src, resolved_dst, length));
-  slot_uses_.insert(slot_uses_.end(), uses.begin(), uses.end());
+  KeepSlotUses(uses);
   return OkStatus();
 }
 
@@ -171,10 +171,10 @@ Status CommandBuffer::FillBuffer(const BufferRef& target, uint32_t pattern, size
   }
   BufferRef resolved;
   std::vector<SlotUse> uses;
-  KILN_RETURN_IF_ERROR(CheckRef(target, kBufferUsageTransfer, pattern_length, RefSite{"FillBuffer target"},
-                                &resolved, &uses));
+  KILN_RETURN_IF_ERROR(CheckRef(target, kBufferUsageTransfer, pattern_length,
+                                RefSite{"FillBuffer target"}, &resolved, &uses));
   KILN_RETURN_IF_ERROR(FillBufferImpl(resolved, pattern, pattern_length));
-  slot_uses_.insert(slot_uses_.end(), uses.begin(), uses.end());
+  KeepSlotUses(uses);
   return OkStatus();
 }
 
@@ -192,7 +192,7 @@ Status CommandBuffer::UpdateBuffer(std::span<const uint8_t> data, const BufferRe
   KILN_RETURN_IF_ERROR(
       CheckRef(dst, kBufferUsageTransfer, 1, RefSite{"UpdateBuffer target"}, &resolved, &uses));
   KILN_RETURN_IF_ERROR(UpdateBufferImpl(data, resolved));
-  slot_uses_.insert(slot_uses_.end(), uses.begin(), uses.end());
+  KeepSlotUses(uses);
   return OkStatus();
 }
 
@@ -201,18 +201,26 @@ Status CommandBuffer::ExecutionBarrier() {
   return ExecutionBarrierImpl();
 }
 
+void CommandBuffer::KeepSlotUses(std::span<const SlotUse> uses) {
+  for (const SlotUse& use : uses) {
+    if (distinct_slot_uses_.emplace(use.slot, use.offset, use.length, use.usage, use.alignment)
+            .second) {
+      slot_uses_.push_back(use);
+    }
+  }
+}
+
 Status CommandBuffer::ValidateBindingTable(std::span<const Ref<Buffer>> binding_table) const {
   for (const SlotUse& use : slot_uses_) {
     if (use.slot >= binding_table.size() || !binding_table[use.slot]) {
-      return InvalidArgumentError(use.site().Describe() + ": binding-table slot " +
-                                  std::to_string(use.slot) +
-                                  (use.slot >= binding_table.size()
-                                       ? " is out of range (the table has " +
-                                             std::to_string(binding_table.size()) + " entries)"
-                                       : " is empty"));
+      return InvalidArgumentError(
+          use.site().Describe() + ": binding-table slot " + std::to_string(use.slot) +
+          (use.slot >= binding_table.size() ? " is out of range (the table has " +
+                                                  std::to_string(binding_table.size()) + " entries)"
+                                            : " is empty"));
     }
-    KILN_RETURN_IF_ERROR(CheckBufferUse(*binding_table[use.slot], use.offset, use.length,
-                                        use.usage, use.alignment, use.site(), use.slot)
+    KILN_RETURN_IF_ERROR(CheckBufferUse(*binding_table[use.slot], use.offset, use.length, use.usage,
+                                        use.alignment, use.site(), use.slot)
                              .status());
   }
   return OkStatus();

@@ -26,9 +26,11 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "base/ref.h"
@@ -128,7 +130,7 @@ class CommandBuffer : public RefObject {
   struct RefSite {
     const char* command = nullptr;      // For non-dispatch commands.
     std::string_view export_name = {};  // Dispatches: the export (command is null).
-    uint32_t binding = 0;          // Dispatches: the binding index.
+    uint32_t binding = 0;               // Dispatches: the binding index.
     std::string Describe() const;
   };
   struct SlotUse {
@@ -153,13 +155,20 @@ class CommandBuffer : public RefObject {
   // record time and a binding-table slot at submit. `slot` >= 0 adds
   // "(binding-table slot N)" to the message.
   static Result<size_t> CheckBufferUse(const Buffer& buffer, size_t offset, size_t length,
-                                       BufferUsageBits usage, size_t alignment,
-                                       const RefSite& site, int64_t slot);
+                                       BufferUsageBits usage, size_t alignment, const RefSite& site,
+                                       int64_t slot);
+
+  // Keeps the submit-time checks of `uses`, once per distinct use: identical
+  // uses (a chain of dispatches on one slot) pass or fail together, and the
+  // first one recorded names them, so a submit checks each once.
+  void KeepSlotUses(std::span<const SlotUse> uses);
 
   CommandBufferMode mode_;
   State state_ = State::kInitial;
   std::atomic<bool> submitted_{false};  // One-shot: accepted by a queue.
   std::vector<SlotUse> slot_uses_;
+  // (slot, offset, length, usage, alignment) of each of slot_uses_.
+  std::set<std::tuple<uint32_t, size_t, size_t, BufferUsageBits, size_t>> distinct_slot_uses_;
   std::vector<BufferRef> resolved_bindings_;  // Dispatch's scratch, empty between calls.
 };
 

@@ -17,11 +17,20 @@
 //   BM_RawLaunch/<N>  N cuLaunchKernel on one stream, then a stream sync
 //   BM_RawGraph/<N>   a graph of N chained kernel nodes instantiated once,
 //                     cuGraphLaunch + stream sync
+// Raw Vulkan rows (the same SPIR-V, raw_vulkan_chain.h), built where kiln's
+// Vulkan driver is:
+//   BM_RawVulkan/<N>           one command buffer of N dispatches with a
+//                              pipeline barrier between each two, recorded
+//                              once: vkQueueSubmit + a timeline wait
+//   BM_RawVulkanUnordered/<N>  the same without the barriers (the dispatches
+//                              race; the result is not checked): what the
+//                              barriers cost
 // Devices: cuda (graphs), cuda-streams (--cuda_use_streams), vulkan. A device
 // that is not there skips its rows with the reason. `per_dispatch` is the
 // wall time of one call divided by N.
 //
-// usage: kiln_gpu_dispatch_benchmark [--module=F.kmod] [--ptx=F.ptx] [benchmark flags]
+// usage: kiln_gpu_dispatch_benchmark [--module=F.kmod] [--ptx=F.ptx] [--spirv=F.spv]
+//                                    [benchmark flags]
 #include <benchmark/benchmark.h>
 
 #include <cstring>
@@ -30,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "base/file_io.h"
 #include "hal/buffer_view.h"
 #include "hal/builtin_drivers.h"
 #include "hal/cuda/cuda_symbols.h"
@@ -39,6 +49,9 @@
 #include "vm/instance.h"
 #include "vm/invocation.h"
 #include "vm/stack.h"
+#if KILN_BENCH_RAW_VULKAN
+#include "tests/benchmarks/raw_vulkan_chain.h"
+#endif
 
 namespace {
 
@@ -47,19 +60,13 @@ using namespace kiln;
 // Next to the binary unless given.
 std::string g_module_path = "gpu_dispatch_benchmark.kmod";
 std::string g_ptx_path = "bench_kernels.ptx";
+std::string g_spirv_path = "add_one_inplace.spv";
 
 constexpr int64_t kElements = 1024;
 constexpr int64_t kChains[] = {10, 100, 1000};
 
-std::string BinaryDirectory() {
-  char exe[4096] = {};
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  std::string path = n > 0 ? std::string(exe, static_cast<size_t>(n)) : std::string();
-  return path.substr(0, path.find_last_of('/') + 1);
-}
-
 std::string Resolve(const std::string& path) {
-  return path.empty() || path[0] == '/' ? path : BinaryDirectory() + path;
+  return path.empty() || path[0] == '/' ? path : ExecutableDirectory() + path;
 }
 
 struct DeviceConfig {
@@ -271,9 +278,9 @@ void RunRawGraph(benchmark::State& state, int64_t n) {
     p.blockDimY = p.blockDimZ = 1;
     p.kernelParams = params;
     CUgraphNode node = nullptr;
-    status = raw.Check(
-        raw.s->cuGraphAddKernelNode(&node, graph, previous ? &previous : nullptr, previous ? 1 : 0, &p),
-        "cuGraphAddKernelNode");
+    status = raw.Check(raw.s->cuGraphAddKernelNode(&node, graph, previous ? &previous : nullptr,
+                                                   previous ? 1 : 0, &p),
+                       "cuGraphAddKernelNode");
     previous = node;
   }
   if (status.ok()) {
@@ -293,16 +300,46 @@ void RunRawGraph(benchmark::State& state, int64_t n) {
   SetPerDispatch(state, n);
 }
 
+#if KILN_BENCH_RAW_VULKAN
+void RunRawVulkan(benchmark::State& state, int64_t n,
+                  benchmarks::RawVulkanChain::Ordering ordering) {
+  using Ordering = benchmarks::RawVulkanChain::Ordering;
+  Result<std::unique_ptr<benchmarks::RawVulkanChain>> chain = benchmarks::RawVulkanChain::Create(
+      Resolve(g_spirv_path), static_cast<uint32_t>(kElements), n, ordering);
+  Status status = chain.ok() ? OkStatus() : chain.status();
+  // Checked first where the chain is ordered: one replay adds n.
+  if (status.ok()) status = (*chain)->Fill(0.0f);
+  if (status.ok()) status = (*chain)->Replay();
+  if (status.ok() && ordering == Ordering::kMemoryBarrier) {
+    Result<float> last = (*chain)->ReadLast();
+    if (!last.ok()) {
+      status = last.status();
+    } else if (*last != static_cast<float>(n)) {
+      status = InternalError("the raw Vulkan chain computed " + std::to_string(*last) +
+                             ", expected " + std::to_string(n));
+    }
+  }
+  for (auto _ : state) {
+    if (!status.ok()) break;
+    status = (*chain)->Replay();
+  }
+  if (!status.ok()) {
+    state.SkipWithError(status.ToString().c_str());
+    return;
+  }
+  SetPerDispatch(state, n);
+}
+#endif
+
 void RegisterAll() {
   static const DeviceConfig devices[] = {
       {"cuda", "cuda", false}, {"cuda-streams", "cuda", true}, {"vulkan", "vulkan", false}};
   for (int64_t n : kChains) {
     for (const DeviceConfig& d : devices) {
       std::string suffix = std::string(d.label) + "/" + std::to_string(n);
-      benchmark::RegisterBenchmark(("BM_Kiln/" + suffix).c_str(),
-                                   [d, n](benchmark::State& state) {
-                                     RunKiln(state, d, n, KilnMode::kSameInput);
-                                   })
+      benchmark::RegisterBenchmark(
+          ("BM_Kiln/" + suffix).c_str(),
+          [d, n](benchmark::State& state) { RunKiln(state, d, n, KilnMode::kSameInput); })
           ->UseRealTime()
           ->Unit(benchmark::kMicrosecond);
     }
@@ -314,17 +351,26 @@ void RegisterAll() {
                                  [n](benchmark::State& state) { RunRawGraph(state, n); })
         ->UseRealTime()
         ->Unit(benchmark::kMicrosecond);
+#if KILN_BENCH_RAW_VULKAN
+    using Ordering = benchmarks::RawVulkanChain::Ordering;
+    for (auto [name, ordering] : {std::pair{"BM_RawVulkan/", Ordering::kMemoryBarrier},
+                                  std::pair{"BM_RawVulkanUnordered/", Ordering::kNone}}) {
+      benchmark::RegisterBenchmark(
+          (name + std::to_string(n)).c_str(),
+          [n, ordering](benchmark::State& state) { RunRawVulkan(state, n, ordering); })
+          ->UseRealTime()
+          ->Unit(benchmark::kMicrosecond);
+    }
+#endif
     const DeviceConfig& cuda = devices[0];
-    benchmark::RegisterBenchmark(("BM_KilnNewBuffers/cuda/" + std::to_string(n)).c_str(),
-                                 [cuda, n](benchmark::State& state) {
-                                   RunKiln(state, cuda, n, KilnMode::kNewBuffers);
-                                 })
+    benchmark::RegisterBenchmark(
+        ("BM_KilnNewBuffers/cuda/" + std::to_string(n)).c_str(),
+        [cuda, n](benchmark::State& state) { RunKiln(state, cuda, n, KilnMode::kNewBuffers); })
         ->UseRealTime()
         ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark(("BM_KilnFirstCall/cuda/" + std::to_string(n)).c_str(),
-                                 [cuda, n](benchmark::State& state) {
-                                   RunKiln(state, cuda, n, KilnMode::kFirstCall);
-                                 })
+    benchmark::RegisterBenchmark(
+        ("BM_KilnFirstCall/cuda/" + std::to_string(n)).c_str(),
+        [cuda, n](benchmark::State& state) { RunKiln(state, cuda, n, KilnMode::kFirstCall); })
         ->UseRealTime()
         ->Iterations(20)
         ->Unit(benchmark::kMicrosecond);
@@ -340,6 +386,8 @@ int main(int argc, char** argv) {
       g_module_path = argv[i] + 9;
     } else if (i > 0 && std::strncmp(argv[i], "--ptx=", 6) == 0) {
       g_ptx_path = argv[i] + 6;
+    } else if (i > 0 && std::strncmp(argv[i], "--spirv=", 8) == 0) {
+      g_spirv_path = argv[i] + 8;
     } else {
       rest.push_back(argv[i]);
     }

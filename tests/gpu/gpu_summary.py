@@ -5,9 +5,15 @@ with the ratios issue 5 and 6 set goals for:
   (a) kiln graph replay      / (d) raw CUDA graph    <= 1.15
   (b) kiln stream mode       / (c) raw cuLaunchKernel <= 1.15
   (e) PyTorch eager          / (a) kiln graph replay  >= 5
-  kiln vulkan replay         / (a) kiln graph replay  <= 1.5
+  (g) kiln vulkan replay     / (a) kiln graph replay  <= 1.5
+and, beside them, what plain Vulkan pays for the same chain on the same
+device: (h) one command buffer with a barrier between dispatches, (i) the
+same without barriers (racing; it shows what the barriers cost).
 
-usage: gpu_summary.py BENCH.json [TORCH.json]
+With kiln_vulkan_barrier_benchmark's JSON from the same run, a last table
+gives what each way of ordering the chain costs on plain Vulkan.
+
+usage: gpu_summary.py BENCH.json [TORCH.json [BARRIERS.json]]
 """
 import json
 import sys
@@ -28,6 +34,34 @@ def load_medians(path):
 
 def us(value_seconds):
     return value_seconds * 1e6
+
+
+def print_barriers(path, chains, fmt):
+    """The plain-Vulkan ordering table: wall and GPU-timestamp time per dispatch."""
+    print()
+    try:
+        rows, _ = load_medians(path)
+    except (OSError, ValueError) as e:
+        print("Plain Vulkan orderings: missing (%s)" % e)
+        return
+    orderings = []
+    for name in rows:
+        ordering = name.split("/")[1]
+        if ordering not in orderings:
+            orderings.append(ordering)
+    print("| plain Vulkan, ordering between dispatches: wall / GPU us per dispatch | %s |" %
+          " | ".join("N=%d" % n for n in chains))
+    print("| --- |%s" % (" --- |" * len(chains)))
+    for ordering in orderings:
+        cells = []
+        for n in chains:
+            row = rows.get("BM_VulkanChain/%s/%d" % (ordering, n))
+            if not row or "error_occurred" in row:
+                cells.append("n/a")
+            else:
+                cells.append("%s / %s" % (fmt(row["per_dispatch"] * 1e6),
+                                          fmt(row["gpu_per_dispatch_us"])))
+        print("| %s | %s |" % (ordering, " | ".join(cells)))
 
 
 def main():
@@ -76,7 +110,11 @@ def main():
         ("(e) PyTorch eager add_", lambda n: torch.get("eager/%d" % n, {}).get("per_dispatch_us")),
         ("(f) PyTorch CUDA graph replay",
          lambda n: torch.get("graph/%d" % n, {}).get("per_dispatch_us")),
-        ("kiln vulkan, reusable replay", lambda n: per_dispatch("BM_Kiln/vulkan/%d" % n)),
+        ("(g) kiln vulkan, reusable replay", lambda n: per_dispatch("BM_Kiln/vulkan/%d" % n)),
+        ("(h) raw Vulkan replay, barrier per dispatch",
+         lambda n: per_dispatch("BM_RawVulkan/%d" % n)),
+        ("(i) raw Vulkan replay, no barriers (racing)",
+         lambda n: per_dispatch("BM_RawVulkanUnordered/%d" % n)),
         ("kiln cuda, replay on new buffers (patched)",
          lambda n: per_dispatch("BM_KilnNewBuffers/cuda/%d" % n)),
     ]
@@ -95,7 +133,9 @@ def main():
         ("(a)/(d) graph vs raw graph (<= 1.15)", "(a)", "(d)"),
         ("(b)/(c) streams vs raw launches (<= 1.15)", "(b)", "(c)"),
         ("(e)/(a) PyTorch eager vs kiln graph (>= 5)", "(e)", "(a)"),
-        ("vulkan/(a) (<= 1.5)", "kiln vulkan, reusable replay", "(a)"),
+        ("(g)/(a) kiln vulkan vs kiln cuda graph (<= 1.5)", "(g)", "(a)"),
+        ("(g)/(h) kiln vulkan vs raw Vulkan", "(g)", "(h)"),
+        ("(h)/(d) raw Vulkan vs raw CUDA graph", "(h)", "(d)"),
     ]
     for label, x, y in ratios:
         print("| %s | %s |" % (label, " | ".join(
@@ -105,6 +145,8 @@ def main():
     print("| --- | --- | --- | --- |")
     print("| kiln cuda | %s |" % " | ".join(
         fmt(per_call("BM_KilnFirstCall/cuda/%d" % n), 1) for n in chains))
+    if len(sys.argv) > 3:
+        print_barriers(sys.argv[3], chains, fmt)
     errors = [(k, v.get("error_message", "")) for k, v in bench.items() if "error_occurred" in v]
     if errors:
         print()

@@ -134,6 +134,7 @@ def main():
     if not args.skip_benchmarks:
         bench_json = os.path.join(args.out, "bench.json")
         torch_json = os.path.join(args.out, "torch.json")
+        barriers_json = os.path.join(args.out, "barriers.json")
         with open(os.path.join(args.out, "bench.log"), "w") as log:
             subprocess.run([os.path.join(bin_dir, "kiln_gpu_dispatch_benchmark"),
                             "--benchmark_repetitions=5", "--benchmark_report_aggregates_only=true",
@@ -143,9 +144,14 @@ def main():
             subprocess.run([sys.executable, os.path.join(args.source, "tests", "benchmarks",
                                                          "torch_dispatch_baseline.py"),
                             "--out", torch_json], stdout=log, stderr=subprocess.STDOUT)
+            subprocess.run([os.path.join(bin_dir, "kiln_vulkan_barrier_benchmark"),
+                            "--benchmark_repetitions=5", "--benchmark_report_aggregates_only=true",
+                            "--benchmark_min_time=0.2",
+                            "--benchmark_out=" + barriers_json, "--benchmark_out_format=json"],
+                           env=env, stdout=log, stderr=subprocess.STDOUT)
         table = subprocess.run([sys.executable, os.path.join(args.source, "tests", "gpu",
                                                              "gpu_summary.py"),
-                                bench_json, torch_json],
+                                bench_json, torch_json, barriers_json],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         summary += ["## Dispatch benchmark", "", table.stdout.decode()]
 

@@ -4,15 +4,14 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <climits>
 #include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "base/file_io.h"
 #include "hal/builtin_drivers.h"
 #include "hal/device.h"
 #include "schemas/executable_cuda_generated.h"
@@ -40,10 +39,7 @@ inline Ref<Device> CreateCudaDevice(bool use_streams, std::string* skip) {
 // test_kernels.ptx, which the build puts next to the test binary (so the
 // binary runs from a build folder copied to a GPU machine).
 inline std::string ReadTestPtx() {
-  char exe[PATH_MAX] = {};
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  std::string dir = n > 0 ? std::string(exe, static_cast<size_t>(n)) : std::string();
-  dir = dir.substr(0, dir.find_last_of('/') + 1);
+  const std::string dir = ExecutableDirectory();
   std::ifstream file(dir + "kiln_hal_cuda_test_kernels.ptx");
   std::stringstream text;
   text << file.rdbuf();
@@ -79,10 +75,9 @@ inline std::vector<uint8_t> BuildCudaExecutable(const std::vector<PtxImageSpec>&
     std::vector<flatbuffers::Offset<fb::Binding>> bindings;
     for (bool flag : spec.read_only) bindings.push_back(fb::CreateBinding(builder, flag));
     fb::BlockSize block(spec.block_x, 1, 1);
-    exports.push_back(fb::CreateExport(builder, builder.CreateString(spec.name),
-                                       builder.CreateString(spec.kernel), &block,
-                                       spec.shared_memory_bytes, builder.CreateVector(bindings),
-                                       spec.constant_count));
+    exports.push_back(fb::CreateExport(
+        builder, builder.CreateString(spec.name), builder.CreateString(spec.kernel), &block,
+        spec.shared_memory_bytes, builder.CreateVector(bindings), spec.constant_count));
   }
   fb::FinishCudaExecutableBuffer(
       builder, fb::CreateCudaExecutable(builder, builder.CreateVector(image_offsets),

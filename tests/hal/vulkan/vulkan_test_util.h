@@ -42,10 +42,7 @@ using ::kiln::hal::testing::Unwrap;
 inline std::vector<uint32_t> ReadTestShader(const std::string& name) {
   std::string path = std::string(KILN_VULKAN_TEST_SHADER_DIR) + "/" + name + ".spv";
   if (access(path.c_str(), R_OK) != 0) {
-    char exe[4096] = {};
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    std::string dir = n > 0 ? std::string(exe, static_cast<size_t>(n)) : std::string();
-    path = dir.substr(0, dir.find_last_of('/') + 1) + "../tests/hal/vulkan/" + name + ".spv";
+    path = ExecutableDirectory() + "../tests/hal/vulkan/" + name + ".spv";
   }
   Result<AlignedBuffer> file = ReadFile(path);
   EXPECT_TRUE(file.ok()) << file.status().ToString();
