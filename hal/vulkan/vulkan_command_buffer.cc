@@ -1,6 +1,8 @@
 #include "hal/vulkan/vulkan_command_buffer.h"
 
 #include <algorithm>
+#include <bit>
+#include <map>
 #include <string>
 
 #include "hal/vulkan/vulkan_buffer.h"
@@ -193,19 +195,22 @@ void VulkanCommandBuffer::RecordDispatch(VkCommandBuffer handle,
                                          const VulkanExecutable::Pipeline& pipeline,
                                          VkDescriptorSet set, std::span<const uint32_t> constants,
                                          std::array<uint32_t, 3> workgroup_count,
-                                         VkPipeline* bound) {
-  if (*bound != pipeline.pipeline) {
+                                         BoundState* bound) {
+  if (bound->pipeline != pipeline.pipeline) {
     fn_.vkCmdBindPipeline(handle, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
-    *bound = pipeline.pipeline;
+    bound->pipeline = pipeline.pipeline;
   }
   if (!constants.empty()) {
     fn_.vkCmdPushConstants(handle, pipeline.layout.pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                            static_cast<uint32_t>(constants.size() * sizeof(uint32_t)),
                            constants.data());
   }
-  if (set != VK_NULL_HANDLE) {
+  if (set != VK_NULL_HANDLE &&
+      (bound->set != set || bound->set_bound_with != pipeline.layout.pipeline_layout)) {
     fn_.vkCmdBindDescriptorSets(handle, VK_PIPELINE_BIND_POINT_COMPUTE,
                                 pipeline.layout.pipeline_layout, 0, 1, &set, 0, nullptr);
+    bound->set = set;
+    bound->set_bound_with = pipeline.layout.pipeline_layout;
   }
   fn_.vkCmdDispatch(handle, workgroup_count[0], workgroup_count[1], workgroup_count[2]);
 }
@@ -369,7 +374,7 @@ Status VulkanCommandBuffer::DispatchImpl(const Ref<Executable>& executable, uint
     executables_.emplace_back(vulkan);
   }
   if (mode() == CommandBufferMode::kOneShot) {
-    RecordDispatch(primary_, pipeline, set, constants, workgroup_count, &bound_pipeline_);
+    RecordDispatch(primary_, pipeline, set, constants, workgroup_count, &bound_);
     stages_since_barrier_ |= VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
     for (const BufferRef& binding : bindings) retained_.push_back(binding.buffer);
     return OkStatus();
@@ -484,6 +489,12 @@ Status VulkanCommandBuffer::EndImpl() {
   slot_set_commands_.clear();
   slot_bindings_.clear();
   concrete_bindings_.clear();
+  // Dispatches with the same references under the same set layout share a
+  // set (a chain of dispatches on one buffer has one): a new table writes
+  // each distinct descriptor once. The key: the layout, then per binding
+  // whether it is a slot, the slot or buffer, the offset and the length.
+  std::map<std::vector<uint64_t>, uint32_t> set_of_references;
+  std::vector<uint64_t> key;
   for (uint32_t c = 0; c < commands_.size(); ++c) {
     Command& command = commands_[c];
     bool any_slot = false;
@@ -495,8 +506,21 @@ Status VulkanCommandBuffer::EndImpl() {
       if (command.kind != Command::Kind::kDispatch) transfer_slot_[ref.slot] = true;
     }
     if (command.kind != Command::Kind::kDispatch || !any_slot) continue;
-    const auto set = static_cast<uint32_t>(slot_set_commands_.size());
+    const VulkanExecutable::Pipeline& pipeline =
+        executables_[command.executable]->pipeline(command.export_ordinal);
+    key.assign({std::bit_cast<uint64_t>(pipeline.layout.set_layout)});
+    for (uint32_t i = 0; i < command.refs_count; ++i) {
+      const BufferRef& ref = refs_[command.refs_begin + i];
+      key.insert(key.end(),
+                 {ref.is_slot() ? 1u : 0u,
+                  ref.is_slot() ? ref.slot : reinterpret_cast<uintptr_t>(ref.buffer.get()),
+                  ref.offset, ref.length});
+    }
+    const auto [shared, added] =
+        set_of_references.emplace(key, static_cast<uint32_t>(slot_set_commands_.size()));
+    const uint32_t set = shared->second;
     command.slot_set = static_cast<int32_t>(set);
+    if (!added) continue;
     slot_set_commands_.push_back(c);
     for (uint32_t i = 0; i < command.refs_count; ++i) {
       const uint32_t ref = command.refs_begin + i;
@@ -549,7 +573,7 @@ Status VulkanCommandBuffer::RecordReusable(Recording& recording,
       until_next |= StageOf(commands_[i].kind);
     }
   }
-  VkPipeline bound = VK_NULL_HANDLE;
+  BoundState bound;
   VkPipelineStageFlags since_barrier = 0;
   for (size_t index = 0; index < commands_.size(); ++index) {
     const Command& command = commands_[index];

@@ -69,7 +69,6 @@ class VulkanCommandBuffer final : public CommandBuffer {
 
   LogicalDevice* device() const { return device_.get(); }
 
-
   // The VkCommandBuffer that runs this command buffer in submission
   // `serial` with `binding_table` (already checked by
   // CommandBuffer::ValidateBindingTable). Called by VulkanQueue::Submit with
@@ -117,7 +116,9 @@ class VulkanCommandBuffer final : public CommandBuffer {
     uint32_t constants_begin = 0;
     uint32_t refs_begin = 0;  // Dispatch: its bindings; copy: source, target; else target.
     uint32_t refs_count = 0;
-    int32_t slot_set = -1;  // Dispatch with slot bindings: index of its per-recording set.
+    // Dispatch with slot bindings: index of its per-recording set, shared
+    // by the dispatches with the same references and set layout.
+    int32_t slot_set = -1;
     VkDescriptorSet static_set = VK_NULL_HANDLE;  // Dispatch without slot bindings.
     VkDeviceSize length = 0;                      // Copy.
     uint32_t pattern = 0;                         // Fill.
@@ -172,9 +173,17 @@ class VulkanCommandBuffer final : public CommandBuffer {
   Result<VkCommandBuffer> AllocateCommandBuffer();
   Status BeginRecording(VkCommandBuffer handle, VkCommandBufferUsageFlags flags);
   Status FinishRecording(VkCommandBuffer handle);
+  // What a recording has bound: a dispatch binds only what differs.
+  struct BoundState {
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    // The set and the pipeline layout it was bound with (a set stays bound
+    // across pipelines of the same layout).
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    VkPipelineLayout set_bound_with = VK_NULL_HANDLE;
+  };
   void RecordDispatch(VkCommandBuffer handle, const VulkanExecutable::Pipeline& pipeline,
                       VkDescriptorSet set, std::span<const uint32_t> constants,
-                      std::array<uint32_t, 3> workgroup_count, VkPipeline* bound);
+                      std::array<uint32_t, 3> workgroup_count, BoundState* bound);
   Status RecordCopy(VkCommandBuffer handle, const DeviceRange& source, const DeviceRange& target,
                     std::vector<Ref<Buffer>>* scratch);
   // `staged` holds the pattern unrolled to 8 bytes, or is empty to stage
@@ -206,9 +215,9 @@ class VulkanCommandBuffer final : public CommandBuffer {
   std::vector<Ref<VulkanExecutable>> executables_;
   std::vector<Ref<Buffer>> retained_;
 
-  // One-shot: the VkCommandBuffer being recorded, and the bound pipeline.
+  // One-shot: the VkCommandBuffer being recorded, and what it has bound.
   VkCommandBuffer primary_ = VK_NULL_HANDLE;
-  VkPipeline bound_pipeline_ = VK_NULL_HANDLE;
+  BoundState bound_;
   VkPipelineStageFlags stages_since_barrier_ = 0;
 
   // Reusable: the command list and what End derives from it.
@@ -218,7 +227,7 @@ class VulkanCommandBuffer final : public CommandBuffer {
   uint32_t slot_count_ = 0;  // 1 + the largest slot used.
   std::vector<bool> slot_used_;
   std::vector<bool> transfer_slot_;            // Named by a copy, fill or update.
-  std::vector<uint32_t> slot_set_commands_;    // Per slot set: its dispatch.
+  std::vector<uint32_t> slot_set_commands_;    // Per slot set: the first dispatch using it.
   std::vector<SetBinding> slot_bindings_;      // Slot references of slot sets.
   std::vector<SetBinding> concrete_bindings_;  // Concrete references of slot sets.
   std::vector<std::unique_ptr<Recording>> recordings_;
