@@ -117,6 +117,8 @@ def main():
          lambda n: per_dispatch("BM_RawVulkanUnordered/%d" % n)),
         ("kiln cuda, replay on new buffers (patched)",
          lambda n: per_dispatch("BM_KilnNewBuffers/cuda/%d" % n)),
+        ("kiln vulkan, replay on new buffers",
+         lambda n: per_dispatch("BM_KilnNewBuffers/vulkan/%d" % n)),
     ]
     values = {}
     for label, get in lines:
