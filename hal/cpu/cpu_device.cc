@@ -83,6 +83,7 @@ Status CpuDevice::QueueExecute(const Fence& wait, const Fence& signal,
                                std::span<const Ref<CommandBuffer>> command_buffers,
                                std::span<const Ref<Buffer>> binding_table) {
   KILN_ASSIGN_OR_RETURN(CpuSubmission submission, MakeSubmission(wait, signal, "QueueExecute"));
+  KILN_RETURN_IF_ERROR(CommandBuffer::ValidateSubmission(command_buffers, binding_table));
   for (size_t i = 0; i < binding_table.size(); ++i) {
     if (binding_table[i] &&
         dynamic_cast<HostBuffer*>(binding_table[i]->allocated_buffer()) == nullptr) {
@@ -98,7 +99,6 @@ Status CpuDevice::QueueExecute(const Fence& wait, const Fence& signal,
     }
     submission.command_buffers.emplace_back(command_buffer);
   }
-  KILN_RETURN_IF_ERROR(CommandBuffer::ValidateSubmission(command_buffers, binding_table));
   CommandBuffer::MarkSubmitted(command_buffers);
   submission.binding_table.assign(binding_table.begin(), binding_table.end());
   queue_->Submit(std::move(submission));

@@ -32,8 +32,8 @@ Result<Ref<CudaBuffer>> CudaBuffer::Allocate(Ref<CudaContext> context, const Buf
   Ref<CudaBuffer> buffer =
       Ref<CudaBuffer>::Adopt(new CudaBuffer(context, kind, type, params.usage, size));
   if (size == 0) return buffer;  // CUDA rejects empty allocations; nothing to address.
-  const std::string what = "allocating " + SizeText(size) + " of " + FormatMemoryType(type) +
-                           " CUDA memory";
+  const std::string what =
+      "allocating " + SizeText(size) + " of " + FormatMemoryType(type) + " CUDA memory";
   switch (kind) {
     case Kind::kDevice:
       KILN_RETURN_IF_ERROR(context->Check(s.cuMemAlloc(&buffer->device_pointer_, size), what));
@@ -49,8 +49,8 @@ Result<Ref<CudaBuffer>> CudaBuffer::Allocate(Ref<CudaContext> context, const Buf
           s.cuMemHostAlloc(&host, size, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP),
           what));
       buffer->host_pointer_ = static_cast<uint8_t*>(host);
-      KILN_RETURN_IF_ERROR(context->Check(
-          s.cuMemHostGetDevicePointer(&buffer->device_pointer_, host, 0), what));
+      KILN_RETURN_IF_ERROR(
+          context->Check(s.cuMemHostGetDevicePointer(&buffer->device_pointer_, host, 0), what));
       break;
     }
     case Kind::kStreamOrdered:
@@ -67,8 +67,8 @@ Result<Ref<CudaBuffer>> CudaBuffer::AllocateAsync(Ref<CudaContext> context,
   }
   KILN_RETURN_IF_ERROR(context->health());
   KILN_RETURN_IF_ERROR(context->MakeCurrent());
-  Ref<CudaBuffer> buffer = Ref<CudaBuffer>::Adopt(new CudaBuffer(
-      context, Kind::kStreamOrdered, kMemoryTypeDeviceLocal, params.usage, size));
+  Ref<CudaBuffer> buffer = Ref<CudaBuffer>::Adopt(
+      new CudaBuffer(context, Kind::kStreamOrdered, kMemoryTypeDeviceLocal, params.usage, size));
   if (size == 0) return buffer;
   KILN_RETURN_IF_ERROR(context->Check(
       context->symbols().cuMemAllocAsync(&buffer->device_pointer_, size, context->stream()),
@@ -120,20 +120,22 @@ Status CudaBuffer::ReadAllocation(size_t allocation_offset, std::span<uint8_t> o
   KILN_RETURN_IF_ERROR(context_->MakeCurrent());
   if (kind_ == Kind::kStreamOrdered) {
     // The allocation itself is ordered on the queue's stream.
-    KILN_RETURN_IF_ERROR(context_->Check(context_->symbols().cuStreamSynchronize(context_->stream()),
-                                         "ReadData (cuStreamSynchronize)"));
+    KILN_RETURN_IF_ERROR(
+        context_->Check(context_->symbols().cuStreamSynchronize(context_->stream()),
+                        "ReadData (cuStreamSynchronize)"));
   }
-  return context_->Check(context_->symbols().cuMemcpyDtoH(
-                             out.data(), device_pointer_ + allocation_offset, out.size()),
-                         "ReadData of " + SizeText(out.size()) + " (cuMemcpyDtoH)");
+  return context_->Check(
+      context_->symbols().cuMemcpyDtoH(out.data(), device_pointer_ + allocation_offset, out.size()),
+      "ReadData of " + SizeText(out.size()) + " (cuMemcpyDtoH)");
 }
 
 Status CudaBuffer::WriteAllocation(size_t allocation_offset, std::span<const uint8_t> data) {
   KILN_RETURN_IF_ERROR(context_->health());
   KILN_RETURN_IF_ERROR(context_->MakeCurrent());
   if (kind_ == Kind::kStreamOrdered) {
-    KILN_RETURN_IF_ERROR(context_->Check(context_->symbols().cuStreamSynchronize(context_->stream()),
-                                         "WriteData (cuStreamSynchronize)"));
+    KILN_RETURN_IF_ERROR(
+        context_->Check(context_->symbols().cuStreamSynchronize(context_->stream()),
+                        "WriteData (cuStreamSynchronize)"));
   }
   return context_->Check(context_->symbols().cuMemcpyHtoD(device_pointer_ + allocation_offset,
                                                           data.data(), data.size()),
@@ -145,19 +147,20 @@ Result<Ref<Buffer>> CudaAllocator::Allocate(const BufferParams& params, size_t s
   return Ref<Buffer>(std::move(buffer));
 }
 
-Result<const CudaBuffer*> CudaAllocationOf(const Buffer& buffer, const CudaContext& context,
-                                           std::string_view what) {
+const CudaBuffer* CudaAllocationOf(const Buffer& buffer, const CudaContext& context) {
+  const auto* allocation = dynamic_cast<const CudaBuffer*>(buffer.allocated_buffer());
+  return allocation != nullptr && &allocation->context() == &context ? allocation : nullptr;
+}
+
+Status ForeignBufferError(const Buffer& buffer, const CudaContext& context, std::string_view what) {
   const auto* allocation = dynamic_cast<const CudaBuffer*>(buffer.allocated_buffer());
   if (allocation == nullptr) {
     return InvalidArgumentError(std::string(what) +
                                 " is a buffer of another device (not CUDA memory)");
   }
-  if (&allocation->context() != &context) {
-    return InvalidArgumentError(std::string(what) + " is a buffer of another CUDA device (cuda://" +
-                                std::to_string(allocation->context().ordinal()) + ", not cuda://" +
-                                std::to_string(context.ordinal()) + ")");
-  }
-  return allocation;
+  return InvalidArgumentError(std::string(what) + " is a buffer of another CUDA device (cuda://" +
+                              std::to_string(allocation->context().ordinal()) + ", not cuda://" +
+                              std::to_string(context.ordinal()) + ")");
 }
 
 }  // namespace kiln::hal::cuda

@@ -34,8 +34,8 @@ class CudaBuffer final : public Buffer {
   static Result<Ref<CudaBuffer>> Allocate(Ref<CudaContext> context, const BufferParams& params,
                                           size_t size);
   // Allocates on the device's stream, ordered after the work enqueued so far.
-  static Result<Ref<CudaBuffer>> AllocateAsync(Ref<CudaContext> context,
-                                               const BufferParams& params, size_t size);
+  static Result<Ref<CudaBuffer>> AllocateAsync(Ref<CudaContext> context, const BufferParams& params,
+                                               size_t size);
   ~CudaBuffer() override;
 
   const CudaContext& context() const { return *context_; }
@@ -51,8 +51,8 @@ class CudaBuffer final : public Buffer {
   Status WriteAllocation(size_t allocation_offset, std::span<const uint8_t> data) override;
 
  private:
-  CudaBuffer(Ref<CudaContext> context, Kind kind, MemoryTypeBits memory_type,
-             BufferUsageBits usage, size_t size)
+  CudaBuffer(Ref<CudaContext> context, Kind kind, MemoryTypeBits memory_type, BufferUsageBits usage,
+             size_t size)
       : Buffer(memory_type, usage, size), context_(std::move(context)), kind_(kind) {}
 
   Ref<CudaContext> context_;
@@ -71,9 +71,12 @@ class CudaAllocator final : public Allocator {
   Ref<CudaContext> context_;
 };
 
-// The CUDA allocation behind `buffer` if it belongs to `context`'s device;
-// an INVALID_ARGUMENT naming `what` otherwise ("a buffer of another device").
-Result<const CudaBuffer*> CudaAllocationOf(const Buffer& buffer, const CudaContext& context,
-                                           std::string_view what);
+// The CUDA allocation behind `buffer` if it belongs to `context`'s device,
+// else null (ForeignBufferError says why).
+const CudaBuffer* CudaAllocationOf(const Buffer& buffer, const CudaContext& context);
+// The INVALID_ARGUMENT for a `buffer` CudaAllocationOf refused, naming
+// `what` ("CopyBuffer source"): a buffer of another device or another GPU.
+// Callers build `what` only on this error path.
+Status ForeignBufferError(const Buffer& buffer, const CudaContext& context, std::string_view what);
 
 }  // namespace kiln::hal::cuda

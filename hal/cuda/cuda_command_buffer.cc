@@ -8,21 +8,26 @@ namespace kiln::hal::cuda {
 
 CudaCommandBuffer::~CudaCommandBuffer() = default;
 
-Status CudaCommandBuffer::AddRange(const BufferRef& ref, std::string_view what) {
+template <typename Describe>
+Status CudaCommandBuffer::AddRange(const BufferRef& ref, const Describe& what) {
   Range range;
   range.offset = ref.offset;
   range.length = ref.length;
   if (ref.is_slot()) {
     range.slot = ref.slot;
-    uses_slots_ = true;
   } else {
-    KILN_ASSIGN_OR_RETURN(const CudaBuffer* allocation,
-                          CudaAllocationOf(*ref.buffer, *context_, what));
+    const CudaBuffer* allocation = CudaAllocationOf(*ref.buffer, *context_);
+    if (allocation == nullptr) return ForeignBufferError(*ref.buffer, *context_, what());
     range.base = allocation->device_pointer() + ref.buffer->byte_offset() + ref.offset;
     range.buffer = ref.buffer;
   }
   ranges_.push_back(std::move(range));
   return OkStatus();
+}
+
+void CudaCommandBuffer::Append(const Command& command) {
+  uses_slots_ = uses_slots_ || command.uses_slots;
+  commands_.push_back(command);
 }
 
 Status CudaCommandBuffer::DispatchImpl(const Ref<Executable>& executable, uint32_t export_ordinal,
@@ -38,22 +43,22 @@ Status CudaCommandBuffer::DispatchImpl(const Ref<Executable>& executable, uint32
   // CUDA's grid limits: 2^31 - 1 blocks in x, 65535 in y and z.
   if (workgroup_count[0] > 0x7fffffffu || workgroup_count[1] > 65535 ||
       workgroup_count[2] > 65535) {
-    return InvalidArgumentError("Dispatch of '" + info.name + "': workgroup count (" +
-                                std::to_string(workgroup_count[0]) + ", " +
-                                std::to_string(workgroup_count[1]) + ", " +
-                                std::to_string(workgroup_count[2]) +
-                                ") exceeds CUDA's grid limits (2147483647, 65535, 65535)");
+    return InvalidArgumentError(
+        "Dispatch of '" + info.name + "': workgroup count (" + std::to_string(workgroup_count[0]) +
+        ", " + std::to_string(workgroup_count[1]) + ", " + std::to_string(workgroup_count[2]) +
+        ") exceeds CUDA's grid limits (2147483647, 65535, 65535)");
   }
   const size_t ranges_before = ranges_.size();
-  const bool slots_before = uses_slots_;
-  uses_slots_ = false;
+  bool uses_slots = false;
   for (size_t i = 0; i < bindings.size(); ++i) {
-    Status added = AddRange(bindings[i], "Dispatch of '" + info.name + "' binding " + std::to_string(i));
+    Status added = AddRange(bindings[i], [&] {
+      return "Dispatch of '" + info.name + "' binding " + std::to_string(i);
+    });
     if (!added.ok()) {
       ranges_.resize(ranges_before);
-      uses_slots_ = slots_before;
       return added;
     }
+    uses_slots = uses_slots || bindings[i].is_slot();
   }
   Command command;
   command.kind = Command::Kind::kDispatch;
@@ -67,18 +72,17 @@ Status CudaCommandBuffer::DispatchImpl(const Ref<Executable>& executable, uint32
   command.binding_count = static_cast<uint32_t>(bindings.size());
   command.first_constant = static_cast<uint32_t>(constants_.size());
   command.constant_count = static_cast<uint32_t>(constants.size());
-  command.uses_slots = uses_slots_;
-  uses_slots_ = uses_slots_ || slots_before;
+  command.uses_slots = uses_slots;
   constants_.insert(constants_.end(), constants.begin(), constants.end());
   max_params_ = std::max(max_params_, command.binding_count + command.constant_count);
-  commands_.push_back(command);
+  Append(command);
   return OkStatus();
 }
 
 Status CudaCommandBuffer::FillBufferImpl(const BufferRef& target, uint32_t pattern,
                                          size_t pattern_length) {
   const size_t ranges_before = ranges_.size();
-  KILN_RETURN_IF_ERROR(AddRange(target, "FillBuffer target"));
+  KILN_RETURN_IF_ERROR(AddRange(target, [] { return "FillBuffer target"; }));
   Command command;
   command.kind = Command::Kind::kFill;
   command.first_range = static_cast<uint32_t>(ranges_before);
@@ -88,15 +92,15 @@ Status CudaCommandBuffer::FillBufferImpl(const BufferRef& target, uint32_t patte
   command.pattern_length = static_cast<uint32_t>(pattern_length);
   command.length = target.length;
   command.uses_slots = target.is_slot();
-  commands_.push_back(command);
+  Append(command);
   return OkStatus();
 }
 
 Status CudaCommandBuffer::CopyBufferImpl(const BufferRef& source, const BufferRef& target,
                                          size_t length) {
   const size_t ranges_before = ranges_.size();
-  KILN_RETURN_IF_ERROR(AddRange(source, "CopyBuffer source"));
-  Status added = AddRange(target, "CopyBuffer target");
+  KILN_RETURN_IF_ERROR(AddRange(source, [] { return "CopyBuffer source"; }));
+  Status added = AddRange(target, [] { return "CopyBuffer target"; });
   if (!added.ok()) {
     ranges_.resize(ranges_before);
     return added;
@@ -106,7 +110,7 @@ Status CudaCommandBuffer::CopyBufferImpl(const BufferRef& source, const BufferRe
   command.first_range = static_cast<uint32_t>(ranges_before);
   command.length = length;
   command.uses_slots = source.is_slot() || target.is_slot();
-  commands_.push_back(command);
+  Append(command);
   return OkStatus();
 }
 
@@ -119,8 +123,8 @@ Status CudaCommandBuffer::UpdateBufferImpl(std::span<const uint8_t> data, const 
   KILN_ASSIGN_OR_RETURN(Ref<CudaBuffer> staging,
                         CudaBuffer::Allocate(context_, params, data.size()));
   KILN_RETURN_IF_ERROR(staging->WriteData(0, data));
-  KILN_RETURN_IF_ERROR(CopyBufferImpl(BufferRef::Of(Ref<Buffer>(staging), 0, data.size()), target,
-                                      data.size()));
+  KILN_RETURN_IF_ERROR(
+      CopyBufferImpl(BufferRef::Of(Ref<Buffer>(staging), 0, data.size()), target, data.size()));
   staging_.push_back(Ref<Buffer>(std::move(staging)));
   return OkStatus();
 }
@@ -128,7 +132,7 @@ Status CudaCommandBuffer::UpdateBufferImpl(std::span<const uint8_t> data, const 
 Status CudaCommandBuffer::ExecutionBarrierImpl() {
   Command command;
   command.kind = Command::Kind::kBarrier;
-  commands_.push_back(command);
+  Append(command);
   return OkStatus();
 }
 
@@ -149,13 +153,12 @@ size_t CudaCommandBuffer::Length(const Range& range, std::span<const Ref<Buffer>
 size_t CudaCommandBuffer::ResolvedLength(const Command& command,
                                          std::span<const Ref<Buffer>> table) const {
   if (command.length != kWholeBuffer) return command.length;
-  // Copies take the rest of the source; fills the rest of the target.
+  // Fills take the rest of the target (copies always have a length).
   return Length(ranges_[command.first_range], table);
 }
 
-void CudaCommandBuffer::PackKernelParams(const Command& command,
-                                         std::span<const Ref<Buffer>> table, uint64_t* values,
-                                         void** pointers) const {
+void CudaCommandBuffer::PackKernelParams(const Command& command, std::span<const Ref<Buffer>> table,
+                                         uint64_t* values, void** pointers) const {
   uint32_t p = 0;
   for (uint32_t i = 0; i < command.binding_count; ++i, ++p) {
     values[p] = Address(ranges_[command.first_range + i], table);

@@ -34,7 +34,8 @@ class CudaCommandBuffer : public CommandBuffer {
   ~CudaCommandBuffer() override;
 
   // Enqueues the recorded work on the context's stream, with binding-table
-  // slot i meaning `binding_table[i]` (validated by the device).
+  // slot i meaning `binding_table[i]` (validated by the device). The queue
+  // has made the context current.
   virtual Status Issue(std::span<const Ref<Buffer>> binding_table) = 0;
 
   const CudaContext& context() const { return *context_; }
@@ -48,8 +49,8 @@ class CudaCommandBuffer : public CommandBuffer {
     Ref<Buffer> buffer;    // Keeps a concrete buffer alive; null for a slot.
     CUdeviceptr base = 0;  // Concrete: the allocation's address + the offset.
     uint32_t slot = 0;
-    size_t offset = 0;     // Slot: within the slot's buffer.
-    size_t length = 0;     // kWholeBuffer only for slots.
+    size_t offset = 0;  // Slot: within the slot's buffer.
+    size_t length = 0;  // kWholeBuffer only for slots.
     bool is_slot() const { return !buffer; }
   };
   struct Command {
@@ -101,8 +102,11 @@ class CudaCommandBuffer : public CommandBuffer {
   Status ExecutionBarrierImpl() override;
 
   // Appends `ref` to ranges_, checking that a concrete buffer is this
-  // device's.
-  Status AddRange(const BufferRef& ref, std::string_view what);
+  // device's; `what()` names the reference in the error (built only then).
+  template <typename Describe>
+  Status AddRange(const BufferRef& ref, const Describe& what);
+  // Appends a command whose ranges were added (keeps uses_slots_).
+  void Append(const Command& command);
 
   Ref<CudaContext> context_;
   std::vector<Ref<Buffer>> staging_;  // UpdateBuffer's data, in device memory.

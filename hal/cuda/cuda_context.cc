@@ -17,8 +17,6 @@ Result<Ref<CudaContext>> CudaContext::Create(Ref<CudaSymbols> symbols, int ordin
   int major = 0, minor = 0, pools = 0;
   KILN_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &major));
   KILN_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &minor));
-  KILN_RETURN_IF_ERROR(
-      attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &ctx->max_threads_per_block_));
   KILN_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                                  &ctx->max_shared_memory_optin_));
   KILN_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, &pools));
@@ -26,8 +24,8 @@ Result<Ref<CudaContext>> CudaContext::Create(Ref<CudaSymbols> symbols, int ordin
   ctx->supports_memory_pools_ = pools != 0;
   // Non-blocking: the queue's work does not serialize with the legacy
   // default stream that synchronous copies (ReadData/WriteData) use.
-  KILN_RETURN_IF_ERROR(s.Check(s.cuStreamCreate(&ctx->stream_, CU_STREAM_NON_BLOCKING),
-                               where + ": cuStreamCreate"));
+  KILN_RETURN_IF_ERROR(
+      s.Check(s.cuStreamCreate(&ctx->stream_, CU_STREAM_NON_BLOCKING), where + ": cuStreamCreate"));
   if (ctx->supports_memory_pools_) {
     // Keep freed stream-ordered memory in the pool instead of returning it
     // to the OS at every synchronization: queue_alloca then reuses it.
@@ -92,8 +90,8 @@ Result<CUevent> CudaContext::AcquireEvent() const {
   }
   KILN_RETURN_IF_ERROR(MakeCurrent());
   CUevent event = nullptr;
-  KILN_RETURN_IF_ERROR(Check(symbols_->cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
-                             "cuEventCreate"));
+  KILN_RETURN_IF_ERROR(
+      Check(symbols_->cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate"));
   return event;
 }
 

@@ -38,7 +38,6 @@ class CudaContext : public RefObject {
   int ordinal() const { return ordinal_; }
   // Compute capability as major * 10 + minor (90 for sm_90).
   int compute_capability() const { return compute_capability_; }
-  int max_threads_per_block() const { return max_threads_per_block_; }
   int max_shared_memory_per_block_optin() const { return max_shared_memory_optin_; }
   bool supports_memory_pools() const { return supports_memory_pools_; }
 
@@ -62,7 +61,8 @@ class CudaContext : public RefObject {
   void ReleaseEvent(CUevent event) const;
 
  private:
-  CudaContext(Ref<CudaSymbols> symbols, int ordinal) : symbols_(std::move(symbols)), ordinal_(ordinal) {}
+  CudaContext(Ref<CudaSymbols> symbols, int ordinal)
+      : symbols_(std::move(symbols)), ordinal_(ordinal) {}
 
   Ref<CudaSymbols> symbols_;
   int ordinal_;
@@ -70,13 +70,12 @@ class CudaContext : public RefObject {
   CUcontext context_ = nullptr;
   CUstream stream_ = nullptr;
   int compute_capability_ = 0;
-  int max_threads_per_block_ = 0;
   int max_shared_memory_optin_ = 0;
   bool supports_memory_pools_ = false;
 
   mutable std::mutex mutex_;
   mutable std::atomic<bool> lost_{false};
-  mutable Status lost_status_;              // Guarded by mutex_.
+  mutable Status lost_status_;                // Guarded by mutex_.
   mutable std::vector<CUevent> free_events_;  // Guarded by mutex_.
 };
 

@@ -9,9 +9,8 @@ Result<Ref<CudaDevice>> CudaDevice::Create(Ref<CudaSymbols> symbols, int ordinal
                                            const CudaDeviceOptions& options) {
   KILN_ASSIGN_OR_RETURN(Ref<CudaContext> context, CudaContext::Create(symbols, ordinal));
   char name[256] = {};
-  KILN_RETURN_IF_ERROR(
-      context->Check(symbols->cuDeviceGetName(name, sizeof(name) - 1, context->device()),
-                     "cuDeviceGetName"));
+  KILN_RETURN_IF_ERROR(context->Check(
+      symbols->cuDeviceGetName(name, sizeof(name) - 1, context->device()), "cuDeviceGetName"));
   DeviceProperties properties;
   properties.name = name;
   properties.driver = "cuda";
@@ -29,6 +28,8 @@ CudaDevice::CudaDevice(Ref<CudaContext> context, DeviceProperties properties,
       allocator_(context),
       modules_(context),
       queue_(MakeRef<CudaQueue>(context)) {}
+
+CudaDevice::~CudaDevice() { queue_->Shutdown(); }
 
 Result<Ref<CommandBuffer>> CudaDevice::CreateCommandBuffer(CommandBufferMode mode) {
   KILN_RETURN_IF_ERROR(context_->health());
@@ -75,11 +76,12 @@ Status CudaDevice::QueueExecute(const Fence& wait, const Fence& signal,
                                 std::span<const Ref<CommandBuffer>> command_buffers,
                                 std::span<const Ref<Buffer>> binding_table) {
   KILN_ASSIGN_OR_RETURN(CudaSubmission submission, MakeSubmission(wait, signal, "QueueExecute"));
+  KILN_RETURN_IF_ERROR(CommandBuffer::ValidateSubmission(command_buffers, binding_table));
   for (size_t i = 0; i < binding_table.size(); ++i) {
-    if (!binding_table[i]) continue;
-    KILN_RETURN_IF_ERROR(CudaAllocationOf(*binding_table[i], *context_,
-                                          "QueueExecute: binding-table slot " + std::to_string(i))
-                             .status());
+    if (binding_table[i] && CudaAllocationOf(*binding_table[i], *context_) == nullptr) {
+      return ForeignBufferError(*binding_table[i], *context_,
+                                "QueueExecute: binding-table slot " + std::to_string(i));
+    }
   }
   for (size_t i = 0; i < command_buffers.size(); ++i) {
     auto where = [i] { return "QueueExecute: command buffer " + std::to_string(i); };
@@ -89,7 +91,6 @@ Status CudaDevice::QueueExecute(const Fence& wait, const Fence& signal,
     }
     submission.command_buffers.emplace_back(command_buffer);
   }
-  KILN_RETURN_IF_ERROR(CommandBuffer::ValidateSubmission(command_buffers, binding_table));
   CommandBuffer::MarkSubmitted(command_buffers);
   submission.binding_table.assign(binding_table.begin(), binding_table.end());
   return queue_->Submit(std::move(submission));
@@ -108,8 +109,9 @@ Result<Ref<Buffer>> CudaDevice::QueueAlloca(const Fence& wait, const Fence& sign
 
 Status CudaDevice::QueueDealloca(const Fence& wait, const Fence& signal, Ref<Buffer> buffer) {
   if (!buffer) return InvalidArgumentError("QueueDealloca: null buffer");
-  KILN_ASSIGN_OR_RETURN(const CudaBuffer* allocation,
-                        CudaAllocationOf(*buffer, *context_, "QueueDealloca: the buffer"));
+  const CudaBuffer* allocation = CudaAllocationOf(*buffer, *context_);
+  if (allocation == nullptr)
+    return ForeignBufferError(*buffer, *context_, "QueueDealloca: the buffer");
   KILN_ASSIGN_OR_RETURN(CudaSubmission submission, MakeSubmission(wait, signal, "QueueDealloca"));
   if (allocation->kind() == CudaBuffer::Kind::kStreamOrdered) {
     submission.released = Ref<CudaBuffer>(const_cast<CudaBuffer*>(allocation));

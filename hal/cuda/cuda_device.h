@@ -32,6 +32,8 @@ class CudaDevice final : public Device {
  public:
   static Result<Ref<CudaDevice>> Create(Ref<CudaSymbols> symbols, int ordinal,
                                         const CudaDeviceOptions& options);
+  // Fails the signals of submissions still waiting on the host.
+  ~CudaDevice() override;
 
   const DeviceProperties& properties() const override { return properties_; }
   Allocator& allocator() override { return allocator_; }

@@ -27,7 +27,8 @@ Result<Ref<CudaModule>> CudaModuleCache::Load(const std::string& ptx, const std:
   void* values[] = {error_log.data(), reinterpret_cast<void*>(uintptr_t{error_log.size()}),
                     info_log.data(), reinterpret_cast<void*>(uintptr_t{info_log.size()})};
   CUmodule module = nullptr;
-  CUresult result = context_->symbols().cuModuleLoadDataEx(&module, ptx.c_str(), 4, options, values);
+  CUresult result =
+      context_->symbols().cuModuleLoadDataEx(&module, ptx.c_str(), 4, options, values);
   if (result != CUDA_SUCCESS) {
     error_log.resize(std::strlen(error_log.c_str()));
     while (!error_log.empty() && (error_log.back() == '\n' || error_log.back() == ' ')) {
@@ -69,8 +70,8 @@ Result<size_t> SelectImage(std::span<const std::string> archs, int capability) {
     listed += (i ? ", " : "") + archs[i];
     std::optional<TargetArch> arch = ParseTargetArch(archs[i]);
     if (!arch) continue;
-    const bool runs = arch->arch_specific ? arch->capability == capability
-                                          : arch->capability <= capability;
+    const bool runs =
+        arch->arch_specific ? arch->capability == capability : arch->capability <= capability;
     // Prefer the newest architecture that runs; among equals, the generic one
     // listed first.
     if (runs && (!best || arch->capability > best_capability)) {
@@ -83,7 +84,8 @@ Result<size_t> SelectImage(std::span<const std::string> archs, int capability) {
   return InvalidArgumentError("no PTX image runs on this " + device_arch + " device (images: " +
                               (listed.empty() ? std::string("none") : listed) +
                               "); PTX built for a newer architecture cannot be JIT-compiled for "
-                              "an older one: build the PTX for " + device_arch + " or older");
+                              "an older one: build the PTX for " +
+                              device_arch + " or older");
 }
 
 Result<Ref<CudaExecutable>> CudaExecutable::Load(Ref<CudaContext> context, CudaModuleCache& cache,
@@ -122,13 +124,12 @@ Result<Ref<CudaExecutable>> CudaExecutable::Load(Ref<CudaContext> context, CudaM
       info.layout.constant_count = e->constant_count();
       if (e->bindings()) {
         for (const fb::Binding* binding : *e->bindings()) {
-          info.layout.bindings.push_back({DescriptorType::kStorageBuffer,
-                                          binding != nullptr && binding->read_only()});
+          info.layout.bindings.push_back(
+              {DescriptorType::kStorageBuffer, binding != nullptr && binding->read_only()});
         }
       }
-      kernel_names.push_back(e->kernel_name() && e->kernel_name()->size() > 0
-                                 ? e->kernel_name()->str()
-                                 : info.name);
+      kernel_names.push_back(
+          e->kernel_name() && e->kernel_name()->size() > 0 ? e->kernel_name()->str() : info.name);
       shared_memory.push_back(e->shared_memory_bytes());
       exports.push_back(std::move(info));
     }
@@ -148,19 +149,20 @@ Result<Ref<CudaExecutable>> CudaExecutable::Load(Ref<CudaContext> context, CudaM
         where + " export '" + info.name + "' (kernel '" + kernel_names[i] + "')";
     CudaKernel kernel;
     kernel.shared_memory_bytes = shared_memory[i];
-    CUresult found =
-        s.cuModuleGetFunction(&kernel.function, executable->module_->module(), kernel_names[i].c_str());
+    CUresult found = s.cuModuleGetFunction(&kernel.function, executable->module_->module(),
+                                           kernel_names[i].c_str());
     if (found == CUDA_ERROR_NOT_FOUND) {
       return NotFoundError(export_where + ": the PTX (" + archs[chosen] + ") has no kernel '" +
                            kernel_names[i] + "'");
     }
     KILN_RETURN_IF_ERROR(context->Check(found, export_where + ": cuModuleGetFunction"));
     int max_threads = 0;
-    KILN_RETURN_IF_ERROR(context->Check(
-        s.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, kernel.function),
-        export_where + ": cuFuncGetAttribute"));
-    const uint64_t threads = uint64_t{info.workgroup_size[0]} * info.workgroup_size[1] *
-                             info.workgroup_size[2];
+    KILN_RETURN_IF_ERROR(
+        context->Check(s.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                            kernel.function),
+                       export_where + ": cuFuncGetAttribute"));
+    const uint64_t threads =
+        uint64_t{info.workgroup_size[0]} * info.workgroup_size[1] * info.workgroup_size[2];
     if (threads > static_cast<uint64_t>(max_threads)) {
       return InvalidArgumentError(
           export_where + ": workgroup size [" + std::to_string(info.workgroup_size[0]) + ", " +
@@ -168,7 +170,8 @@ Result<Ref<CudaExecutable>> CudaExecutable::Load(Ref<CudaContext> context, CudaM
           "] is " + std::to_string(threads) + " threads per block, more than the " +
           std::to_string(max_threads) + " this kernel allows on this device");
     }
-    if (kernel.shared_memory_bytes > static_cast<uint32_t>(context->max_shared_memory_per_block_optin())) {
+    if (kernel.shared_memory_bytes >
+        static_cast<uint32_t>(context->max_shared_memory_per_block_optin())) {
       return InvalidArgumentError(export_where + ": " + std::to_string(kernel.shared_memory_bytes) +
                                   " bytes of dynamic shared memory exceed the device's " +
                                   std::to_string(context->max_shared_memory_per_block_optin()));

@@ -112,6 +112,17 @@ Status CudaQueue::Submit(CudaSubmission submission) {
   return status;
 }
 
+void CudaQueue::Shutdown() {
+  std::deque<CudaSubmission> abandoned;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    abandoned.swap(deferred_);
+  }
+  const Status aborted =
+      AbortedError("the CUDA device was destroyed before the submission could run");
+  for (const CudaSubmission& submission : abandoned) FailSignals(submission, aborted);
+}
+
 void CudaQueue::OnResolvable() {
   Callbacks due;
   {

@@ -11,7 +11,8 @@
 //
 // A wait that failed fails the submission's signal semaphores with its
 // status, without running anything. A device that is lost fails every
-// submission at once with the lost status.
+// submission at once with the lost status; one destroyed fails those still
+// deferred.
 #pragma once
 
 #include <deque>
@@ -42,6 +43,11 @@ class CudaQueue : public RefObject {
   // Issues `submission` now, or defers it behind unresolved waits. An error
   // while issuing it now is returned (and fails its signals).
   Status Submit(CudaSubmission submission);
+  // The device is going away (no more submissions): fails the signals of
+  // every deferred submission, which nothing would issue, and drops the
+  // queue's references to the semaphores they wait on (which hold the queue
+  // through their callbacks).
+  void Shutdown();
 
  private:
   using Callbacks = std::vector<std::function<void()>>;

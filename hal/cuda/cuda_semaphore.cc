@@ -121,8 +121,8 @@ Status CudaSemaphore::Wait(uint64_t value, Timeout timeout) {
       // Only the host (or a later submission) can get there.
       if (infinite) {
         cv_.wait(lock);
-      } else if (cv_.wait_until(lock, deadline) == std::cv_status::timeout &&
-                 value_ < value && failure_.ok()) {
+      } else if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && value_ < value &&
+                 failure_.ok()) {
         bool pending = false;
         for (const Pending& p : pending_) pending |= p.value >= value;
         if (!pending) {
@@ -194,8 +194,9 @@ CudaSemaphore::WaitResolution CudaSemaphore::ResolveWait(uint64_t value,
     if (p.context.get() == &waiter) return resolution;  // The stream is in order.
     // Under the lock, so the event cannot be recycled before the wait is
     // enqueued (cuStreamWaitEvent captures the event's current work).
-    Status enqueued = waiter.Check(waiter.symbols().cuStreamWaitEvent(waiter.stream(), p.event, 0),
-                                   "waiting for another CUDA device's semaphore (cuStreamWaitEvent)");
+    Status enqueued =
+        waiter.Check(waiter.symbols().cuStreamWaitEvent(waiter.stream(), p.event, 0),
+                     "waiting for another CUDA device's semaphore (cuStreamWaitEvent)");
     if (!enqueued.ok()) {
       resolution.kind = WaitResolution::kFailed;
       resolution.failure = enqueued;
@@ -215,10 +216,10 @@ void CudaSemaphore::AddPending(uint64_t value, CUevent event, Ref<CudaContext> c
   }
   if (value <= target_) {
     context->ReleaseEvent(event);
-    FailLocked(InvalidArgumentError("a submission signals semaphore value " +
-                                    std::to_string(value) + ", which does not advance it (at " +
-                                    std::to_string(target_) + ")"),
-               due);
+    FailLocked(
+        InvalidArgumentError("a submission signals semaphore value " + std::to_string(value) +
+                             ", which does not advance it (at " + std::to_string(target_) + ")"),
+        due);
     return;
   }
   target_ = value;

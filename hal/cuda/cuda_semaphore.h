@@ -90,11 +90,11 @@ class CudaSemaphore final : public Semaphore {
 
   std::mutex mutex_;
   std::condition_variable cv_;
-  uint64_t value_;          // Reached. Guarded by mutex_.
-  uint64_t target_;         // The largest value signaled or pending. Guarded by mutex_.
-  Status failure_;          // Guarded by mutex_.
-  std::deque<Pending> pending_;   // Increasing values. Guarded by mutex_.
-  std::vector<Waiter> waiters_;   // Guarded by mutex_.
+  uint64_t value_;               // Reached. Guarded by mutex_.
+  uint64_t target_;              // The largest value signaled or pending. Guarded by mutex_.
+  Status failure_;               // Guarded by mutex_.
+  std::deque<Pending> pending_;  // Increasing values. Guarded by mutex_.
+  std::vector<Waiter> waiters_;  // Guarded by mutex_.
 };
 
 }  // namespace kiln::hal::cuda

@@ -21,7 +21,8 @@ Result<Ref<CudaSymbols>> CudaSymbols::Load(const char* library_path) {
                             " could not be opened (" + (error ? error : "unknown error") +
                             "); is the NVIDIA driver installed?");
   }
-  auto get_proc = reinterpret_cast<GetProcAddressFn>(dlsym(symbols->library_, "cuGetProcAddress_v2"));
+  auto get_proc =
+      reinterpret_cast<GetProcAddressFn>(dlsym(symbols->library_, "cuGetProcAddress_v2"));
   if (!get_proc) {
     return UnavailableError(std::string(library_path) +
                             " has no cuGetProcAddress_v2: the NVIDIA driver is older than CUDA "

@@ -96,9 +96,9 @@ Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
       if (current.size() > 1 && !previous.empty()) {
         // Join: later nodes get one edge instead of one per node here.
         CUgraphNode join = nullptr;
-        KILN_RETURN_IF_ERROR(context().Check(
-            s.cuGraphAddEmptyNode(&join, graph_, current.data(), current.size()),
-            "cuGraphAddEmptyNode"));
+        KILN_RETURN_IF_ERROR(
+            context().Check(s.cuGraphAddEmptyNode(&join, graph_, current.data(), current.size()),
+                            "cuGraphAddEmptyNode"));
         previous.assign(1, join);
       } else {
         previous = std::move(current);
@@ -145,10 +145,10 @@ Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
         m.width = length / command.pattern_length;
         m.height = 1;
         m.pitch = 0;
-        KILN_RETURN_IF_ERROR(context().Check(
-            s.cuGraphAddMemsetNode(&node.node, graph_, previous.data(), previous.size(), &m,
-                                   context().context()),
-            "cuGraphAddMemsetNode"));
+        KILN_RETURN_IF_ERROR(
+            context().Check(s.cuGraphAddMemsetNode(&node.node, graph_, previous.data(),
+                                                   previous.size(), &m, context().context()),
+                            "cuGraphAddMemsetNode"));
         break;
       }
       case Command::Kind::kCopy: {
@@ -158,10 +158,10 @@ Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
         m.WidthInBytes = length;
         m.Height = 1;
         m.Depth = 1;
-        KILN_RETURN_IF_ERROR(context().Check(
-            s.cuGraphAddMemcpyNode(&node.node, graph_, previous.data(), previous.size(), &m,
-                                   context().context()),
-            "cuGraphAddMemcpyNode"));
+        KILN_RETURN_IF_ERROR(
+            context().Check(s.cuGraphAddMemcpyNode(&node.node, graph_, previous.data(),
+                                                   previous.size(), &m, context().context()),
+                            "cuGraphAddMemcpyNode"));
         break;
       }
       case Command::Kind::kBarrier:
@@ -173,12 +173,12 @@ Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
       context().Check(s.cuGraphInstantiateWithFlags(&exec_, graph_, 0), "cuGraphInstantiate"));
   ++instantiations_;
   // Uploading now keeps the first launch from paying for it.
-  KILN_RETURN_IF_ERROR(context().Check(s.cuGraphUpload(exec_, context().stream()), "cuGraphUpload"));
+  KILN_RETURN_IF_ERROR(
+      context().Check(s.cuGraphUpload(exec_, context().stream()), "cuGraphUpload"));
   return OkStatus();
 }
 
 Status GraphCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
-  KILN_RETURN_IF_ERROR(context().MakeCurrent());
   const CudaSymbols& s = context().symbols();
   bool rebuild = !exec_ || (transfers_use_slots_ && ShapeChanged(binding_table));
   if (!rebuild && uses_slots_) {
@@ -191,12 +191,12 @@ Status GraphCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
           result = s.cuGraphExecKernelNodeSetParams(exec_, node.node, &node.kernel);
           break;
         case Command::Kind::kFill:
-          result = s.cuGraphExecMemsetNodeSetParams(exec_, node.node, &node.memset,
-                                                    context().context());
+          result =
+              s.cuGraphExecMemsetNodeSetParams(exec_, node.node, &node.memset, context().context());
           break;
         case Command::Kind::kCopy:
-          result = s.cuGraphExecMemcpyNodeSetParams(exec_, node.node, &node.memcpy,
-                                                    context().context());
+          result =
+              s.cuGraphExecMemcpyNodeSetParams(exec_, node.node, &node.memcpy, context().context());
           break;
         case Command::Kind::kBarrier:
           break;
@@ -207,7 +207,13 @@ Status GraphCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
         rebuild = true;
         break;
       }
-      KILN_RETURN_IF_ERROR(context().Check(result, "patching a graph node's buffer addresses"));
+      Status patched = context().Check(result, "patching a graph node's buffer addresses");
+      if (!patched.ok()) {
+        // The nodes already hold the new addresses: the next Issue must not
+        // take the graph for patched. It is built again instead.
+        DestroyGraph();
+        return patched;
+      }
       ++patched_nodes_;
     }
   }

@@ -10,14 +10,12 @@
 //
 // The graph is built and instantiated once: at End, or, when a fill or copy
 // uses a binding-table slot (CUDA checks memset/memcpy node addresses, and
-// the slot's size may decide the length), at the first submit. Each submit of a reusable command buffer
-// resolves the binding table and patches, in the instantiated graph, only
-// the nodes whose addresses changed since the last launch
-// (cuGraphExecKernelNodeSetParams; memset/memcpy nodes likewise); the graph
-// is rebuilt only if a slot's size changes what a fill or copy covers, or
-// CUDA refuses a memset/memcpy patch (a different kind of memory).
-// Patching never affects launches already enqueued (CUDA's rule), so no
-// wait is needed between submits.
+// the slot's size may decide the length), at the first submit. Each submit of a reusable command
+// buffer resolves the binding table and patches, in the instantiated graph, only the nodes whose
+// addresses changed since the last launch (cuGraphExecKernelNodeSetParams; memset/memcpy nodes
+// likewise); the graph is rebuilt only if a slot's size changes what a fill or copy covers, or CUDA
+// refuses a memset/memcpy patch (a different kind of memory). Patching never affects launches
+// already enqueued (CUDA's rule), so no wait is needed between submits.
 #pragma once
 
 #include <deque>

@@ -3,7 +3,6 @@
 namespace kiln::hal::cuda {
 
 Status StreamCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
-  KILN_RETURN_IF_ERROR(context().MakeCurrent());
   const CudaSymbols& s = context().symbols();
   CUstream stream = context().stream();
   values_.resize(max_params_);
@@ -14,10 +13,10 @@ Status StreamCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
     switch (command.kind) {
       case Command::Kind::kDispatch:
         PackKernelParams(command, binding_table, values_.data(), pointers_.data());
-        result = s.cuLaunchKernel(command.function, command.grid[0], command.grid[1],
-                                  command.grid[2], command.block[0], command.block[1],
-                                  command.block[2], command.shared_memory_bytes, stream,
-                                  pointers_.data(), nullptr);
+        result =
+            s.cuLaunchKernel(command.function, command.grid[0], command.grid[1], command.grid[2],
+                             command.block[0], command.block[1], command.block[2],
+                             command.shared_memory_bytes, stream, pointers_.data(), nullptr);
         what = "cuLaunchKernel";
         break;
       case Command::Kind::kFill: {
@@ -39,9 +38,9 @@ Status StreamCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
       case Command::Kind::kCopy: {
         const size_t length = ResolvedLength(command, binding_table);
         if (length == 0) continue;
-        result = s.cuMemcpyAsync(Address(ranges_[command.first_range + 1], binding_table),
-                                 Address(ranges_[command.first_range], binding_table), length,
-                                 stream);
+        result =
+            s.cuMemcpyAsync(Address(ranges_[command.first_range + 1], binding_table),
+                            Address(ranges_[command.first_range], binding_table), length, stream);
         what = "cuMemcpyAsync";
         break;
       }

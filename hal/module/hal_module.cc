@@ -37,8 +37,8 @@ struct HalState {
   std::vector<FenceSemaphore> fence_semaphores;
   std::vector<Ref<vm::Object>> device_refs;
   std::vector<uint32_t> constants;
-  std::vector<BufferRef> bindings;
-  std::vector<Ref<Buffer>> binding_table;
+  std::vector<BufferRef> bindings;         // Empty between calls.
+  std::vector<Ref<Buffer>> binding_table;  // Empty between calls.
   std::vector<int64_t> dims;
 };
 
@@ -449,7 +449,6 @@ Status RecordDispatch(HalState& state, const DispatchHeader& header, Status stat
 Status CommandBufferDispatch(HalState& state, Args args, Results) {
   DispatchHeader header;
   KILN_RETURN_IF_ERROR(GetDispatchHeader(state, args, "buffer", &header));
-  state.bindings.clear();
   Status status;
   for (size_t i = header.first_binding; i < args.size(); i += 3) {
     const Ref<Buffer>* buffer = nullptr;
@@ -469,7 +468,6 @@ Status CommandBufferDispatch(HalState& state, Args args, Results) {
 Status CommandBufferDispatchIndirect(HalState& state, Args args, Results) {
   DispatchHeader header;
   KILN_RETURN_IF_ERROR(GetDispatchHeader(state, args, "slot", &header));
-  state.bindings.clear();
   Status status;
   for (size_t i = header.first_binding; i < args.size(); i += 3) {
     size_t offset = 0, length = 0;
@@ -544,23 +542,14 @@ Status FenceCreate(HalState& state, Args args, Results results) {
   for (HalState::FenceSemaphore& e : state.fence_semaphores) {
     if (e.device == device->get()) entry = &e;
   }
+  Result<uint64_t> reached = entry != nullptr ? entry->semaphore->Query() : Result<uint64_t>(0);
+  if (entry == nullptr || !reached.ok() || *reached != entry->value) {
+    KILN_ASSIGN_OR_RETURN(Ref<Semaphore> semaphore, (*device)->CreateSemaphore(0));
+    if (entry == nullptr) entry = &state.fence_semaphores.emplace_back();
+    *entry = {device->get(), std::move(semaphore), 0};
+  }
   Ref<Fence> fence = MakeRef<Fence>();
-  if (entry != nullptr) {
-    Result<uint64_t> reached = entry->semaphore->Query();
-    if (reached.ok() && *reached == entry->value) {
-      fence->Insert(entry->semaphore, ++entry->value);
-      results[0] = Wrapped(WrapForVm(std::move(fence)));
-      return OkStatus();
-    }
-  }
-  KILN_ASSIGN_OR_RETURN(Ref<Semaphore> semaphore, (*device)->CreateSemaphore(0));
-  if (entry == nullptr) {
-    state.fence_semaphores.push_back({device->get(), semaphore, 1});
-  } else {
-    entry->semaphore = semaphore;
-    entry->value = 1;
-  }
-  fence->Insert(std::move(semaphore), 1);
+  fence->Insert(entry->semaphore, ++entry->value);
   results[0] = Wrapped(WrapForVm(std::move(fence)));
   return OkStatus();
 }
@@ -596,7 +585,6 @@ Status QueueExecute(HalState& state, Args args, Results) {
   const Ref<CommandBuffer>* command_buffer = nullptr;
   KILN_RETURN_IF_ERROR(Get(args, 3, "command buffer", &command_buffer));
   constexpr size_t kFirstSlot = 4;
-  state.binding_table.clear();
   Status status;
   for (size_t i = kFirstSlot; i < args.size(); ++i) {
     // A null ref is an empty slot: an error at submit only if a command

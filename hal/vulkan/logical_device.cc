@@ -12,7 +12,6 @@ Result<Ref<LogicalDevice>> LogicalDevice::Create(Ref<VulkanInstance> instance,
   }
   Ref<LogicalDevice> device = Ref<LogicalDevice>::Adopt(new LogicalDevice(instance));
   const InstanceFunctions& ifn = instance->functions();
-  device->physical_ = physical.handle;
   device->properties_ = physical.properties;
   device->queue_family_ = physical.queue_family;
   ifn.vkGetPhysicalDeviceMemoryProperties(physical.handle, &device->memory_);

@@ -43,7 +43,6 @@ class LogicalDevice : public RefObject {
   const DeviceFunctions& fn() const { return fn_; }
   VkDevice handle() const { return device_; }
   VkQueue queue_handle() const { return queue_handle_; }
-  uint32_t queue_family() const { return queue_family_; }
   const VkPhysicalDeviceProperties& properties() const { return properties_; }
   const VkPhysicalDeviceLimits& limits() const { return properties_.limits; }
   const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_; }
@@ -89,7 +88,6 @@ class LogicalDevice : public RefObject {
 
   Ref<VulkanInstance> instance_;
   DeviceFunctions fn_;
-  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_handle_ = VK_NULL_HANDLE;
   uint32_t queue_family_ = 0;

@@ -129,7 +129,6 @@ Result<std::unique_ptr<MemoryBlock>> VulkanAllocator::CreateBlock(uint32_t type_
   const DeviceFunctions& fn = device_->fn();
   VkDevice device = device_->handle();
   auto block = std::make_unique<MemoryBlock>();
-  block->size = size;
   block->memory_type_index = type_index;
   block->dedicated = dedicated;
   auto exhausted = [&](const std::string& why) {

@@ -41,7 +41,6 @@ class MemoryBlock {
   VkDeviceMemory memory = VK_NULL_HANDLE;
   VkBuffer buffer = VK_NULL_HANDLE;
   uint8_t* mapped = nullptr;  // Host-visible blocks only.
-  VkDeviceSize size = 0;
   uint32_t memory_type_index = 0;
   bool dedicated = false;  // Holds exactly one buffer.
   VkDeviceSize used = 0;

@@ -22,6 +22,11 @@ VulkanBuffer::VulkanBuffer(Ref<LogicalDevice> device, MemoryBlock* block, VkDevi
       mapped_(block->mapped ? block->mapped + offset : nullptr),
       id_(id) {}
 
+const VulkanBuffer* VulkanBuffer::OwnedBy(const Buffer& buffer, const LogicalDevice* device) {
+  const auto* allocation = dynamic_cast<const VulkanBuffer*>(buffer.allocated_buffer());
+  return allocation != nullptr && allocation->device() == device ? allocation : nullptr;
+}
+
 VulkanBuffer::~VulkanBuffer() { device_->allocator().Free(block_, offset_, reserved_size_); }
 
 Result<uint8_t*> VulkanBuffer::MapAllocation(size_t allocation_offset, size_t length) {

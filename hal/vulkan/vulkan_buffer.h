@@ -26,6 +26,10 @@ class MemoryBlock;
 
 class VulkanBuffer final : public Buffer {
  public:
+  // The allocation behind `buffer` (a subspan's too) if `device` allocated
+  // it, else null: what every command and submission checks a buffer by.
+  static const VulkanBuffer* OwnedBy(const Buffer& buffer, const LogicalDevice* device);
+
   ~VulkanBuffer() override;
 
   LogicalDevice* device() const { return device_.get(); }
@@ -34,10 +38,6 @@ class VulkanBuffer final : public Buffer {
   // minStorageBufferOffsetAlignment).
   VkBuffer handle() const { return handle_; }
   VkDeviceSize offset() const { return offset_; }
-  // Bytes reserved in the block: byte_length() rounded up, at least one
-  // alignment unit (so even a zero-sized buffer has bytes a descriptor can
-  // point at).
-  VkDeviceSize reserved_size() const { return reserved_size_; }
   // Never reused by another allocation of the same device: command buffers
   // compare binding tables by it without holding the buffers.
   uint64_t id() const { return id_; }
@@ -61,6 +61,9 @@ class VulkanBuffer final : public Buffer {
   MemoryBlock* block_;
   VkBuffer handle_;
   VkDeviceSize offset_;
+  // Bytes reserved in the block: byte_length() rounded up, at least one
+  // alignment unit (so even a zero-sized buffer has bytes a descriptor can
+  // point at).
   VkDeviceSize reserved_size_;
   uint8_t* mapped_;  // Null when the memory is not host-visible.
   uint64_t id_;

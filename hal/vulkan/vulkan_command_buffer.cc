@@ -42,8 +42,9 @@ uint32_t PatternWord(uint32_t pattern, uint32_t pattern_length, VkDeviceSize pha
   return word;
 }
 
-VulkanBuffer* AllocationOf(const BufferRef& ref) {
-  return dynamic_cast<VulkanBuffer*>(ref.buffer->allocated_buffer());
+// The allocation of a concrete reference that CheckConcrete accepted.
+const VulkanBuffer& ConcreteAllocation(const BufferRef& ref) {
+  return *static_cast<const VulkanBuffer*>(ref.buffer->allocated_buffer());
 }
 
 }  // namespace
@@ -77,15 +78,8 @@ VulkanCommandBuffer::VulkanCommandBuffer(Ref<LogicalDevice> device, CommandBuffe
 VulkanCommandBuffer::~VulkanCommandBuffer() {
   // Submissions hold their command buffers until they retire: nothing here
   // is pending on the device.
-  std::vector<VkCommandBuffer> handles;
-  if (primary_ != VK_NULL_HANDLE) handles.push_back(primary_);
-  for (const std::unique_ptr<Recording>& recording : recordings_) {
-    if (recording->handle != VK_NULL_HANDLE) handles.push_back(recording->handle);
-  }
-  if (!handles.empty()) {
-    fn_.vkFreeCommandBuffers(device_->handle(), pool_, static_cast<uint32_t>(handles.size()),
-                             handles.data());
-  }
+  if (primary_ != VK_NULL_HANDLE) fn_.vkFreeCommandBuffers(device_->handle(), pool_, 1, &primary_);
+  FreeRecordings();
   device_->ReleaseCommandPool(pool_);
 }
 
@@ -103,16 +97,15 @@ Result<VulkanExecutable*> VulkanCommandBuffer::CheckExecutable(
 
 Status VulkanCommandBuffer::CheckConcrete(const BufferRef& ref, const char* what) const {
   if (ref.is_slot()) return OkStatus();
-  VulkanBuffer* allocation = AllocationOf(ref);
-  if (allocation != nullptr && allocation->device() == device_.get()) return OkStatus();
+  if (VulkanBuffer::OwnedBy(*ref.buffer, device_.get()) != nullptr) return OkStatus();
   return InvalidArgumentError(std::string(what) +
                               ": the buffer was not allocated by this Vulkan device");
 }
 
 DeviceRange VulkanCommandBuffer::ResolveConcrete(const BufferRef& ref) {
-  const VulkanBuffer* allocation = static_cast<const VulkanBuffer*>(ref.buffer->allocated_buffer());
-  return DeviceRange{allocation->handle(),
-                     allocation->offset() + ref.buffer->byte_offset() + ref.offset, ref.length};
+  const VulkanBuffer& allocation = ConcreteAllocation(ref);
+  return DeviceRange{allocation.handle(),
+                     allocation.offset() + ref.buffer->byte_offset() + ref.offset, ref.length};
 }
 
 DeviceRange VulkanCommandBuffer::ResolveSlot(const BufferRef& ref, const SlotValue& value) {
@@ -348,8 +341,8 @@ Status VulkanCommandBuffer::DispatchImpl(const Ref<Executable>& executable, uint
       any_slot = true;
       continue;
     }
-    VulkanBuffer* allocation = AllocationOf(bindings[i]);
-    if (allocation == nullptr || allocation->device() != device_.get()) {
+    const VulkanBuffer* allocation = VulkanBuffer::OwnedBy(*bindings[i].buffer, device_.get());
+    if (allocation == nullptr) {
       return InvalidArgumentError(site(i) + ": the buffer was not allocated by this Vulkan device");
     }
     KILN_ASSIGN_OR_RETURN(infos_[i],
@@ -480,6 +473,9 @@ Status VulkanCommandBuffer::ExecutionBarrierImpl() {
 
 Status VulkanCommandBuffer::EndImpl() {
   if (mode() == CommandBufferMode::kOneShot) return FinishRecording(primary_);
+  // A failed End leaves the command buffer recording, and End may be called
+  // again: what the failed one recorded (never submitted) goes.
+  FreeRecordings();
   slot_count_ = 0;
   for (const BufferRef& ref : refs_) {
     if (ref.is_slot()) slot_count_ = std::max(slot_count_, ref.slot + 1);
@@ -489,6 +485,17 @@ Status VulkanCommandBuffer::EndImpl() {
   slot_set_commands_.clear();
   slot_bindings_.clear();
   concrete_bindings_.clear();
+  // The stages each barrier must hold back: those of the commands up to the
+  // next barrier (the list is known, unlike while recording one-shot).
+  VkPipelineStageFlags until_next = 0;
+  for (size_t i = commands_.size(); i-- > 0;) {
+    if (commands_[i].kind == Command::Kind::kBarrier) {
+      commands_[i].stages_before_next = until_next;
+      until_next = 0;
+    } else {
+      until_next |= StageOf(commands_[i].kind);
+    }
+  }
   // Dispatches with the same references under the same set layout share a
   // set (a chain of dispatches on one buffer has one): a new table writes
   // each distinct descriptor once. The key: the layout, then per binding
@@ -535,19 +542,32 @@ Status VulkanCommandBuffer::EndImpl() {
 // --- Reusable recordings ---------------------------------------------------------
 
 Result<VulkanCommandBuffer::Recording*> VulkanCommandBuffer::NewRecording() {
-  KILN_ASSIGN_OR_RETURN(VkCommandBuffer handle, AllocateCommandBuffer());
-  recordings_.push_back(std::make_unique<Recording>());
-  Recording& recording = *recordings_.back();
-  recording.handle = handle;
+  // Kept only once it has every set: a recording short of sets would be
+  // chosen by a later submission and written out of range.
+  auto recording = std::make_unique<Recording>();
   for (uint32_t command : slot_set_commands_) {
     const Command& dispatch = commands_[command];
     const VulkanExecutable::Pipeline& pipeline =
         executables_[dispatch.executable]->pipeline(dispatch.export_ordinal);
     KILN_ASSIGN_OR_RETURN(VkDescriptorSet set, descriptors_.Allocate(pipeline.layout.set_layout,
                                                                      pipeline.binding_count));
-    recording.sets.push_back(set);
+    recording->sets.push_back(set);
   }
-  return &recording;
+  KILN_ASSIGN_OR_RETURN(recording->handle, AllocateCommandBuffer());
+  recordings_.push_back(std::move(recording));
+  return recordings_.back().get();
+}
+
+void VulkanCommandBuffer::FreeRecordings() {
+  std::vector<VkCommandBuffer> handles;
+  for (const std::unique_ptr<Recording>& recording : recordings_) {
+    handles.push_back(recording->handle);
+  }
+  if (!handles.empty()) {
+    fn_.vkFreeCommandBuffers(device_->handle(), pool_, static_cast<uint32_t>(handles.size()),
+                             handles.data());
+  }
+  recordings_.clear();
 }
 
 Status VulkanCommandBuffer::RecordReusable(Recording& recording,
@@ -561,18 +581,6 @@ Status VulkanCommandBuffer::RecordReusable(Recording& recording,
   // earlier submission of it may still run.
   KILN_RETURN_IF_ERROR(
       BeginRecording(recording.handle, VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT));
-  // The stages each barrier must hold back: those of the commands up to the
-  // next barrier (the list is known, unlike while recording one-shot).
-  barrier_targets_.assign(commands_.size(), 0);
-  VkPipelineStageFlags until_next = 0;
-  for (size_t i = commands_.size(); i-- > 0;) {
-    if (commands_[i].kind == Command::Kind::kBarrier) {
-      barrier_targets_[i] = until_next;
-      until_next = 0;
-    } else {
-      until_next |= StageOf(commands_[i].kind);
-    }
-  }
   BoundState bound;
   VkPipelineStageFlags since_barrier = 0;
   for (size_t index = 0; index < commands_.size(); ++index) {
@@ -608,7 +616,7 @@ Status VulkanCommandBuffer::RecordReusable(Recording& recording,
                                         &recording.scratch));
         break;
       case Command::Kind::kBarrier:
-        RecordBarrier(recording.handle, &since_barrier, barrier_targets_[index]);
+        RecordBarrier(recording.handle, &since_barrier, command.stages_before_next);
         break;
     }
   }
@@ -630,7 +638,7 @@ Status VulkanCommandBuffer::Update(Recording& recording, std::span<const SlotVal
   auto add = [&](const SetBinding& binding) -> Status {
     const BufferRef& ref = refs_[binding.ref];
     const VkDeviceSize allocation_offset =
-        ref.is_slot() ? values[ref.slot].allocation_offset : AllocationOf(ref)->offset();
+        ref.is_slot() ? values[ref.slot].allocation_offset : ConcreteAllocation(ref).offset();
     Result<VkDescriptorBufferInfo> info =
         DescribeBinding(Resolve(ref, values), allocation_offset, [&] {
           std::string site = DispatchSite(binding.command, binding.binding);
@@ -686,15 +694,12 @@ Result<VkCommandBuffer> VulkanCommandBuffer::PrepareSubmission(
   values_.assign(slot_count_, SlotValue{});
   for (uint32_t s = 0; s < slot_count_; ++s) {
     if (!slot_used_[s]) continue;
+    // VulkanDevice::QueueExecute checked that the device allocated it.
     const Buffer& buffer = *binding_table[s];
-    const auto* allocation = dynamic_cast<const VulkanBuffer*>(buffer.allocated_buffer());
-    if (allocation == nullptr || allocation->device() != device_.get()) {
-      return InvalidArgumentError("binding-table slot " + std::to_string(s) +
-                                  " holds a buffer not allocated by this Vulkan device");
-    }
-    values_[s] = SlotValue{allocation->id(), allocation->handle(),
-                           allocation->offset() + buffer.byte_offset(), buffer.byte_length(),
-                           allocation->offset()};
+    const auto& allocation = *static_cast<const VulkanBuffer*>(buffer.allocated_buffer());
+    values_[s] =
+        SlotValue{allocation.id(), allocation.handle(), allocation.offset() + buffer.byte_offset(),
+                  buffer.byte_length(), allocation.offset()};
   }
   // A recording that already holds this table runs as it is.
   for (const std::unique_ptr<Recording>& recording : recordings_) {

@@ -71,10 +71,10 @@ class VulkanCommandBuffer final : public CommandBuffer {
 
   // The VkCommandBuffer that runs this command buffer in submission
   // `serial` with `binding_table` (already checked by
-  // CommandBuffer::ValidateBindingTable). Called by VulkanQueue::Submit with
-  // the queue's lock held, so calls never overlap. Errors (a slot buffer of
-  // another device, a binding offset the device cannot bind) leave the
-  // command buffer usable.
+  // CommandBuffer::ValidateBindingTable, its buffers this device's by
+  // VulkanDevice::QueueExecute). Called by VulkanQueue::Submit with the
+  // queue's lock held, so calls never overlap. Errors (a binding offset the
+  // device cannot bind) leave the command buffer usable.
   Result<VkCommandBuffer> PrepareSubmission(std::span<const Ref<Buffer>> binding_table,
                                             uint64_t serial, VulkanQueue& queue);
 
@@ -124,6 +124,8 @@ class VulkanCommandBuffer final : public CommandBuffer {
     uint32_t pattern = 0;                         // Fill.
     uint8_t pattern_length = 0;
     DeviceRange staged;  // Fill: the pattern unrolled to 8 bytes; update: the data.
+    // Barrier: the stages of the commands up to the next barrier (End).
+    VkPipelineStageFlags stages_before_next = 0;
   };
   // What a binding-table slot held when a recording was brought up to date.
   struct SlotValue {
@@ -200,7 +202,10 @@ class VulkanCommandBuffer final : public CommandBuffer {
 
   // Reusable: replays commands_ into `recording` with `values` for slots.
   Status RecordReusable(Recording& recording, std::span<const SlotValue> values);
+  // A recording with every slot set allocated, or an error leaving none.
   Result<Recording*> NewRecording();
+  // Frees every recording (none may be pending).
+  void FreeRecordings();
   // Writes the descriptors of `recording` that `changed` slots feed (all
   // of them when the recording is new) and re-records it when needed.
   Status Update(Recording& recording, std::span<const SlotValue> values);
@@ -237,7 +242,6 @@ class VulkanCommandBuffer final : public CommandBuffer {
   std::vector<bool> changed_;
   std::vector<VkDescriptorBufferInfo> infos_;
   std::vector<VkWriteDescriptorSet> writes_;
-  std::vector<VkPipelineStageFlags> barrier_targets_;  // RecordReusable's.
 
   uint64_t record_count_ = 0;
   uint64_t submit_descriptor_writes_ = 0;

@@ -24,11 +24,6 @@ Result<Ref<VulkanDevice>> VulkanDevice::Create(Ref<VulkanInstance> instance,
 
 VulkanDevice::~VulkanDevice() { logical_->queue().Shutdown(); }
 
-ValidationLog* VulkanDevice::validation_log() {
-  VulkanInstance& instance = logical_->instance();
-  return instance.validation_enabled() ? &instance.validation_log() : nullptr;
-}
-
 Result<Ref<CommandBuffer>> VulkanDevice::CreateCommandBuffer(CommandBufferMode mode) {
   KILN_ASSIGN_OR_RETURN(Ref<VulkanCommandBuffer> command_buffer,
                         VulkanCommandBuffer::Create(logical_, mode));
@@ -71,10 +66,9 @@ Status VulkanDevice::QueueExecute(const Fence& wait, const Fence& signal,
                                   std::span<const Ref<CommandBuffer>> command_buffers,
                                   std::span<const Ref<Buffer>> binding_table) {
   KILN_RETURN_IF_ERROR(CheckFences(wait, signal, "QueueExecute"));
+  KILN_RETURN_IF_ERROR(CommandBuffer::ValidateSubmission(command_buffers, binding_table));
   for (size_t i = 0; i < binding_table.size(); ++i) {
-    if (!binding_table[i]) continue;
-    auto* allocation = dynamic_cast<VulkanBuffer*>(binding_table[i]->allocated_buffer());
-    if (allocation == nullptr || allocation->device() != logical_.get()) {
+    if (binding_table[i] && VulkanBuffer::OwnedBy(*binding_table[i], logical_.get()) == nullptr) {
       return InvalidArgumentError("QueueExecute: binding-table slot " + std::to_string(i) +
                                   " holds a buffer not allocated by this Vulkan device");
     }
@@ -86,7 +80,6 @@ Status VulkanDevice::QueueExecute(const Fence& wait, const Fence& signal,
       return InvalidArgumentError(where() + " was not created by this Vulkan device");
     }
   }
-  KILN_RETURN_IF_ERROR(CommandBuffer::ValidateSubmission(command_buffers, binding_table));
   KILN_RETURN_IF_ERROR(
       logical_->queue().Submit(wait, signal, command_buffers, binding_table, nullptr));
   CommandBuffer::MarkSubmitted(command_buffers);
@@ -103,8 +96,7 @@ Result<Ref<Buffer>> VulkanDevice::QueueAlloca(const Fence& wait, const Fence& si
 
 Status VulkanDevice::QueueDealloca(const Fence& wait, const Fence& signal, Ref<Buffer> buffer) {
   if (!buffer) return InvalidArgumentError("QueueDealloca: null buffer");
-  auto* allocation = dynamic_cast<VulkanBuffer*>(buffer->allocated_buffer());
-  if (allocation == nullptr || allocation->device() != logical_.get()) {
+  if (VulkanBuffer::OwnedBy(*buffer, logical_.get()) == nullptr) {
     return InvalidArgumentError(
         "QueueDealloca: the buffer was not allocated by this Vulkan device");
   }

@@ -52,9 +52,6 @@ class VulkanDevice final : public Device {
   // status every later submission returns.
   Status health() const { return logical_->queue().health(); }
   LogicalDevice& logical() { return *logical_; }
-  // The validation messages of this device's instance, or null when
-  // validation is off.
-  ValidationLog* validation_log();
 
  private:
   VulkanDevice(DeviceProperties properties, Ref<LogicalDevice> logical)

@@ -77,11 +77,6 @@ std::vector<std::string> ValidationLog::Take() {
   return std::exchange(messages_, {});
 }
 
-size_t ValidationLog::size() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return messages_.size();
-}
-
 Result<Ref<VulkanInstance>> VulkanInstance::Create(const VulkanDriverOptions& options) {
   KILN_ASSIGN_OR_RETURN(Ref<VulkanLoader> loader, VulkanLoader::Open(options.loader_library));
   uint32_t loader_version = 0;
@@ -228,14 +223,12 @@ Result<std::vector<PhysicalDeviceInfo>> VulkanInstance::EnumeratePhysicalDevices
     functions_.vkGetPhysicalDeviceQueueFamilyProperties(handle, &family_count, families.data());
     // A compute-only family (NVIDIA's and AMD's asynchronous compute queues)
     // is preferred: it carries no graphics state. Any compute family works.
+    auto graphics = [&](int f) { return (families[f].queueFlags & VK_QUEUE_GRAPHICS_BIT) != 0; };
     int chosen = -1;
     for (uint32_t i = 0; i < family_count; ++i) {
       if (families[i].queueCount == 0 || !(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
-      if (chosen < 0 || !(families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT)) {
-        if (chosen < 0 || (families[chosen].queueFlags & VK_QUEUE_GRAPHICS_BIT)) {
-          chosen = static_cast<int>(i);
-        }
-      }
+      const int f = static_cast<int>(i);
+      if (chosen < 0 || (!graphics(f) && graphics(chosen))) chosen = f;
     }
     caps.compute_queue = chosen >= 0;
     info.queue_family = chosen >= 0 ? static_cast<uint32_t>(chosen) : 0;

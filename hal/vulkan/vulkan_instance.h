@@ -29,7 +29,6 @@ class ValidationLog {
   void Add(std::string message);
   // The messages so far; the log is emptied.
   std::vector<std::string> Take();
-  size_t size() const;
 
  private:
   mutable std::mutex mutex_;
@@ -52,7 +51,6 @@ class VulkanInstance : public RefObject {
   ~VulkanInstance() override;
 
   const VulkanDriverOptions& options() const { return options_; }
-  const VulkanLoader& loader() const { return *loader_; }
   const InstanceFunctions& functions() const { return functions_; }
   VkInstance handle() const { return instance_; }
   bool validation_enabled() const { return messenger_ != VK_NULL_HANDLE; }

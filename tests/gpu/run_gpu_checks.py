@@ -73,7 +73,9 @@ def run_test(test, rewrite, env, log):
     except (OSError, subprocess.TimeoutExpired) as e:
         output, rc = "could not run: %s" % e, -1
     elapsed = time.time() - start
-    if any(re.search(r, output) for r in props.get("SKIP_REGULAR_EXPRESSION", [])):
+    skip_code = props.get("SKIP_RETURN_CODE")
+    if any(re.search(r, output) for r in props.get("SKIP_REGULAR_EXPRESSION", [])) or \
+            (skip_code is not None and rc == int(skip_code)):
         result = "skipped"
     else:
         passes = props.get("PASS_REGULAR_EXPRESSION")

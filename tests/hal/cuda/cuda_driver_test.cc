@@ -71,9 +71,9 @@ TEST_P(CudaDriverTest, PropertiesNameTheGpu) {
 
 TEST_P(CudaDriverTest, EveryMemoryTypeReadsAndWrites) {
   const std::vector<float> values = {1, 2, 3, 4, 5};
-  for (MemoryTypeBits type : {MemoryTypeBits{kMemoryTypeDeviceLocal},
-                              MemoryTypeBits{kMemoryTypeHostVisible},
-                              MemoryTypeBits{kMemoryTypeDeviceLocal | kMemoryTypeHostVisible}}) {
+  for (MemoryTypeBits type :
+       {MemoryTypeBits{kMemoryTypeDeviceLocal}, MemoryTypeBits{kMemoryTypeHostVisible},
+        MemoryTypeBits{kMemoryTypeDeviceLocal | kMemoryTypeHostVisible}}) {
     SCOPED_TRACE(FormatMemoryType(type));
     Result<Ref<Buffer>> buffer = device_->allocator().Allocate({type, kBufferUsageDefault}, 20);
     ASSERT_TRUE(buffer.ok()) << buffer.status().ToString();
@@ -222,9 +222,9 @@ TEST_P(CudaDriverTest, FillCopyAndUpdate) {
   ASSERT_TRUE(command_buffer->ExecutionBarrier().ok());
   const std::vector<float> update = {1, 2, 3, 4};
   ASSERT_TRUE(command_buffer
-                  ->UpdateBuffer(std::span<const uint8_t>(
-                                     reinterpret_cast<const uint8_t*>(update.data()), 16),
-                                 BufferRef::Of(a, 8 * sizeof(float), 16))
+                  ->UpdateBuffer(
+                      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(update.data()), 16),
+                      BufferRef::Of(a, 8 * sizeof(float), 16))
                   .ok());
   ASSERT_TRUE(command_buffer->ExecutionBarrier().ok());
   ASSERT_TRUE(command_buffer->CopyBuffer(BufferRef::Of(a), BufferRef::Slot(0), kWholeBuffer).ok());
@@ -258,7 +258,8 @@ TEST_P(CudaDriverTest, QueueHonoursHostSignaledWaits) {
   const BufferRef bindings[] = {BufferRef::Of(x)};
   for (uint64_t step = 1; step <= 2; ++step) {
     Ref<CommandBuffer> command_buffer = NewCommandBuffer();
-    ASSERT_TRUE(command_buffer->Dispatch(executable_, kAddOne, {1, 1, 1}, constants, bindings).ok());
+    ASSERT_TRUE(
+        command_buffer->Dispatch(executable_, kAddOne, {1, 1, 1}, constants, bindings).ok());
     ASSERT_TRUE(command_buffer->End().ok());
     const Ref<CommandBuffer> list[] = {command_buffer};
     // The first waits on the gate; the second only on the first.
@@ -284,6 +285,19 @@ TEST_P(CudaDriverTest, FailedWaitFailsTheSignals) {
   (*gate)->Fail(AbortedError("upstream work failed"));
   Status waited = (*done)->Wait(1, std::chrono::seconds(5));
   EXPECT_EQ(waited.code(), StatusCode::kAborted) << waited.ToString();
+}
+
+TEST_P(CudaDriverTest, DroppingTheDeviceAbortsWaitsNothingWillSatisfy) {
+  Result<Ref<Semaphore>> never = device_->CreateSemaphore(0);
+  Result<Ref<Semaphore>> done = device_->CreateSemaphore(0);
+  ASSERT_TRUE(never.ok() && done.ok());
+  ASSERT_TRUE(device_->QueueExecute(Fence({{*never, 1}}), Fence({{*done, 1}}), {}, {}).ok());
+  executable_ = nullptr;
+  device_ = nullptr;
+  Status waited = (*done)->Wait(1, std::chrono::seconds(5));
+  EXPECT_EQ(waited.code(), StatusCode::kAborted) << waited.ToString();
+  EXPECT_NE(waited.message().find("the CUDA device was destroyed"), std::string::npos)
+      << waited.ToString();
 }
 
 TEST_P(CudaDriverTest, QueueAllocaAndDealloca) {
@@ -335,8 +349,7 @@ TEST_P(CudaDriverTest, MissingKernelIsNamed) {
       BuildCudaExecutable({{"sm_75", ptx_}}, {{"nope", "no_such_kernel", 64, {false}, 0}}));
   ASSERT_FALSE(executable.ok());
   EXPECT_EQ(executable.status().code(), StatusCode::kNotFound);
-  EXPECT_NE(executable.status().message().find("has no kernel 'no_such_kernel'"),
-            std::string::npos)
+  EXPECT_NE(executable.status().message().find("has no kernel 'no_such_kernel'"), std::string::npos)
       << executable.status().ToString();
 }
 
@@ -356,7 +369,8 @@ TEST_P(CudaDriverTest, PtxThatDoesNotLoadReportsTheJitLog) {
 
 TEST_P(CudaDriverTest, BlockLargerThanTheKernelAllowsIsRefused) {
   Result<Ref<Executable>> executable = device_->CreateExecutable(
-      "cuda-nvptx-fb", BuildCudaExecutable({{"sm_75", ptx_}}, {{"bounded", "bounded", 256, {false}, 0}}));
+      "cuda-nvptx-fb",
+      BuildCudaExecutable({{"sm_75", ptx_}}, {{"bounded", "bounded", 256, {false}, 0}}));
   ASSERT_FALSE(executable.ok());
   EXPECT_NE(executable.status().message().find("256 threads per block, more than the 128"),
             std::string::npos)

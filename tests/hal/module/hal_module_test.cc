@@ -580,6 +580,31 @@ TEST_P(HalModuleTest, FenceAwaitTimesOut) {
   EXPECT_EQ(status.message(), "argument 1 (timeout): -2 ms is negative (-1 waits without limit)");
 }
 
+TEST_P(HalModuleTest, FenceCreateReusesASemaphoreOnlyOnceItsFencesAreReached) {
+  const Variant device = Variant::FromRef(WrapDevice(device_));
+  auto create = [&]() -> Ref<Fence> {
+    auto fence = CallHal("fence.create", {device}, 1);
+    EXPECT_TRUE(fence.ok()) << fence.status().ToString();
+    return fence.ok() ? UnwrapFence((*fence)[0]) : nullptr;
+  };
+  Ref<Fence> first = create();
+  // The first fence is not reached: the next one cannot share its
+  // semaphore (awaiting it would return at once).
+  Ref<Fence> second = create();
+  ASSERT_TRUE(first && second);
+  EXPECT_NE(second->timepoints()[0].semaphore.get(), first->timepoints()[0].semaphore.get());
+  EXPECT_EQ(second->timepoints()[0].value, 1u);
+  // Once it is reached, the next fence is its semaphore's next timepoint.
+  KILN_ASSERT_OK(second->Signal());
+  Ref<Fence> third = create();
+  ASSERT_TRUE(third);
+  EXPECT_EQ(third->timepoints()[0].semaphore.get(), second->timepoints()[0].semaphore.get());
+  EXPECT_EQ(third->timepoints()[0].value, 2u);
+  Status status =
+      CallHalError("fence.await", {Variant::FromRef(WrapForVm(third)), Variant::I64(0)});
+  EXPECT_EQ(status.code(), StatusCode::kDeadlineExceeded) << status.ToString();
+}
+
 TEST_P(HalModuleTest, ArgumentErrorsNameTheArgument) {
   const Variant device = Variant::FromRef(WrapDevice(device_));
   const Variant null = Variant::FromRef(nullptr);
