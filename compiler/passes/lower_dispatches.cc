@@ -35,6 +35,7 @@
 #include "compiler/parser/affine_map.h"
 #include "compiler/passes/dispatch_shape.h"
 #include "compiler/passes/import_signature.h"
+#include "compiler/passes/module_declarations.h"
 #include "compiler/passes/passes.h"
 
 namespace kiln::compiler {
@@ -231,24 +232,13 @@ Operation* Lowering::Import(const std::string& name, const std::vector<Type>& in
     return existing;
   }
   std::string symbol = UniqueSymbol(variadic ? name + "$" + signature : name);
-  std::unique_ptr<Operation> op = Operation::Create(OpKind::kFunc, module_->loc);
-  op->SetAttribute("sym_name", Attribute::String(symbol));
-  op->SetAttribute("function_type", Attribute::TypeAttr(type));
-  op->SetAttribute("sym_visibility", Attribute::String("private"));
-  if (symbol != name) op->SetAttribute("import_name", Attribute::String(name));
-  op->AddRegion();
-  Operation* decl = module_block_->Append(std::move(op));
+  Operation* decl = AppendImportDeclaration(module_block_, module_->loc, symbol, name, type);
   imports_[key] = decl;
   return decl;
 }
 
 void Lowering::AddGlobal(const std::string& name, Type type) {
-  std::unique_ptr<Operation> op = Operation::Create(OpKind::kGlobal, module_->loc);
-  op->SetAttribute("sym_name", Attribute::String(name));
-  op->SetAttribute("type", Attribute::TypeAttr(std::move(type)));
-  op->SetAttribute("is_mutable", Attribute::Unit());
-  op->SetAttribute("sym_visibility", Attribute::String("private"));
-  module_block_->Append(std::move(op));
+  AppendPrivateGlobal(module_block_, module_->loc, name, std::move(type));
 }
 
 // Builds each executable's spec, serializes the selected variants and embeds

@@ -69,6 +69,7 @@
 #include <vector>
 
 #include "compiler/passes/import_signature.h"
+#include "compiler/passes/module_declarations.h"
 #include "compiler/passes/passes.h"
 
 namespace kiln::compiler {
@@ -190,46 +191,32 @@ bool Memoizer::Collect(Operation* create, const std::vector<std::pair<Operation*
   if (device_global.empty()) return false;
   Block* block = create->parent_block();
   segment->create = create;
+  // The uses come in block order (Run walks the function) and, in the
+  // create's block, after it: commands, then end, then execute, and
+  // nothing else, is checked as they come.
   for (const auto& [user, operand] : uses) {
     if (user->parent_block() != block || user->num_results() != 0) return false;
     const std::string_view import = ImportOf(user);
-    if (import == "hal.command_buffer.dispatch" && operand == 0) {
+    if (import == "hal.command_buffer.dispatch" && operand == 0 && !segment->end) {
       if (!IsStaticDispatch(user)) return false;
       segment->commands.push_back(user);
     } else if (import == "hal.command_buffer.execution_barrier" && operand == 0 &&
-               user->operands.size() == 1) {
+               user->operands.size() == 1 && !segment->end) {
       segment->commands.push_back(user);
     } else if (import == "hal.command_buffer.end" && operand == 0 && user->operands.size() == 1 &&
                !segment->end) {
       segment->end = user;
-    } else if (import == "hal.device.queue.execute" && operand == 3 && !segment->execute &&
-               user->operands.size() == 4) {
+    } else if (import == "hal.device.queue.execute" && operand == 3 && segment->end &&
+               !segment->execute && user->operands.size() == 4) {
       segment->execute = user;
     } else {
       return false;
     }
   }
-  if (!segment->end || !segment->execute) return false;
+  if (!segment->execute) return false;
   // The submission goes to the device the command buffer was made on.
   Value* device = segment->execute->operands[0];
-  if (device != create->operands[0] && StableGlobalOf(device) != device_global) return false;
-  // create < commands < end < execute, in block order (positions found in
-  // one scan: a block may hold thousands of ops).
-  std::unordered_map<const Operation*, size_t> position;
-  for (const Operation* op : segment->commands) position[op] = 0;
-  position[create] = position[segment->end] = position[segment->execute] = 0;
-  for (size_t i = 0; i < block->operations().size(); ++i) {
-    auto it = position.find(block->operations()[i].get());
-    if (it != position.end()) it->second = i;
-  }
-  const size_t create_at = position[create], end_at = position[segment->end];
-  for (Operation* command : segment->commands) {
-    if (position[command] < create_at || position[command] > end_at) return false;
-  }
-  if (end_at > position[segment->execute]) return false;
-  std::sort(segment->commands.begin(), segment->commands.end(),
-            [&](Operation* a, Operation* b) { return position[a] < position[b]; });
-  return true;
+  return device == create->operands[0] || StableGlobalOf(device) == device_global;
 }
 
 std::string Memoizer::UniqueSymbol(const std::string& base) {
@@ -249,13 +236,7 @@ Operation* Memoizer::Import(const std::string& name, const std::vector<Type>& in
     return it->second;
   }
   const std::string symbol = UniqueSymbol(base);
-  std::unique_ptr<Operation> op = Operation::Create(OpKind::kFunc, module_->loc);
-  op->SetAttribute("sym_name", Attribute::String(symbol));
-  op->SetAttribute("function_type", Attribute::TypeAttr(type));
-  op->SetAttribute("sym_visibility", Attribute::String("private"));
-  op->SetAttribute("import_name", Attribute::String(name));
-  op->AddRegion();
-  Operation* decl = body_->Append(std::move(op));
+  Operation* decl = AppendImportDeclaration(body_, module_->loc, symbol, name, type);
   symbols_[symbol] = decl;
   return decl;
 }
@@ -270,14 +251,7 @@ void Memoizer::Rewrite(Operation* func, const Segment& segment) {
   } while (symbols_.count(global) || symbols_.count(recorder));
 
   const Location loc = segment.create->loc;
-  {
-    std::unique_ptr<Operation> op = Operation::Create(OpKind::kGlobal, loc);
-    op->SetAttribute("sym_name", Attribute::String(global));
-    op->SetAttribute("type", Attribute::TypeAttr(CommandBufferType()));
-    op->SetAttribute("is_mutable", Attribute::Unit());
-    op->SetAttribute("sym_visibility", Attribute::String("private"));
-    symbols_[global] = body_->Append(std::move(op));
-  }
+  symbols_[global] = AppendPrivateGlobal(body_, loc, global, CommandBufferType());
 
   // The recording function.
   std::unique_ptr<Operation> owned = Operation::Create(OpKind::kFunc, loc);
