@@ -6,6 +6,7 @@
 #include <map>
 
 #include "base/file_io.h"
+#include "base/spirv_module.h"
 #include "compiler/executables/spirv_module_info.h"
 #include "schemas/executable_cuda_generated.h"
 #include "schemas/executable_elf_generated.h"
@@ -272,11 +273,6 @@ Result<SerializedExecutable> SerializeCuda(
                               Finish(builder)};
 }
 
-std::string SizeText(const std::array<uint32_t, 3>& size) {
-  return "[" + std::to_string(size[0]) + ", " + std::to_string(size[1]) + ", " +
-         std::to_string(size[2]) + "]";
-}
-
 // The entry point of `module` that export `e` runs: the one named like the
 // export, else the module's only GLCompute entry point (GLSL's `main`).
 Result<const SpirvEntryPoint*> FindEntryPoint(const SpirvModuleInfo& module,
@@ -339,10 +335,10 @@ Result<SerializedExecutable> SerializeSpirv(const ExecutableSpec& spec,
                                   e.name + ") has no usable workgroup size: " + entry->size_error);
     }
     if (e.workgroup_size_declared && e.workgroup_size != entry->local_size) {
-      return InvalidArgumentError("export @" + e.name + " declares workgroup_size " +
-                                  SizeText(e.workgroup_size) + " but its SPIR-V entry point '" +
-                                  entry->name + "' in " + object_name + " has LocalSize " +
-                                  SizeText(entry->local_size));
+      return InvalidArgumentError(
+          "export @" + e.name + " declares workgroup_size " + WorkgroupSizeText(e.workgroup_size) +
+          " but its SPIR-V entry point '" + entry->name + "' in " + object_name +
+          " has LocalSize " + WorkgroupSizeText(entry->local_size));
     }
     s::WorkgroupSize size(entry->local_size[0], entry->local_size[1], entry->local_size[2]);
     exports.push_back(s::CreateExport(

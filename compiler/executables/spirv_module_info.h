@@ -1,25 +1,20 @@
 // SPIR-V module info: what kiln-compile reads from a SPIR-V binary to build
-// the "vulkan-spirv-fb" export table — the module's GLCompute entry points
-// and each one's workgroup size (LocalSize).
+// the "vulkan-spirv-fb" export table — the module's words in host byte order
+// and its GLCompute entry points with each one's workgroup size.
 //
 //   Result<SpirvModuleInfo> info = ReadSpirvModuleInfo(bytes, "'kernels.spv'");
 //   info->entry_points[0].name        // "main"
 //   info->entry_points[0].local_size  // {64, 1, 1}
 //
-// Only the few instructions that say this are read: OpEntryPoint, OpExecutionMode
-// LocalSize, OpExecutionModeId LocalSizeId with 32-bit integer (spec) constant
-// operands, and a constant composite decorated BuiltIn WorkgroupSize, which
-// the SPIR-V specification says takes precedence over both execution modes.
-// A spec constant counts with its default value: kiln specializes nothing.
-//
-// The bytes are untrusted (a user's file, or a fuzzer's input): every word
-// read is bounds-checked, instruction lengths are checked against the module's
-// end, and anything malformed is an InvalidArgument error naming the object,
-// never a crash. A module in the other byte order (its magic number reversed)
-// is accepted and returned in host order, which is what Vulkan consumes.
+// The parsing is base/spirv_module.h's, the one the Vulkan driver runs when
+// it loads the result (see there for which instructions give the size and
+// what is rejected). This adds what a compiler input needs: the bytes of a
+// file (a size that is not whole words is an error), a module in the other
+// byte order (its magic number reversed) accepted and returned in host
+// order, which is what Vulkan consumes, and errors that name the object
+// ("Vulkan object 'kernels.spv' is malformed SPIR-V: ..."), never a crash.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -27,18 +22,9 @@
 #include <vector>
 
 #include "base/result.h"
+#include "base/spirv_module.h"
 
 namespace kiln::compiler {
-
-struct SpirvEntryPoint {
-  std::string name;
-  // The workgroup size, each component >= 1; meaningful when `size_error` is
-  // empty. An entry point whose size cannot be determined (no LocalSize, a
-  // LocalSizeId operand that is not an integer constant) only fails the export
-  // that uses it, so `size_error` says why instead.
-  std::array<uint32_t, 3> local_size = {0, 0, 0};
-  std::string size_error;
-};
 
 struct SpirvModuleInfo {
   std::vector<uint32_t> words;                  // The module in host byte order.

@@ -2,8 +2,8 @@
 
 #include <cstring>
 
+#include "base/spirv_module.h"
 #include "flatbuffers/flatbuffers.h"
-#include "hal/vulkan/spirv_module_info.h"
 #include "schemas/executable_spirv_generated.h"
 
 namespace kiln::hal::vulkan {
@@ -25,11 +25,6 @@ Status RejectedBy(VkResult result, const std::string& what) {
   return InvalidArgumentError(status.message());
 }
 
-std::string Triple(const std::array<uint32_t, 3>& v) {
-  return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) +
-         "]";
-}
-
 }  // namespace
 
 Result<Ref<VulkanExecutable>> VulkanExecutable::Create(Ref<LogicalDevice> device,
@@ -48,7 +43,7 @@ Result<Ref<VulkanExecutable>> VulkanExecutable::Create(Ref<LogicalDevice> device
   // Modules: framing and entry points. The words are read in place unless
   // the FlatBuffer itself sits at an address that is not 4-byte aligned
   // (then a copy is made: Vulkan takes pCode as uint32_t words).
-  std::vector<SpirvModuleInfo> infos;
+  std::vector<SpirvModule> infos;
   std::vector<std::span<const uint32_t>> words(module_count);
   std::vector<std::vector<uint32_t>> copies;
   copies.reserve(module_count);
@@ -65,7 +60,7 @@ Result<Ref<VulkanExecutable>> VulkanExecutable::Create(Ref<LogicalDevice> device
       std::memcpy(copy.data(), code->Data(), code->size() * sizeof(uint32_t));
       words[m] = copy;
     }
-    Result<SpirvModuleInfo> info = ParseSpirvModule(words[m]);
+    Result<SpirvModule> info = ParseSpirvModule(words[m]);
     if (!info.ok()) {
       return info.status().WithContext(where + ": shader module " + std::to_string(m));
     }
@@ -106,7 +101,7 @@ Result<Ref<VulkanExecutable>> VulkanExecutable::Create(Ref<LogicalDevice> device
         out.layout.bindings.push_back({DescriptorType::kStorageBuffer, b->read_only()});
       }
     }
-    const SpirvModuleInfo& info = infos[plan.module_ordinal];
+    const SpirvModule& info = infos[plan.module_ordinal];
     const SpirvEntryPoint* entry = info.FindComputeEntryPoint(plan.entry_point);
     if (entry == nullptr) {
       return InvalidArgumentError(export_where + ": shader module " +
@@ -114,11 +109,13 @@ Result<Ref<VulkanExecutable>> VulkanExecutable::Create(Ref<LogicalDevice> device
                                   " has no GLCompute entry point '" + plan.entry_point +
                                   "' (entry points: " + info.DescribeEntryPoints() + ")");
     }
-    if (entry->local_size && *entry->local_size != out.workgroup_size) {
+    // A size kiln cannot tell (a computed LocalSizeId, say) is the shader's
+    // business: only a known one is checked.
+    if (entry->size_error.empty() && entry->local_size != out.workgroup_size) {
       return InvalidArgumentError(export_where + " declares workgroup size " +
-                                  Triple(out.workgroup_size) + " but its entry point '" +
+                                  WorkgroupSizeText(out.workgroup_size) + " but its entry point '" +
                                   plan.entry_point + "' has workgroup size " +
-                                  Triple(*entry->local_size));
+                                  WorkgroupSizeText(entry->local_size));
     }
     const uint64_t push_bytes = uint64_t{4} * out.layout.constant_count;
     if (push_bytes > limits.maxPushConstantsSize) {

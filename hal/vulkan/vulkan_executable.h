@@ -2,11 +2,14 @@
 // loaded as one compute pipeline per export.
 //
 // Loading verifies the FlatBuffer and every index in it before anything
-// reaches Vulkan: each shader module's words (SpirvModuleInfo), each export's
-// module ordinal, entry point (OpEntryPoint with the GLCompute model; an
-// export without one names the entry point by its export name), declared
-// workgroup size against the shader's LocalSize, and its layout against the
-// device limits (maxPushConstantsSize, maxPerStageDescriptorStorageBuffers).
+// reaches Vulkan: each shader module's words (ParseSpirvModule,
+// base/spirv_module.h: Vulkan drivers may crash on malformed SPIR-V), each
+// export's module ordinal, entry point (OpEntryPoint with the GLCompute model;
+// an export without one names the entry point by its export name), declared
+// workgroup size against the shader's (LocalSize, LocalSizeId or the
+// WorkgroupSize built-in, spec constants at their defaults; not checked when
+// kiln cannot tell it), and its layout against the device limits
+// (maxPushConstantsSize, maxPerStageDescriptorStorageBuffers).
 // Then each module becomes a VkShaderModule and each export a VkPipeline,
 // built once here through the device's VkPipelineCache with the shared
 // layout of its shape (LogicalDevice::GetLayout): set 0 with binding i the

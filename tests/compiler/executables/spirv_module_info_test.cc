@@ -2,7 +2,8 @@
 // workgroup sizes read from glslc's output and from hand-assembled modules
 // (LocalSize, LocalSizeId, the WorkgroupSize built-in, byte order), and
 // malformed or hostile modules rejected with the object's name, never a
-// crash.
+// crash. The parser itself (base/spirv_module.h) has its own tests in
+// tests/base/spirv_module_test.cc; these show what the compiler gets from it.
 #include "compiler/executables/spirv_module_info.h"
 
 #include <gtest/gtest.h>
@@ -13,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/compiler/executables/spirv_test_module.h"
+#include "tests/base/spirv_test_module.h"
 
 namespace kiln::compiler {
 namespace {

@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include "hal/vulkan/spirv_module_info.h"
 #include "tests/hal/vulkan/vulkan_test_util.h"
 
 namespace kiln::hal::vulkan {
@@ -101,7 +100,7 @@ TEST_F(VulkanExecutableTest, WrongMagicAndTruncatedModules) {
   while ((code[at] >> 16) <= 2) at += code[at] >> 16;
   std::vector<uint32_t> truncated(code.begin(), code.begin() + at + 2);
   ExpectError(Load({truncated}, {AddConstantSpec()}), StatusCode::kInvalidArgument,
-              "but the module ends after 2");
+              "runs past the end of the module, which has " + std::to_string(at + 2) + " words");
   // Whole instructions, but the function never ends.
   std::vector<uint32_t> unended(code.begin(), code.end() - 1);
   ASSERT_EQ(code.back(), (1u << 16) | 56u);  // OpFunctionEnd.
@@ -110,7 +109,7 @@ TEST_F(VulkanExecutableTest, WrongMagicAndTruncatedModules) {
   std::vector<uint32_t> zero_count = code;
   zero_count[5] = 0;  // The first instruction's word count and opcode.
   ExpectError(Load({zero_count}, {AddConstantSpec()}), StatusCode::kInvalidArgument,
-              "SPIR-V instruction at word 5 (opcode 0) has a zero word count");
+              "shader module 0: the instruction at word 5 has a word count of 0");
 }
 
 TEST_F(VulkanExecutableTest, MissingEntryPointListsTheModulesEntryPoints) {
@@ -127,6 +126,18 @@ TEST_F(VulkanExecutableTest, WorkgroupSizeMustMatchLocalSize) {
   ExpectError(Load({ReadTestShader("add_constant")}, {spec}), StatusCode::kInvalidArgument,
               "export 0 'add' declares workgroup size [32, 1, 1] but its entry point 'main' has "
               "workgroup size [64, 1, 1]");
+}
+
+// glslc compiles layout(local_size_x_id = 0) to a spec constant composite
+// decorated WorkgroupSize (which overrides LocalSize): its default counts.
+TEST_F(VulkanExecutableTest, SpecConstantWorkgroupSizeCountsWithItsDefault) {
+  SpirvExportSpec spec = AddConstantSpec();
+  spec.workgroup_size = {64, 1, 1};
+  ExpectError(Load({ReadTestShader("spec_constant_size")}, {spec}), StatusCode::kInvalidArgument,
+              "export 0 'add' declares workgroup size [64, 1, 1] but its entry point 'main' has "
+              "workgroup size [32, 1, 1]");
+  spec.workgroup_size = {32, 1, 1};
+  KILN_ASSERT_OK(Load({ReadTestShader("spec_constant_size")}, {spec}));
 }
 
 TEST_F(VulkanExecutableTest, LayoutBeyondTheDeviceLimits) {
@@ -173,31 +184,6 @@ TEST_F(VulkanExecutableTest, InvalidSpirvIsReportedByTheValidationLayer) {
   std::vector<std::string> messages = driver_->instance().validation_log().Take();
   ASSERT_FALSE(messages.empty());
   EXPECT_NE(messages[0].find("Invalid memory model operand: 77"), std::string::npos) << messages[0];
-}
-
-TEST(SpirvModuleInfoTest, ReadsEntryPointsAndLocalSize) {
-  std::vector<uint32_t> code = ReadTestShader("workgroup_ids");
-  SpirvModuleInfo info = Unwrap(ParseSpirvModule(code));
-  ASSERT_EQ(info.entry_points.size(), 1u);
-  const SpirvEntryPoint* entry = info.FindComputeEntryPoint("main");
-  ASSERT_NE(entry, nullptr);
-  EXPECT_EQ(entry->local_size, (std::array<uint32_t, 3>{1, 1, 1}));
-  EXPECT_EQ(info.FindComputeEntryPoint("other"), nullptr);
-  EXPECT_EQ(info.DescribeEntryPoints(), "main");
-  // An entry-point name without its terminating nul.
-  for (size_t at = 5; at < code.size();) {
-    uint32_t count = code[at] >> 16;
-    if ((code[at] & 0xffff) == 15) {
-      std::vector<uint32_t> cut(code.begin(), code.begin() + at + 4);
-      cut[at] = (4u << 16) | 15u;
-      cut[at + 3] = 0x6e69616d;  // "main" with no nul in the instruction.
-      Result<SpirvModuleInfo> bad = ParseSpirvModule(cut);
-      ASSERT_FALSE(bad.ok());
-      EXPECT_NE(bad.status().message().find("not nul-terminated"), std::string::npos);
-      break;
-    }
-    at += count;
-  }
 }
 
 }  // namespace
