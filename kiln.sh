@@ -24,6 +24,9 @@ set -euo pipefail
 #   mesa-vulkan-drivers     : lavapipe, the CPU Vulkan device the tests run on without a GPU
 #   vulkan-validationlayers : the Khronos validation layer the Vulkan tests enable
 #   glslc                   : compiles the GLSL compute shaders of samples and tests to SPIR-V
+#   libmlir-22-dev, mlir-22-tools, llvm-22-dev, liblld-22-dev : the compiler is built on
+#                             upstream MLIR/LLVM 22 (bookworm-security)
+#   llvm-22-tools           : lit-22, FileCheck and not for the compiler's FileCheck tests
 KILN_DEBIAN_PACKAGES=(
   cmake
   ninja-build
@@ -43,6 +46,11 @@ KILN_DEBIAN_PACKAGES=(
   mesa-vulkan-drivers
   vulkan-validationlayers
   glslc
+  libmlir-22-dev
+  mlir-22-tools
+  llvm-22-dev
+  liblld-22-dev
+  llvm-22-tools
   python3
 )
 
