@@ -1,6 +1,10 @@
 #include "compiler/dialects/registration.h"
 
 #include "compiler/dialects/check/check_dialect.h"
+#include "compiler/dialects/flow/flow_dialect.h"
+#include "compiler/dialects/hal/hal_dialect.h"
+#include "compiler/dialects/util/util_dialect.h"
+#include "compiler/dialects/vm/vm_dialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -18,6 +22,9 @@ namespace kiln::compiler {
 
 void RegisterDialects(mlir::DialectRegistry& registry) {
   registry.insert<Check::CheckDialect>();
+  registry.insert<Flow::FlowDialect, HAL::HALDialect>();
+  registry.insert<Util::UtilDialect>();
+  registry.insert<VM::VMDialect>();
   registry.insert<mlir::affine::AffineDialect, mlir::arith::ArithDialect,
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
                   mlir::linalg::LinalgDialect, mlir::math::MathDialect,

@@ -1,5 +1,9 @@
 #include "compiler/pipeline/pass_registration.h"
 
+#include "compiler/host/passes.h"
+#include "compiler/targets/passes.h"
+#include "compiler/vm/conversion/passes.h"
+#include "compiler/vm/passes.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -10,6 +14,11 @@ void RegisterPasses() {
   // (scf to cf among them).
   mlir::registerTransformsPasses();
   mlir::registerSCFToControlFlowPass();
+  mlir::registerLowerAffinePass();
+  registerSerializeExecutablesPass();
+  registerHostPasses();
+  registerVMBackendPasses();
+  RegisterVMConversionPasses();
 }
 
 }  // namespace kiln::compiler

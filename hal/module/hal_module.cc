@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "hal/element_type.h"
+#include "hal/module/hal_imports.h"
 #include "hal/module/hal_types.h"
 #include "vm/byte_buffer.h"
 #include "vm/native_module.h"
@@ -213,6 +214,22 @@ Status BufferSubspan(HalState&, Args args, Results results) {
   KILN_ASSIGN_OR_RETURN(Ref<Buffer> subspan, Buffer::Subspan(*buffer, offset, length));
   results[0] = Wrapped(WrapForVm(std::move(subspan)));
   return OkStatus();
+}
+
+// The size check of dispatch operands: the compiler passes the bytes an
+// operand's declared shape needs and a message naming the function, the
+// dispatch and the operand.
+Status BufferAssert(HalState&, Args args, Results) {
+  const Ref<Buffer>* buffer = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "buffer", &buffer));
+  std::string_view message;
+  KILN_RETURN_IF_ERROR(GetText(args, 1, "message", &message));
+  size_t minimum = 0;
+  KILN_RETURN_IF_ERROR(GetSize(args, 2, "minimum length", /*whole_allowed=*/false, &minimum));
+  const size_t length = (*buffer)->byte_length();
+  if (length >= minimum) return OkStatus();
+  return InvalidArgumentError(std::string(message) + ": needs " + std::to_string(minimum) +
+                              " bytes, but its buffer holds " + std::to_string(length));
 }
 
 Status BufferViewCreate(HalState& state, Args args, Results results) {
@@ -434,8 +451,13 @@ Status GetDispatchHeader(HalState& state, Args args, const char* binding_ref,
 // Records the dispatch with the bindings gathered in state.bindings, then
 // empties the scratch: the command buffer holds what it needs, and the
 // scratch keeps no buffers alive.
+//
+// A workgroup count with a zero component (a dispatch over an empty tensor)
+// records nothing: there is no work, and the HAL rejects such a dispatch.
 Status RecordDispatch(HalState& state, const DispatchHeader& header, Status status) {
-  if (status.ok()) {
+  const bool empty =
+      header.workgroups[0] == 0 || header.workgroups[1] == 0 || header.workgroups[2] == 0;
+  if (status.ok() && !empty) {
     status = (*header.command_buffer)
                  ->Dispatch(*header.executable, header.ordinal, header.workgroups, state.constants,
                             state.bindings);
@@ -574,7 +596,7 @@ Status FenceAwait(HalState&, Args args, Results) {
 // for hal.device.queue.execute): the hot path of memoized command buffers,
 // so the table goes through the state's scratch vector (emptied afterwards:
 // it keeps no buffers alive).
-Status QueueExecute(HalState& state, Args args, Results) {
+Status DeviceQueueExecute(HalState& state, Args args, Results) {
   const Ref<Device>* device = nullptr;
   KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
   const Fence empty;
@@ -606,7 +628,11 @@ Status QueueExecute(HalState& state, Args args, Results) {
   return status;
 }
 
-Status QueueAlloca(HalState&, Args args, Results results) {
+// The indirect form differs only in its binding table, which the loop above
+// reads from whatever arguments follow the command buffer.
+constexpr auto DeviceQueueExecuteIndirect = DeviceQueueExecute;
+
+Status DeviceQueueAlloca(HalState&, Args args, Results results) {
   const Ref<Device>* device = nullptr;
   KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
   const Fence empty;
@@ -622,7 +648,7 @@ Status QueueAlloca(HalState&, Args args, Results results) {
   return OkStatus();
 }
 
-Status QueueDealloca(HalState&, Args args, Results) {
+Status DeviceQueueDealloca(HalState&, Args args, Results) {
   const Ref<Device>* device = nullptr;
   KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
   const Fence empty;
@@ -664,34 +690,13 @@ Result<Ref<vm::Module>> CreateHalModule(vm::Instance& instance, std::vector<Ref<
         for (const Ref<Device>& device : devices) state->device_refs.push_back(WrapForVm(device));
         return state;
       });
-  // Signatures exactly as in the contract table (hal_module.h).
-  module->ExportVariadic("devices.count", "_i", &DevicesCount)
-      .ExportVariadic("devices.get", "i_r", &DevicesGet)
-      .ExportVariadic("device.allocator", "r_r", &DeviceAllocator)
-      .ExportVariadic("allocator.allocate", "riiI_r", &AllocatorAllocate)
-      .ExportVariadic("buffer.length", "r_I", &BufferLength)
-      .ExportVariadic("buffer.subspan", "rII_r", &BufferSubspan)
-      .ExportVariadic("buffer_view.create", "ri*_r", &BufferViewCreate)
-      .ExportVariadic("buffer_view.buffer", "r_r", &BufferViewBuffer)
-      .ExportVariadic("buffer_view.rank", "r_i", &BufferViewRank)
-      .ExportVariadic("buffer_view.dim", "ri_I", &BufferViewDim)
-      .ExportVariadic("buffer_view.element_type", "r_i", &BufferViewElementType)
-      .ExportVariadic("buffer_view.assert", "rri*_", &BufferViewAssert)
-      .ExportVariadic("executable.load", "rr*_r", &ExecutableLoad)
-      .ExportVariadic("command_buffer.create", "ri_r", &CommandBufferCreate)
-      .ExportVariadic("command_buffer.end", "r_", &CommandBufferEnd)
-      .ExportVariadic("command_buffer.dispatch", "rriiiii*_", &CommandBufferDispatch)
-      .ExportVariadic("command_buffer.dispatch.indirect", "rriiiii*_",
-                      &CommandBufferDispatchIndirect)
-      .ExportVariadic("command_buffer.fill_buffer", "rrIIii_", &CommandBufferFillBuffer)
-      .ExportVariadic("command_buffer.copy_buffer", "rrIrII_", &CommandBufferCopyBuffer)
-      .ExportVariadic("command_buffer.execution_barrier", "r_", &CommandBufferExecutionBarrier)
-      .ExportVariadic("fence.create", "r_r", &FenceCreate)
-      .ExportVariadic("fence.await", "rI_", &FenceAwait)
-      .ExportVariadic("device.queue.execute", "rrrr_", &QueueExecute)
-      .ExportVariadic("device.queue.execute.indirect", "rrrr*_", &QueueExecute)
-      .ExportVariadic("device.queue.alloca", "rrrI_r", &QueueAlloca)
-      .ExportVariadic("device.queue.dealloca", "rrrr_", &QueueDealloca);
+  // Every import of the contract table (hal_imports.h), served by the
+  // function of the same name: an entry without one does not compile.
+#define KILN_HAL_EXPORT(id, ...) \
+  module->ExportVariadic(std::string(GetHalImport(HalImport::k##id).name), \
+                         std::string(GetHalImport(HalImport::k##id).signature), id);
+  KILN_FOR_EACH_HAL_IMPORT(KILN_HAL_EXPORT)
+#undef KILN_HAL_EXPORT
   return Ref<vm::Module>(std::move(module));
 }
 

@@ -8,18 +8,23 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/IR/CommonTypeConstraints.td"
+include "compiler/dialects/hal/hal_base.td"
 
 def Check_Dialect : Dialect {
   let name = "check";
   let cppNamespace = "::kiln::compiler::Check";
   let summary = "Assertions of test programs.";
+  let dependentDialects = ["::kiln::compiler::HAL::HALDialect"];
 }
 
 class Check_Op<string mnemonic, list<Trait> traits = []>
     : Op<Check_Dialect, mnemonic, traits>;
 
 // What a comparison may compare: a tensor, or (after lowering) a buffer view.
-defvar Check_Comparable = AnyType;
+def Check_Comparable : AnyTypeOf<[AnyTensor, HAL_BufferView]>;
+
+// IREE's optional device the comparison runs on: `check.expect_eq<%device>(...)`.
+defvar Check_OptionalDevice = Optional<HAL_Device>;
 
 def Check_ExpectTrueOp : Check_Op<"expect_true"> {
   let summary = "Reports a failure when the operand is zero.";
@@ -40,9 +45,10 @@ def Check_ExpectFalseOp : Check_Op<"expect_false"> {
 
 def Check_ExpectAllTrueOp : Check_Op<"expect_all_true"> {
   let summary = "Reports a failure when any element of the operand is zero.";
-  let arguments = (ins Check_Comparable:$operand);
+  let arguments = (ins Check_OptionalDevice:$device,
+                       AnyTypeOf<[TensorOf<[AnySignlessInteger]>, HAL_BufferView]>:$operand);
   let assemblyFormat = [{
-    `(` $operand `)` attr-dict `:` type($operand)
+    (`<` $device^ `>`)? `` `(` $operand `)` attr-dict `:` type($operand)
   }];
 }
 
@@ -51,22 +57,25 @@ def Check_ExpectEqOp : Check_Op<"expect_eq", [AllTypesMatch<["lhs", "rhs"]>]> {
   let description = [{
     ```mlir
     check.expect_eq(%actual, %expected) : tensor<5xi32>
+    check.expect_eq<%device>(%actual_view, %expected_view) : !hal.buffer_view
     ```
   }];
-  let arguments = (ins Check_Comparable:$lhs,
+  let arguments = (ins Check_OptionalDevice:$device,
+                       Check_Comparable:$lhs,
                        Check_Comparable:$rhs);
   let assemblyFormat = [{
-    `(` $lhs `,` $rhs `)` attr-dict `:` type($lhs)
+    (`<` $device^ `>`)? `` `(` $lhs `,` $rhs `)` attr-dict `:` type($lhs)
   }];
 }
 
 def Check_ExpectEqConstOp
     : Check_Op<"expect_eq_const", [AllTypesMatch<["lhs", "value"]>]> {
   let summary = "Reports a failure unless the operand equals the constant.";
-  let arguments = (ins AnyTensor:$lhs,
+  let arguments = (ins Check_OptionalDevice:$device,
+                       AnyTensor:$lhs,
                        ElementsAttr:$value);
   let assemblyFormat = [{
-    `(` $lhs `,` $value `)` attr-dict `:` type($lhs)
+    (`<` $device^ `>`)? `` `(` $lhs `,` $value `)` attr-dict `:` type($lhs)
   }];
 }
 
@@ -80,12 +89,13 @@ def Check_ExpectAlmostEqOp
     ```
     Without `atol` the tolerance is 1e-4; without `rtol` it is 0.
   }];
-  let arguments = (ins Check_Comparable:$lhs,
+  let arguments = (ins Check_OptionalDevice:$device,
+                       Check_Comparable:$lhs,
                        Check_Comparable:$rhs,
                        DefaultValuedAttr<F32Attr, "1.e-4f">:$atol,
                        DefaultValuedAttr<F32Attr, "0.f">:$rtol);
   let assemblyFormat = [{
-    `(` $lhs `,` $rhs (`` `,` `atol` $atol^)? (`` `,` `rtol` $rtol^)? `)`
+    (`<` $device^ `>`)? `` `(` $lhs `,` $rhs (`` `,` `atol` $atol^)? (`` `,` `rtol` $rtol^)? `)`
     attr-dict `:` type($lhs)
   }];
 }
@@ -93,12 +103,13 @@ def Check_ExpectAlmostEqOp
 def Check_ExpectAlmostEqConstOp
     : Check_Op<"expect_almost_eq_const", [AllTypesMatch<["lhs", "value"]>]> {
   let summary = "Reports a failure unless the operand is close to the constant.";
-  let arguments = (ins AnyTensor:$lhs,
+  let arguments = (ins Check_OptionalDevice:$device,
+                       AnyTensor:$lhs,
                        ElementsAttr:$value,
                        DefaultValuedAttr<F32Attr, "1.e-4f">:$atol,
                        DefaultValuedAttr<F32Attr, "0.f">:$rtol);
   let assemblyFormat = [{
-    `(` $lhs `,` $value (`` `,` `atol` $atol^)? (`` `,` `rtol` $rtol^)? `)`
+    (`<` $device^ `>`)? `` `(` $lhs `,` $value (`` `,` `atol` $atol^)? (`` `,` `rtol` $rtol^)? `)`
     attr-dict `:` type($lhs)
   }];
 }

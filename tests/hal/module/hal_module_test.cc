@@ -18,6 +18,7 @@
 #include "flatbuffers/flatbuffers.h"
 #include "hal/cpu/elf_loader.h"
 #include "hal/element_type.h"
+#include "hal/module/hal_imports.h"
 #include "hal/module/hal_types.h"
 #include "schemas/executable_elf_generated.h"
 #include "tests/hal/elf_test_executable.h"
@@ -198,6 +199,7 @@ TEST_P(HalModuleTest, ExportsTheContractSignatures) {
       {"allocator.allocate", "riiI_r"},
       {"buffer.length", "r_I"},
       {"buffer.subspan", "rII_r"},
+      {"buffer.assert", "rrI_"},
       {"buffer_view.create", "ri*_r"},
       {"buffer_view.buffer", "r_r"},
       {"buffer_view.rank", "r_i"},
@@ -222,6 +224,13 @@ TEST_P(HalModuleTest, ExportsTheContractSignatures) {
   std::map<std::string, std::string> actual;
   for (const vm::ExportedFunction& e : hal_->exports()) actual[e.name] = e.signature;
   EXPECT_EQ(actual, expected);
+  // Exactly the entries of the one contract table (hal_imports.h), which the
+  // compiler declares its imports from.
+  std::map<std::string, std::string> table;
+  for (const HalImportInfo& import : kHalImports) {
+    table[std::string(import.name)] = std::string(import.signature);
+  }
+  EXPECT_EQ(actual, table);
   EXPECT_EQ(hal_->name(), "hal");
   for (std::string_view type : {"hal.device", "hal.allocator", "hal.buffer", "hal.buffer_view",
                                 "hal.executable", "hal.command_buffer", "hal.fence"}) {
@@ -380,6 +389,85 @@ TEST_P(HalModuleTest, BufferViewAssert) {
     const std::string& message = result.status().message();
     EXPECT_EQ(message.substr(message.size() - c.got.size()), c.got);
   }
+}
+
+// The table's typed argument lists are what the compiler reads: names and
+// types of every value, nullable refs marked.
+TEST(HalImportTableTest, DescribesEveryArgument) {
+  const HalImportInfo& dispatch = GetHalImport(HalImport::kCommandBufferDispatch);
+  EXPECT_EQ(dispatch.name, "command_buffer.dispatch");
+  EXPECT_TRUE(IsVariadic(dispatch));
+  EXPECT_EQ(HalImportValueCount(dispatch.arguments), 7u);
+  EXPECT_EQ(HalImportValueAt(dispatch.arguments, 1).name, "executable");
+  EXPECT_EQ(HalImportValueAt(dispatch.arguments, 1).type, "hal.executable");
+  EXPECT_EQ(HalImportValueAt(dispatch.arguments, 6).name, "constant_count");
+  EXPECT_EQ(HalImportValueAt(dispatch.arguments, 7).name, "");
+  const HalImportInfo& execute = GetHalImport(HalImport::kDeviceQueueExecute);
+  EXPECT_FALSE(IsVariadic(execute));
+  EXPECT_TRUE(HalImportValueAt(execute.arguments, 1).nullable);
+  EXPECT_FALSE(HalImportValueAt(execute.arguments, 2).nullable);
+  const HalImportInfo& length = GetHalImport(HalImport::kBufferLength);
+  EXPECT_EQ(HalImportValueAt(length.results, 0).type, "i64");
+  EXPECT_EQ(HalImportValueAt(length.results, 0).signature_char(), 'I');
+}
+
+// buffer.assert: the compiler's check that a dispatch operand's declared
+// size fits the buffer bound to it.
+TEST_P(HalModuleTest, BufferAssertChecksTheMinimumLength) {
+  Program program;
+  FunctionBuilder& f = program.builder().AddFunction("check", "rI_");
+  program.Text(f, 1, "@main: operand 1 of the dispatch of @ex::@f at a.mlir:3:5");
+  program.Call(f, "buffer.assert", "rrI_", {0, 1, 0});
+  f.EmitReturn({});
+  program.builder().AddExport("check", f.ordinal());
+  Ref<vm::Context> context = MustLink(program);
+  ASSERT_TRUE(context);
+  Ref<Buffer> buffer = MakeBuffer(*device_, std::vector<float>(4, 0.0f));
+  for (int64_t length : {0, 15, 16}) {
+    auto ok = Invoke(*context, "check", {Wrap(buffer), Variant::I64(length)});
+    EXPECT_TRUE(ok.ok()) << ok.status().ToString();
+  }
+  auto short_buffer = Invoke(*context, "check", {Wrap(buffer), Variant::I64(32)});
+  ASSERT_FALSE(short_buffer.ok());
+  EXPECT_EQ(short_buffer.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_CONTAINS(short_buffer.status().message(),
+                  "import 'hal.buffer.assert' failed: @main: operand 1 of the dispatch of "
+                  "@ex::@f at a.mlir:3:5: needs 32 bytes, but its buffer holds 16");
+  auto negative = Invoke(*context, "check", {Wrap(buffer), Variant::I64(-1)});
+  ASSERT_FALSE(negative.ok());
+  EXPECT_CONTAINS(negative.status().message(), "argument 2 (minimum length): -1 is negative");
+}
+
+// A workgroup count with a zero component (an empty tensor) records nothing
+// instead of failing, in both dispatch forms.
+TEST_P(HalModuleTest, DispatchOfZeroWorkgroupsIsSkipped) {
+  Program program;
+  FunctionBuilder& f = program.builder().AddFunction("mul", "rrrIii_");
+  program.Device0(f, 3, 2);
+  program.Text(f, 4, "ex");
+  program.Text(f, 7, cpu::HostElfFormat());
+  program.Data(f, 8, BuildElfExecutable());
+  program.Call(f, "executable.load", "rrrr_r", {3, 4, 7, 8}, {9});
+  f.Emit(Opcode::kConstI32, {Reg(3), ImmI32(0)});
+  program.Call(f, "command_buffer.create", "ri_r", {3, 3}, {10});
+  f.Emit(Opcode::kConstI32, {Reg(4), ImmI32(1)});
+  f.Emit(Opcode::kConstI64, {Reg(1), ImmI64(0)});
+  // Workgroups (0, 1, 1): i-register 3 holds 0 (the ordinal too).
+  program.Call(f, "command_buffer.dispatch", "rriiiiiirIIrIIrII_",
+               {10, 9, 3, 3, 4, 4, 4, 0, 0, 1, 0, 1, 1, 0, 2, 1, 0});
+  program.SubmitAndWait(f, 3, 10, 11, 12, 2);
+  f.EmitReturn({});
+  program.builder().AddExport("mul", f.ordinal());
+  Ref<vm::Context> context = MustLink(program);
+  ASSERT_TRUE(context);
+  Ref<Buffer> lhs = MakeBuffer(*device_, std::vector<float>(4, 2.0f));
+  Ref<Buffer> rhs = MakeBuffer(*device_, std::vector<float>(4, 3.0f));
+  Ref<Buffer> out = MakeBuffer(*device_, std::vector<float>(4, -1.0f));
+  auto results = Invoke(*context, "mul",
+                        {Wrap(lhs), Wrap(rhs), Wrap(out), Variant::I64(16), Variant::I32(4),
+                         Variant::I32(0)});
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  EXPECT_EQ(ReadBuffer<float>(*out), std::vector<float>(4, -1.0f));
 }
 
 TEST_P(HalModuleTest, ExecutableLoadDispatchAndFence) {

@@ -14,3 +14,11 @@ func.func @float_flag(%f: f32) {
   "check.expect_true"(%f) : (f32) -> ()
   return
 }
+
+// -----
+
+func.func @scalar_comparison(%a: i32, %b: i32) {
+  // expected-error @+1 {{operand #0 must be tensor of any type values or a buffer with an element type and a shape, but got 'i32'}}
+  "check.expect_eq"(%a, %b) : (i32, i32) -> ()
+  return
+}

@@ -1,4 +1,4 @@
-#include "compiler/executables/spirv_module_info.h"
+#include "compiler/targets/spirv_module_info.h"
 
 #include <cstring>
 

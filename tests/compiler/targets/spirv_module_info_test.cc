@@ -1,10 +1,10 @@
-// Tests of compiler/executables/spirv_module_info.h: entry points and
+// Tests of compiler/targets/spirv_module_info.h: entry points and
 // workgroup sizes read from glslc's output and from hand-assembled modules
 // (LocalSize, LocalSizeId, the WorkgroupSize built-in, byte order), and
 // malformed or hostile modules rejected with the object's name, never a
 // crash. The parser itself (base/spirv_module.h) has its own tests in
 // tests/base/spirv_module_test.cc; these show what the compiler gets from it.
-#include "compiler/executables/spirv_module_info.h"
+#include "compiler/targets/spirv_module_info.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,312 @@
+// --kiln-hal-memoize-command-buffers: "record once, replay many" for the
+// one-shot command buffers a function records on every call.
+//
+// A submission is memoizable when its command buffer (one-shot, made on the
+// device global) is used only by dispatches and barriers, then finalized and
+// submitted, all in its block; the device and every executable are loads of
+// immutable globals (set by initializers only); and every ordinal, workgroup
+// count, constant, binding offset and binding length is an arith.constant
+// (static shapes). Such a submission
+//
+//   %cmd = hal.command_buffer.create device(%device) mode(OneShot)
+//   hal.command_buffer.dispatch<%cmd> target(%exe)[%c0] workgroups([%c1, %c1, %c1])
+//       constants([%c4_i32]) bindings([(%a)[%c0, %c16], (%r)[%c0, %c16]])
+//   hal.command_buffer.finalize<%cmd>
+//   hal.device.queue.execute<%device> signal(%fence) commands(%cmd)
+//
+// becomes a reusable command buffer in a mutable global, recorded by a
+// private function on first use, whose dispatches bind binding-table slots
+// (slot i = the i-th distinct buffer the submission binds, in first-use
+// order) instead of buffers:
+//
+//   util.global private mutable @__hal_command_buffer_0 : !hal.command_buffer
+//   func.func private @__hal_record_command_buffer_0() -> !hal.command_buffer {
+//     (the device and executable loads and the constants, cloned)
+//     %cmd = hal.command_buffer.create device(%device) mode(None)
+//     hal.command_buffer.dispatch<%cmd> ... bindings([(%c0 : index)[%c0, %c16],
+//                                                  (%c1 : index)[%c0, %c16]])
+//     hal.command_buffer.finalize<%cmd>
+//     return %cmd : !hal.command_buffer
+//   }
+//   ... at the submit point:
+//   %memo = util.global.load @__hal_command_buffer_0 : !hal.command_buffer
+//   %null = util.null : !hal.command_buffer
+//   %unrecorded = util.cmp.eq %memo, %null : !hal.command_buffer
+//   %cmd = scf.if %unrecorded -> !hal.command_buffer {
+//     %new = func.call @__hal_record_command_buffer_0() : () -> !hal.command_buffer
+//     util.global.store %new, @__hal_command_buffer_0 : !hal.command_buffer
+//     scf.yield %new : !hal.command_buffer
+//   } else {
+//     scf.yield %memo : !hal.command_buffer
+//   }
+//   hal.device.queue.execute.indirect<%device> signal(%fence) commands(%cmd)
+//       bindings([%a, %r])
+//
+// Why this is correct: a recording only captures buffer references (the
+// commands run at submission in both forms), the barriers were placed
+// treating buffers from outside the function as possibly aliased (so they
+// hold for any buffers), and everything else the recording reads is a
+// constant or a global fixed by the initializers. Globals are per VM
+// context, so each context records its own command buffer. A failing
+// recording stops the call inside the recording function, before the store:
+// no half-recorded command buffer is kept, and the next call records again.
+// The dispatches keep their locations and entry points, so the module's
+// dispatch sites (now in the recording function) keep their source lines.
+#include "compiler/dialects/hal/hal_dialect.h"
+#include "compiler/dialects/util/util_dialect.h"
+#include "compiler/host/host_utils.h"
+#include "compiler/host/passes.h"
+#include "llvm/ADT/MapVector.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Pass/Pass.h"
+
+namespace kiln::compiler {
+namespace {
+
+using mlir::Location;
+using mlir::OpBuilder;
+using mlir::Operation;
+using mlir::Value;
+
+struct Segment {
+  HAL::CommandBufferCreateOp create;
+  llvm::SmallVector<Operation*> commands;  // Dispatches and barriers, in order.
+  HAL::CommandBufferFinalizeOp finalize;
+  HAL::DeviceQueueExecuteOp execute;
+};
+
+class Memoizer {
+ public:
+  explicit Memoizer(mlir::ModuleOp module) : module_(module), symbols_(module) {}
+
+  void Run();
+
+ private:
+  bool IsStableLoad(Value value) const;
+  bool IsStatic(HAL::CommandBufferDispatchOp dispatch) const;
+  bool Collect(HAL::CommandBufferCreateOp create, Segment& segment) const;
+  void Rewrite(Segment segment);
+
+  mlir::ModuleOp module_;
+  mlir::SymbolTable symbols_;
+  llvm::DenseSet<mlir::StringAttr> stable_globals_;
+};
+
+// A load of a global that only initializers store (immutable): fixed once
+// the module is initialized, so a recording may capture it.
+bool Memoizer::IsStableLoad(Value value) const {
+  auto load = value.getDefiningOp<Util::GlobalLoadOp>();
+  return load && stable_globals_.contains(load.getGlobalAttr().getAttr());
+}
+
+bool Memoizer::IsStatic(HAL::CommandBufferDispatchOp dispatch) const {
+  if (!IsStableLoad(dispatch.getExecutable())) return false;
+  auto constant = [](Value v) { return host::ConstantIntOf(v).has_value(); };
+  if (!constant(dispatch.getEntryPoint()) || !constant(dispatch.getWorkgroupX()) ||
+      !constant(dispatch.getWorkgroupY()) || !constant(dispatch.getWorkgroupZ())) {
+    return false;
+  }
+  for (Value v : dispatch.getConstants()) {
+    if (!constant(v)) return false;
+  }
+  for (Value v : dispatch.getBindingBuffers()) {
+    if (!llvm::isa<HAL::BufferType>(v.getType())) return false;
+  }
+  for (Value v : dispatch.getBindingOffsets()) {
+    if (!constant(v)) return false;
+  }
+  for (Value v : dispatch.getBindingLengths()) {
+    if (!constant(v)) return false;
+  }
+  return true;
+}
+
+bool Memoizer::Collect(HAL::CommandBufferCreateOp create, Segment& segment) const {
+  if (create.getModes() != HAL::CommandBufferModeBitfield::OneShot ||
+      !IsStableLoad(create.getDevice())) {
+    return false;
+  }
+  segment.create = create;
+  Value cmd = create.getResult();
+  mlir::Block* block = create->getBlock();
+  size_t seen = 0;
+  for (Operation* op = create->getNextNode(); op && !segment.execute; op = op->getNextNode()) {
+    if (!llvm::is_contained(op->getOperands(), cmd)) continue;
+    ++seen;
+    if (auto dispatch = llvm::dyn_cast<HAL::CommandBufferDispatchOp>(op);
+        dispatch && !segment.finalize) {
+      if (!IsStatic(dispatch)) return false;
+      segment.commands.push_back(op);
+    } else if (llvm::isa<HAL::CommandBufferExecutionBarrierOp>(op) && !segment.finalize) {
+      segment.commands.push_back(op);
+    } else if (auto finalize = llvm::dyn_cast<HAL::CommandBufferFinalizeOp>(op);
+               finalize && !segment.finalize) {
+      segment.finalize = finalize;
+    } else if (auto execute = llvm::dyn_cast<HAL::DeviceQueueExecuteOp>(op);
+               execute && segment.finalize && execute.getCommandBuffer() == cmd) {
+      segment.execute = execute;
+    } else {
+      return false;
+    }
+  }
+  if (!segment.execute) return false;
+  // Nothing else uses the command buffer (in this block or another).
+  size_t uses = 0;
+  for (mlir::OpOperand& use : cmd.getUses()) {
+    if (use.getOwner()->getBlock() != block) return false;
+    ++uses;
+  }
+  if (uses != seen) return false;
+  // The submission goes to the device the command buffer was made on.
+  Value device = segment.execute.getDevice();
+  auto load = [](Value v) { return v.getDefiningOp<Util::GlobalLoadOp>(); };
+  return device == create.getDevice() ||
+         (IsStableLoad(device) && load(device).getGlobal() == load(create.getDevice()).getGlobal());
+}
+
+void Memoizer::Rewrite(Segment segment) {
+  mlir::MLIRContext* context = module_.getContext();
+  const Location loc = segment.create.getLoc();
+  auto cmd_type = HAL::CommandBufferType::get(context);
+  OpBuilder m = OpBuilder::atBlockEnd(module_.getBody());
+  // The first N whose global and recording function are both free.
+  std::string global, recorder;
+  for (int n = 0;; ++n) {
+    global = "__hal_command_buffer_" + std::to_string(n);
+    recorder = "__hal_record_command_buffer_" + std::to_string(n);
+    if (!symbols_.lookup(global) && !symbols_.lookup(recorder)) break;
+  }
+  symbols_.insert(Util::GlobalOp::create(m, loc, global, m.getStringAttr("private"), cmd_type,
+                                         /*is_mutable=*/true, nullptr));
+
+  // The recording function.
+  auto record = mlir::func::FuncOp::create(m, loc, recorder,
+                                           mlir::FunctionType::get(context, {}, {cmd_type}));
+  record.setPrivate();
+  symbols_.insert(record);
+  OpBuilder b = OpBuilder::atBlockBegin(record.addEntryBlock());
+  mlir::IRMapping copies;
+  // A constant or global load of the function, cloned into the recording.
+  auto copy_of = [&](Value value) -> Value {
+    if (Value copy = copies.lookupOrNull(value)) return copy;
+    Operation* copy = b.clone(*value.getDefiningOp());
+    copies.map(value, copy->getResult(0));
+    return copy->getResult(0);
+  };
+  auto copies_of = [&](mlir::ValueRange values) {
+    llvm::SmallVector<Value> out;
+    for (Value v : values) out.push_back(copy_of(v));
+    return out;
+  };
+  Value cmd = HAL::CommandBufferCreateOp::create(
+      b, loc, cmd_type, copy_of(segment.create.getDevice()),
+      HAL::CommandBufferModeBitfieldAttr::get(context, HAL::CommandBufferModeBitfield::None),
+      /*binding_capacity=*/nullptr);
+  // Slot i's buffer, in the submitting function.
+  llvm::MapVector<Value, int64_t> slots;
+  llvm::SmallVector<Value> slot_constants;  // One index constant per slot.
+  for (Operation* command : segment.commands) {
+    if (llvm::isa<HAL::CommandBufferExecutionBarrierOp>(command)) {
+      HAL::CommandBufferExecutionBarrierOp::create(b, command->getLoc(), cmd);
+      continue;
+    }
+    auto dispatch = llvm::cast<HAL::CommandBufferDispatchOp>(command);
+    llvm::SmallVector<Value> slot_values;
+    for (Value buffer : dispatch.getBindingBuffers()) {
+      auto [it, added] = slots.insert({buffer, static_cast<int64_t>(slots.size())});
+      if (added) slot_constants.push_back(host::IndexConstant(b, command->getLoc(), it->second));
+      slot_values.push_back(slot_constants[it->second]);
+    }
+    HAL::CommandBufferDispatchOp::create(
+        b, command->getLoc(), cmd, copy_of(dispatch.getExecutable()),
+        copy_of(dispatch.getEntryPoint()), copy_of(dispatch.getWorkgroupX()),
+        copy_of(dispatch.getWorkgroupY()), copy_of(dispatch.getWorkgroupZ()),
+        copies_of(dispatch.getConstants()), slot_values, copies_of(dispatch.getBindingOffsets()),
+        copies_of(dispatch.getBindingLengths()), dispatch.getDispatchAttr());
+  }
+  HAL::CommandBufferFinalizeOp::create(b, segment.finalize.getLoc(), cmd);
+  mlir::func::ReturnOp::create(b, segment.finalize.getLoc(), cmd);
+
+  // The submit point: record on first use, then submit with this call's
+  // buffers as the binding table.
+  HAL::DeviceQueueExecuteOp execute = segment.execute;
+  OpBuilder s(execute);
+  const Location at = execute.getLoc();
+  Value memo = Util::GlobalLoadOp::create(s, at, cmd_type, global, /*is_immutable=*/false);
+  Value null = Util::NullOp::create(s, at, cmd_type);
+  Value unrecorded = Util::CmpEQOp::create(s, at, s.getI1Type(), memo, null);
+  auto if_op = mlir::scf::IfOp::create(s, at, mlir::TypeRange{cmd_type}, unrecorded,
+                                       /*withElseRegion=*/true);
+  {
+    OpBuilder then_b = if_op.getThenBodyBuilder();
+    Value recorded = mlir::func::CallOp::create(then_b, at, record, mlir::ValueRange{}).getResult(0);
+    Util::GlobalStoreOp::create(then_b, at, recorded, global);
+    mlir::scf::YieldOp::create(then_b, at, recorded);
+    OpBuilder else_b = if_op.getElseBodyBuilder();
+    mlir::scf::YieldOp::create(else_b, at, memo);
+  }
+  llvm::SmallVector<Value> table;
+  for (auto& [buffer, slot] : slots) table.push_back(buffer);
+  HAL::DeviceQueueExecuteIndirectOp::create(s, at, execute.getDevice(), execute.getWaitFence(),
+                                            execute.getSignalFence(), if_op.getResult(0), table);
+
+  // The one-shot recording goes away, and with it the loads only it used.
+  llvm::SmallVector<Operation*> erased = {execute, segment.finalize};
+  for (Operation* command : llvm::reverse(segment.commands)) erased.push_back(command);
+  erased.push_back(segment.create);
+  llvm::SetVector<Operation*> maybe_dead;
+  for (Operation* op : erased) {
+    for (Value v : op->getOperands()) {
+      if (Operation* def = v.getDefiningOp();
+          def && llvm::isa<Util::GlobalLoadOp, mlir::arith::ConstantOp>(def)) {
+        maybe_dead.insert(def);
+      }
+    }
+    op->erase();
+  }
+  for (Operation* def : maybe_dead) {
+    if (def->use_empty()) def->erase();
+  }
+}
+
+void Memoizer::Run() {
+  for (auto global : module_.getOps<Util::GlobalOp>()) {
+    if (!global.isMutable() && llvm::isa<HAL::DeviceType, HAL::ExecutableType>(global.getType())) {
+      stable_globals_.insert(global.getSymNameAttr());
+    }
+  }
+  llvm::SmallVector<Segment> segments;
+  module_.walk([&](HAL::CommandBufferCreateOp create) {
+    // Not inside the recording functions this pass makes (none yet) nor in
+    // initializers: those run once anyway.
+    if (create->getParentOfType<Util::InitializerOp>()) return;
+    Segment segment;
+    if (Collect(create, segment)) segments.push_back(std::move(segment));
+  });
+  for (Segment& segment : segments) Rewrite(segment);
+}
+
+struct MemoizeCommandBuffersPass
+    : mlir::PassWrapper<MemoizeCommandBuffersPass, mlir::OperationPass<mlir::ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MemoizeCommandBuffersPass)
+  llvm::StringRef getArgument() const override { return "kiln-hal-memoize-command-buffers"; }
+  llvm::StringRef getDescription() const override {
+    return "Records static submissions once into reusable command buffers, replayed with a "
+           "binding table";
+  }
+  void getDependentDialects(mlir::DialectRegistry& registry) const override {
+    registry.insert<mlir::scf::SCFDialect, mlir::func::FuncDialect, Util::UtilDialect>();
+  }
+  void runOnOperation() override { Memoizer(getOperation()).Run(); }
+};
+
+}  // namespace
+
+std::unique_ptr<mlir::Pass> createMemoizeCommandBuffersPass() {
+  return std::make_unique<MemoizeCommandBuffersPass>();
+}
+
+}  // namespace kiln::compiler

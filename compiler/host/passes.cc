@@ -1,0 +1,11 @@
+#include "compiler/host/passes.h"
+
+namespace kiln::compiler {
+
+void registerHostPasses() {
+  mlir::registerPass(createBufferizeDispatchesPass);
+  mlir::registerPass(createScheduleCommandBuffersPass);
+  mlir::registerPass(createMemoizeCommandBuffersPass);
+}
+
+}  // namespace kiln::compiler

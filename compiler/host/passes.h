@@ -1,0 +1,29 @@
+// The host passes: what becomes of flow.dispatch on tensors on the host, as
+// typed hal ops (compiler/dialects/hal), in pipeline order:
+//
+//   --kiln-hal-bufferize-dispatches      tensors -> buffer views and buffers;
+//       each flow.dispatch -> its own one-shot command buffer, submitted and
+//       awaited; the device and executables in globals set by an initializer;
+//       the declared size of every operand checked against its buffer.
+//   --kiln-hal-schedule-command-buffers  a block's adjacent submissions share
+//       one command buffer, with execution barriers where dispatches conflict.
+//   --kiln-hal-memoize-command-buffers   static submissions record a reusable
+//       command buffer once and replay it with a binding table.
+//
+// The HAL->VM conversion that follows is in compiler/vm/conversion/hal_to_vm.h.
+#pragma once
+
+#include <memory>
+
+#include "mlir/Pass/Pass.h"
+
+namespace kiln::compiler {
+
+std::unique_ptr<mlir::Pass> createBufferizeDispatchesPass();
+std::unique_ptr<mlir::Pass> createScheduleCommandBuffersPass();
+std::unique_ptr<mlir::Pass> createMemoizeCommandBuffersPass();
+
+// Registers the three with MLIR's pass registry (kiln-opt).
+void registerHostPasses();
+
+}  // namespace kiln::compiler

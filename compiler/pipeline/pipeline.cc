@@ -1,0 +1,48 @@
+#include "compiler/pipeline/pipeline.h"
+
+#include "compiler/host/passes.h"
+#include "compiler/targets/passes.h"
+#include "compiler/vm/conversion/hal_to_vm.h"
+#include "compiler/vm/conversion/passes.h"
+#include "compiler/vm/passes.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace kiln::compiler {
+
+void BuildPipeline(mlir::OpPassManager& pm, const PipelineOptions& options) {
+  // Input: fold what the program computes from constants (dispatch sizes,
+  // workgroup counts) before anything depends on its shape.
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  pm.addPass(mlir::createLowerAffinePass());
+
+  // Targets: the objects of each hand-authored executable into binaries.
+  SerializeExecutablesOptions serialize;
+  serialize.targets = options.targets;
+  serialize.object_search_paths = options.object_search_paths;
+  serialize.source_directory = options.source_directory;
+  serialize.read_object = options.read_object;
+  pm.addPass(createSerializeExecutablesPass(std::move(serialize)));
+
+  // Host: dispatches on tensors into command buffers of typed hal ops. The
+  // canonicalization folds the byte lengths and dims bufferization computes,
+  // so that scheduling and memoization see static sizes as constants.
+  pm.addPass(createBufferizeDispatchesPass());
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  pm.addPass(createScheduleCommandBuffersPass());
+  if (options.memoize_command_buffers) pm.addPass(createMemoizeCommandBuffersPass());
+
+  // VM: structured control flow into blocks (loops rotated so that they
+  // become for.step), everything into the vm dialect in one conversion,
+  // the fused and immediate instruction forms, then registers.
+  pm.addPass(CreateSCFToCFPass());
+  pm.addPass(mlir::createCanonicalizerPass());
+  RegisterHALToVMConversion();  // hal -> vm in the same conversion.
+  pm.addPass(CreateConvertToVMPass());
+  pm.addPass(CreateFuseVMInstructionsPass());
+  pm.addPass(createAllocateRegistersPass());
+}
+
+}  // namespace kiln::compiler

@@ -1,0 +1,50 @@
+// The pass pipeline kiln-compile runs, from the input program (func, arith,
+// scf, tensors, flow.dispatch, hal.executable.source, util, check) to a
+// module of the `vm` dialect with registers allocated, ready for bytecode
+// emission (compile.h runs it and emits):
+//
+//   input        canonicalize, cse, lower-affine
+//   targets      kiln-serialize-executables   objects -> hal.executable.binary
+//   host         kiln-hal-bufferize-dispatches, canonicalize, cse,
+//                kiln-hal-schedule-command-buffers,
+//                kiln-hal-memoize-command-buffers (unless disabled)
+//   vm           kiln-scf-to-cf, canonicalize, kiln-convert-to-vm
+//                (func/arith/math/cf/util/check and hal -> vm),
+//                kiln-vm-fuse (fused and immediate forms),
+//                kiln-vm-allocate-registers
+//
+// Each step is one pass of its layer, runnable alone in kiln-opt.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace kiln::compiler {
+
+struct PipelineOptions {
+  // Executable targets to embed (kiln's cpu, cuda, vulkan or IREE's llvm-cpu,
+  // vulkan-spirv); empty: the module's hal.device.targets, else every
+  // declared target.
+  std::vector<std::string> targets;
+  // Searched for relative executable object paths after the source's
+  // directory (--object-search-path), in order.
+  std::vector<std::string> object_search_paths;
+  // Where relative object paths start; empty: the input file's directory.
+  std::string source_directory;
+  // Record static command buffers once and replay them with each call's
+  // buffers; false records every command buffer on every call.
+  bool memoize_command_buffers = true;
+  // When set, executable objects are read through this instead of the file
+  // system (the fuzzer's stand-in bytes).
+  std::function<Result<std::vector<uint8_t>>(const std::string& path)> read_object = nullptr;
+};
+
+// Appends the pipeline to `pm` (a pass manager on builtin.module).
+void BuildPipeline(mlir::OpPassManager& pm, const PipelineOptions& options);
+
+}  // namespace kiln::compiler

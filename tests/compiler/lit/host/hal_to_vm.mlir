@@ -1,0 +1,95 @@
+// RUN: %kiln-opt %s --split-input-file --kiln-convert-to-vm | FileCheck %s
+
+// The hal ops become calls of the runtime's `hal` module, declared from the
+// one import table (hal/module/hal_imports.h): names, argument order and
+// types as the table gives them; index operands narrowed to i32 where the
+// import takes i32; strings as rodata.
+
+// CHECK-LABEL: vm.module @buffers
+module @buffers {
+  // CHECK-DAG: vm.import @hal.device.allocator(!vm.ref<!hal.device>) -> !vm.ref<!hal.allocator>
+  // CHECK-DAG: vm.import @hal.allocator.allocate(!vm.ref<!hal.allocator>, i32, i32, i64) -> !vm.ref<!hal.buffer>
+  // CHECK-DAG: vm.import @hal.buffer_view.assert(!vm.ref<!hal.buffer_view>, !vm.ref<!vm.buffer>, i32, ...)
+  // CHECK-DAG: vm.import @hal.buffer_view.create(!vm.ref<!hal.buffer>, i32, ...) -> !vm.ref<!hal.buffer_view>
+  // CHECK-DAG: vm.import @hal.buffer_view.dim(!vm.ref<!hal.buffer_view>, i32) -> i64
+  // CHECK: vm.func @f
+  func.func @f(%device: !hal.device, %view: !hal.buffer_view) -> !hal.buffer_view {
+    %c-1 = arith.constant -1 : index
+    %f32 = arith.constant 553648160 : i32
+    %c0_i32 = arith.constant 0 : i32
+    // CHECK: vm.call.import @hal.buffer_view.assert(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) : (!vm.ref<!hal.buffer_view>, !vm.ref<!vm.buffer>, i32, i64) -> ()
+    hal.buffer_view.assert<%view : !hal.buffer_view> message("argument 0 of @f") shape([%c-1]) type(%f32)
+    // CHECK: %[[DIM:.+]] = vm.call.import @hal.buffer_view.dim(%{{.+}}, %{{.+}}) : (!vm.ref<!hal.buffer_view>, i32) -> i64
+    %n = hal.buffer_view.dim<%view : !hal.buffer_view>[0] : index
+    %allocator = hal.device.allocator<%device : !hal.device> : !hal.allocator
+    // CHECK: %[[BUF:.+]] = vm.call.import @hal.allocator.allocate(%{{.+}}, %{{.+}}, %{{.+}}, %[[DIM]]) : (!vm.ref<!hal.allocator>, i32, i32, i64) -> !vm.ref<!hal.buffer>
+    %buffer = hal.allocator.allocate<%allocator : !hal.allocator> type(%c0_i32) usage(%c0_i32) : !hal.buffer{%n}
+    // CHECK: vm.call.import @hal.buffer_view.create(%[[BUF]], %{{.+}}, %[[DIM]]) : (!vm.ref<!hal.buffer>, i32, i64) -> !vm.ref<!hal.buffer_view>
+    %result = hal.buffer_view.create buffer(%buffer : !hal.buffer) shape([%n]) type(%f32) : !hal.buffer_view
+    return %result : !hal.buffer_view
+  }
+  // CHECK: vm.rodata @__hal_string "argument 0 of @f"
+}
+
+// -----
+
+// Command buffers, dispatches (with the dispatch site), the queue and
+// fences; executables become rodata described for the debug table.
+
+#layout = #hal.pipeline.layout<constants = 1, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>
+]>
+
+// CHECK-LABEL: vm.module @dispatches
+module @dispatches {
+  // CHECK-DAG: vm.import @hal.command_buffer.dispatch(!vm.ref<!hal.command_buffer>, !vm.ref<!hal.executable>, i32, i32, i32, i32, i32, ...)
+  // CHECK-DAG: vm.import @hal.command_buffer.dispatch.indirect(!vm.ref<!hal.command_buffer>, !vm.ref<!hal.executable>, i32, i32, i32, i32, i32, ...)
+  // CHECK-DAG: vm.import @hal.device.queue.execute(!vm.ref<!hal.device>, !vm.ref<!hal.fence>, !vm.ref<!hal.fence>, !vm.ref<!hal.command_buffer>)
+  // CHECK-DAG: vm.import @hal.device.queue.execute.indirect(!vm.ref<!hal.device>, !vm.ref<!hal.fence>, !vm.ref<!hal.fence>, !vm.ref<!hal.command_buffer>, ...)
+  // CHECK-DAG: vm.import @hal.executable.load(!vm.ref<!hal.device>, !vm.ref<!vm.buffer>, ...) -> !vm.ref<!hal.executable>
+  hal.executable private @ex {
+    hal.executable.binary public @elf attributes {data = dense<[1, 2, 3, 4]> : vector<4xi8>, format = "system-elf-x86_64", kiln.backend = "llvm-cpu"}
+    hal.executable.export public @mul ordinal(0) layout(#layout) attributes {workgroup_size = [64 : index, 1 : index, 1 : index]}
+  }
+  // CHECK: vm.func @load
+  func.func @load(%device: !hal.device) -> !hal.executable {
+    // CHECK: vm.call.import @hal.executable.load(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) : (!vm.ref<!hal.device>, !vm.ref<!vm.buffer>, !vm.ref<!vm.buffer>, !vm.ref<!vm.buffer>) -> !vm.ref<!hal.executable>
+    %exe = hal.executable.create device(%device : !hal.device) target(@ex) : !hal.executable
+    return %exe : !hal.executable
+  }
+  // CHECK: vm.func @run
+  func.func @run(%device: !hal.device, %exe: !hal.executable, %a: !hal.buffer, %b: !hal.buffer) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %c7 = arith.constant 7 : i32
+    %timeout = arith.constant -1 : i64
+    // CHECK: %[[CMD:.+]] = vm.call.import @hal.command_buffer.create(%{{.+}}, %{{.+}}) : (!vm.ref<!hal.device>, i32) -> !vm.ref<!hal.command_buffer>
+    %cmd = hal.command_buffer.create device(%device : !hal.device) mode(OneShot) : !hal.command_buffer
+    // CHECK: vm.call.import @hal.command_buffer.dispatch(%[[CMD]], {{[^)]*}}) {dispatch = @ex::@mul} : (!vm.ref<!hal.command_buffer>, !vm.ref<!hal.executable>, i32, i32, i32, i32, i32, i32, !vm.ref<!hal.buffer>, i64, i64, !vm.ref<!hal.buffer>, i64, i64) -> ()
+    hal.command_buffer.dispatch<%cmd : !hal.command_buffer> target(%exe : !hal.executable)[%c0] workgroups([%c1, %c1, %c1]) constants([%c7]) bindings([(%a : !hal.buffer)[%c0, %c16], (%b : !hal.buffer)[%c0, %c16]]) attributes {dispatch = @ex::@mul}
+    // CHECK: vm.call.import @hal.command_buffer.execution_barrier(%[[CMD]])
+    hal.command_buffer.execution_barrier<%cmd : !hal.command_buffer>
+    // Binding-table slots: the indirect import, slots as i32.
+    // CHECK: vm.call.import @hal.command_buffer.dispatch.indirect({{[^)]*}}) {dispatch = @ex::@mul} : (!vm.ref<!hal.command_buffer>, !vm.ref<!hal.executable>, i32, i32, i32, i32, i32, i32, i32, i64, i64, i32, i64, i64) -> ()
+    hal.command_buffer.dispatch<%cmd : !hal.command_buffer> target(%exe : !hal.executable)[%c0] workgroups([%c1, %c1, %c1]) constants([%c7]) bindings([(%c0 : index)[%c0, %c16], (%c1 : index)[%c0, %c16]]) attributes {dispatch = @ex::@mul}
+    // CHECK: vm.call.import @hal.command_buffer.end(%[[CMD]])
+    hal.command_buffer.finalize<%cmd : !hal.command_buffer>
+    // CHECK: %[[FENCE:.+]] = vm.call.import @hal.fence.create
+    %fence = hal.fence.create device(%device : !hal.device) : !hal.fence
+    // No wait fence: null.
+    // CHECK: %[[NULL:.+]] = vm.const.ref.null
+    // CHECK: vm.call.import @hal.device.queue.execute(%{{.+}}, %[[NULL]], %[[FENCE]], %[[CMD]])
+    hal.device.queue.execute<%device : !hal.device> signal(%fence) commands(%cmd)
+    // CHECK: vm.call.import @hal.device.queue.execute.indirect(%{{.+}}, %{{.+}}, %[[FENCE]], %[[CMD]], %{{.+}}, %{{.+}}) : (!vm.ref<!hal.device>, !vm.ref<!hal.fence>, !vm.ref<!hal.fence>, !vm.ref<!hal.command_buffer>, !vm.ref<!hal.buffer>, !vm.ref<!hal.buffer>) -> ()
+    hal.device.queue.execute.indirect<%device : !hal.device> signal(%fence) commands(%cmd) bindings([%a, %b])
+    // CHECK: vm.call.import @hal.fence.await(%[[FENCE]], %{{.+}}) : (!vm.ref<!hal.fence>, i64) -> ()
+    hal.fence.await until([%fence]) timeout_millis(%timeout)
+    return
+  }
+  // CHECK: vm.rodata @__hal_executable_ex_system_elf_x86_64 dense<[1, 2, 3, 4]> : vector<4xi8> {executable = #vm.executable_variant<name = "ex", target = "llvm-cpu", format = "system-elf-x86_64", {{.*}}exports = [#vm.executable_export<name = "mul", ordinal = 0,
+  // CHECK-NEXT: vm.rodata @__hal_string{{.*}} "ex"
+  // CHECK-NEXT: vm.rodata @__hal_string{{.*}} "system-elf-x86_64"
+  // CHECK-NOT: hal.executable
+}

@@ -1,0 +1,183 @@
+// kiln-compile: MLIR text -> .kmod, through kiln's pass pipeline on upstream
+// MLIR (compiler/pipeline/pipeline.h) and the vm dialect's bytecode emission.
+//
+//   kiln-compile in.mlir -o out.kmod
+//   cat in.mlir | kiln-compile - -o out.kmod        (-o defaults to stdout)
+//   kiln-compile k.mlir --iree-hal-target-backends=llvm-cpu,cuda
+//       --iree-hal-executable-object-search-path=build/ -o k.kmod
+//   kiln-compile in.mlir --memoize-command-buffers=false -o out.kmod
+//   kiln-compile in.mlir --output-format=mlir      (the lowered vm-dialect IR)
+//   kiln-compile in.mlir --mlir-print-ir-after-all --mlir-timing -o out.kmod
+//
+// The command line is LLVM's (llvm::cl), as in mlir-opt and iree-compile: one
+// positional input, and a malformed or extra argument is an error; every
+// MLIR context, pass manager and printer flag works (--mlir-print-ir-*,
+// --mlir-timing, --mlir-print-debuginfo, --mlir-disable-threading, ...), and
+// --pass-pipeline replaces kiln's pipeline. Diagnostics go to stderr as
+// `file:line:col: error: ...` with the source line and a caret; any error
+// exits with status 1.
+#include <string>
+#include <vector>
+
+#include "compiler/dialects/registration.h"
+#include "compiler/pipeline/compile.h"
+#include "compiler/pipeline/pass_registration.h"
+#include "compiler/targets/passes.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
+
+#ifndef KILN_VERSION
+#error "KILN_VERSION must be defined by the build (the project's VERSION)"
+#endif
+
+namespace {
+
+namespace cl = llvm::cl;
+
+enum class OutputFormat { kModule, kMlir };
+
+int Fail(const llvm::Twine& message) {
+  // Plain text, also on a terminal: tests and scripts match it.
+  llvm::errs() << "kiln-compile: error: " << message << "\n";
+  return 1;
+}
+
+int Run(int argc, char** argv) {
+  static cl::opt<std::string> input(cl::Positional, cl::desc("<input .mlir, '-' for stdin>"),
+                                    cl::init("-"));
+  static cl::opt<std::string> output("o", cl::desc("Output file ('-' for stdout, the default)"),
+                                     cl::value_desc("filename"), cl::init("-"));
+  static cl::opt<OutputFormat> output_format(
+      "output-format", cl::desc("What to write"), cl::init(OutputFormat::kModule),
+      cl::values(clEnumValN(OutputFormat::kModule, "kmod", "The bytecode module (default)"),
+                 clEnumValN(OutputFormat::kMlir, "mlir",
+                            "The IR after the pipeline, as text (the vm dialect)")));
+  static cl::list<std::string> targets(
+      "target", cl::CommaSeparated, cl::value_desc("cpu,cuda,vulkan"),
+      cl::desc("Executable targets to embed (comma list or repeated; default: the module's "
+               "hal.device.targets, else every declared target)"));
+  static cl::list<std::string> backends(
+      "iree-hal-target-backends", cl::CommaSeparated, cl::value_desc("llvm-cpu,cuda,vulkan-spirv"),
+      cl::desc("IREE's spelling of --target"));
+  static cl::list<std::string> search_paths(
+      "object-search-path", cl::value_desc("dir"),
+      cl::desc("Directory searched for relative executable object paths after the input's "
+               "directory (repeatable)"));
+  static cl::list<std::string> iree_search_paths(
+      "iree-hal-executable-object-search-path", cl::value_desc("dir"),
+      cl::desc("IREE's spelling of --object-search-path"));
+  static cl::opt<bool> memoize(
+      "memoize-command-buffers", cl::init(true),
+      cl::desc("Record each static block's command buffer once and replay it with each call's "
+               "buffers; =false records it on every call"));
+  static cl::opt<std::string> module_name(
+      "module-name", cl::desc("Module name (default: the module's @name, else 'module')"));
+  static cl::opt<bool> strip_debug_info(
+      "strip-debug-info", cl::init(false),
+      cl::desc("Do not write source locations into the module"));
+
+  // Kiln's passes first: --mlir-print-ir-after=<pass> and --pass-pipeline
+  // know the passes registered when their options are.
+  kiln::compiler::RegisterPasses();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerPassManagerCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  mlir::registerAsmPrinterCLOptions();
+  mlir::PassPipelineCLParser pass_pipeline("", "Passes to run instead of kiln's pipeline", "p");
+
+  cl::SetVersionPrinter([](llvm::raw_ostream& os) {
+    os << "kiln-compile " << KILN_VERSION << " (MLIR/LLVM " << LLVM_VERSION_STRING << ")\n";
+  });
+  cl::ParseCommandLineOptions(argc, argv, "kiln-compile: MLIR programs into kiln modules (.kmod)\n");
+
+  kiln::compiler::CompileOptions options;
+  std::vector<std::string> target_names(targets.begin(), targets.end());
+  target_names.insert(target_names.end(), backends.begin(), backends.end());
+  auto normalized = kiln::compiler::NormalizeTargetNames(target_names);
+  if (!normalized.ok()) return Fail(normalized.status().message());
+  options.pipeline.targets = *normalized;
+  options.pipeline.object_search_paths.assign(search_paths.begin(), search_paths.end());
+  options.pipeline.object_search_paths.insert(options.pipeline.object_search_paths.end(),
+                                              iree_search_paths.begin(), iree_search_paths.end());
+  options.pipeline.memoize_command_buffers = memoize;
+  options.module_name = module_name;
+  options.debug_locations = !strip_debug_info;
+
+  // A terminal is no place for bytes; checked before any work is done.
+  if (output == "-" && output_format == OutputFormat::kModule &&
+      llvm::sys::Process::StandardOutIsDisplayed()) {
+    return Fail("refusing to write a binary module to a terminal: pass -o FILE or redirect stdout");
+  }
+
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> buffer = mlir::openInputFile(input, &error);
+  if (!buffer) return Fail(error);
+
+  mlir::DialectRegistry registry;
+  kiln::compiler::RegisterDialects(registry);
+  mlir::MLIRContext context(registry);
+  // An error names its op's location and shows the source line; the op as
+  // MLIR prints it (mlir-opt's default) only when asked for.
+  llvm::cl::Option* print_op = cl::getRegisteredOptions().lookup("mlir-print-op-on-diagnostic");
+  if (!print_op || print_op->getNumOccurrences() == 0) context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  mlir::SourceMgrDiagnosticHandler diagnostics(sources, &context);
+
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
+  if (!module) return 1;  // The parser or verifier reported why.
+
+  mlir::DefaultTimingManager timing;
+  mlir::applyDefaultTimingManagerCLOptions(timing);
+  mlir::TimingScope root = timing.getRootScope();
+
+  mlir::PassManager pm(&context, mlir::ModuleOp::getOperationName());
+  if (mlir::failed(mlir::applyPassManagerCLOptions(pm))) return 1;
+  pm.enableTiming(root);
+  if (pass_pipeline.hasAnyOccurrences()) {
+    auto report = [&](const llvm::Twine& message) { return mlir::emitError(module->getLoc()) << message; };
+    if (mlir::failed(pass_pipeline.addToPipeline(pm, report))) return 1;
+  } else {
+    kiln::compiler::BuildPipeline(pm, options.pipeline);
+  }
+  if (mlir::failed(pm.run(*module))) return 1;
+
+  std::unique_ptr<llvm::ToolOutputFile> out = mlir::openOutputFile(output, &error);
+  if (!out) return Fail(error);
+  if (output_format == OutputFormat::kMlir) {
+    module->print(out->os());
+    out->os() << "\n";
+  } else {
+    mlir::TimingScope emit_timing = root.nest("emission");
+    mlir::FailureOr<std::vector<uint8_t>> bytes = kiln::compiler::EmitBytecode(*module, options);
+    if (mlir::failed(bytes)) return 1;
+    out->os().write(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+  }
+  out->os().flush();
+  if (out->os().has_error()) {
+    out->os().clear_error();
+    return Fail("cannot write '" + output + "'");
+  }
+  out->keep();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  llvm::InitLLVM init(argc, argv);
+  return Run(argc, argv);
+}
