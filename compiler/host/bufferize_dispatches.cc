@@ -382,8 +382,10 @@ void Bufferizer::LowerFunction(mlir::func::FuncOp func) {
     }
     std::optional<uint32_t> code = host::ElementTypeCode(tensor_type.getElementType());
     if (!code) {
-      Error(loc) << "tensor element type '" << tensor_type.getElementType()
-                 << "' is not supported";
+      // At the argument; its uses are not reported again.
+      Error(arg.getLoc()) << "tensor element type " << tensor_type.getElementType()
+                          << " is not supported";
+      poisoned_.insert(arg);
       continue;
     }
     retyped_.push_back(arg);
@@ -447,7 +449,7 @@ void Bufferizer::LowerOp(Operation* op) {
   if (auto empty = llvm::dyn_cast<mlir::tensor::EmptyOp>(op)) {
     RankedTensorType type = empty.getType();
     if (!host::ElementTypeCode(type.getElementType())) {
-      Error(loc) << "tensor element type '" << type.getElementType() << "' is not supported";
+      Error(loc) << "tensor element type " << type.getElementType() << " is not supported";
       return;
     }
     TensorState state;
@@ -624,7 +626,7 @@ void Bufferizer::LowerDispatch(Flow::DispatchOp op) {
       continue;
     }
     if (!host::ElementTypeCode(type.getElementType())) {
-      Error(loc) << "tensor element type '" << type.getElementType() << "' is not supported";
+      Error(loc) << "tensor element type " << type.getElementType() << " is not supported";
       return;
     }
     Value length = ByteLength(b, loc, type.getElementType(), state.dims);

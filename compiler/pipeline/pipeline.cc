@@ -16,6 +16,9 @@ void BuildPipeline(mlir::OpPassManager& pm, const PipelineOptions& options) {
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   pm.addPass(mlir::createLowerAffinePass());
+  // Unused private functions and executables go before anything lowers them
+  // (as IREE's input pipeline does).
+  pm.addPass(mlir::createSymbolDCEPass());
 
   // Targets: the objects of each hand-authored executable into binaries.
   SerializeExecutablesOptions serialize;

@@ -1,17 +1,23 @@
 // libFuzzer entry point for the compiler: every input is MLIR text that goes
-// through the whole pipeline, stage by stage as compiler/driver/compiler.cc
-// runs it: ParseModule, VerifyModule, LowerDispatches (with stand-in
-// executables), the passes, VerifyModule again,
-// GenerateModule. Whatever the compiler produces is then loaded by the VM
-// (whose verifier checks every instruction) and run by the module fuzzer's
-// harness (tests/fuzz/module_runner.h: link, invoke every export under an
-// execution budget).
+// through the whole MLIR-based pipeline as kiln-compile runs it: parse (with
+// kiln's and upstream's dialects registered), verify, every pass of
+// BuildPipeline (compiler/pipeline/pipeline.h), bytecode emission. Whatever
+// the compiler produces is then loaded by the VM (whose verifier checks every
+// instruction) and run by the module fuzzer's harness
+// (tests/fuzz/module_runner.h: link, invoke every export under an execution
+// budget).
 //
 // Errors reported as diagnostics are expected: most inputs are broken MLIR.
+// Invalid IR must be stopped by verification before any pass sees it.
 // Findings are crashes and sanitizer reports anywhere in the compiler, and two
 // checked invariants whose violation is a compiler bug, so they abort():
-//   - IR that verified before the passes must still verify after them;
-//   - a module GenerateModule returned must be accepted by the VM's loader.
+//   - IR that verified before the pipeline must still verify after it (the
+//     pipeline runs without per-pass verification so this is checked here);
+//   - a module the emission returned must be accepted by the VM's loader.
+//
+// Executable objects are never read from disk: the pipeline's read_object
+// hook hands every object path the same stand-in bytes, so dispatch programs
+// exercise serialization, the host passes and the HAL->VM conversion.
 //
 // The same function is compiled into kiln_compiler_fuzz_regression_test,
 // which replays tests/fuzz/compiler_corpus/ without libFuzzer.
@@ -22,19 +28,20 @@
 #include <string>
 
 #include "base/file_io.h"
-#include "compiler/codegen/codegen.h"
-#include "compiler/executables/executable_serialization.h"
-#include "compiler/ir/diagnostics.h"
-#include "compiler/ir/source.h"
-#include "compiler/parser/parser.h"
-#include "compiler/passes/passes.h"
+#include "compiler/dialects/registration.h"
+#include "compiler/pipeline/compile.h"
+#include "compiler/pipeline/pipeline.h"
+#include "llvm/Support/SourceMgr.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "tests/fuzz/module_runner.h"
 #include "vm/bytecode_module.h"
 #include "vm/instance.h"
 
 namespace {
-
-using namespace kiln::compiler;
 
 // Prints what broke and the input, then aborts so that libFuzzer saves the
 // input as a crash.
@@ -45,41 +52,53 @@ using namespace kiln::compiler;
   std::abort();
 }
 
+// One context for the whole run: creating one (and loading every dialect) per
+// input would dominate the time per input.
+mlir::MLIRContext& Context() {
+  static mlir::MLIRContext* context = [] {
+    mlir::DialectRegistry registry;
+    kiln::compiler::RegisterDialects(registry);
+    auto* created = new mlir::MLIRContext(registry, mlir::MLIRContext::Threading::DISABLED);
+    created->loadAllAvailableDialects();
+    // Diagnostics are expected (broken input); keep them off stderr.
+    created->printOpOnDiagnostic(false);
+    return created;
+  }();
+  return *context;
+}
+
 void CompileAndRun(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
-  SourceManager sources;
-  const uint32_t file = sources.AddFile("fuzz.mlir", text);
-  DiagnosticEngine diagnostics(sources);
+  mlir::MLIRContext& context = Context();
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic& diagnostic) {
+    diagnostics += diagnostic.str();
+    diagnostics += '\n';
+    return mlir::success();
+  });
 
-  auto parsed = ParseModule(sources, file, diagnostics);
-  if (!parsed.ok()) return;
-  Operation* module = parsed->get();
-  if (!VerifyModule(module, diagnostics).ok()) return;
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "fuzz.mlir"),
+                             llvm::SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
+  if (!module) return;  // Parsing verifies: invalid IR stops here.
 
-  // Executables get a stand-in variant instead of their objects: the fuzzer
-  // exercises the dispatch lowering and code generation without reading the
-  // files an input names.
-  DispatchLoweringOptions lowering;
-  lowering.serialize =
-      [](const ExecutableSpec&) -> kiln::Result<std::vector<SerializedExecutable>> {
-    return std::vector<SerializedExecutable>{
-        {"llvm-cpu", "system-elf-x86_64", "", std::vector<uint8_t>(64, 0)}};
+  kiln::compiler::CompileOptions options;
+  options.pipeline.read_object =
+      [](const std::string&) -> kiln::Result<std::vector<uint8_t>> {
+    return std::vector<uint8_t>(64, 0);
   };
-  CodegenOptions codegen;
-  if (!LowerDispatches(module, diagnostics, lowering, &codegen.executables).ok()) return;
-  FoldConstants(module);
-  if (!LowerStructuredControlFlow(module, diagnostics).ok()) return;
-  SimplifyControlFlow(module);
-  FoldConstants(module);
-  SimplifyControlFlow(module);
-  EliminateDeadCode(module);
-  if (kiln::Status status = VerifyModule(module, diagnostics); !status.ok()) {
-    CompilerBug("IR that verified does not verify after the passes", status.ToString(), text);
+  mlir::PassManager pm(&context);
+  pm.enableVerifier(false);
+  kiln::compiler::BuildPipeline(pm, options.pipeline);
+  if (mlir::failed(pm.run(*module))) return;  // Reported errors are expected.
+  if (mlir::failed(mlir::verify(*module))) {
+    CompilerBug("IR that verified does not verify after the pipeline", diagnostics, text);
   }
-
-  auto bytes = GenerateModule(module, sources, diagnostics, codegen);
-  // Code generation may reject what it cannot lower (f16, tensors, limits).
-  if (!bytes.ok()) return;
+  mlir::FailureOr<std::vector<uint8_t>> bytes = kiln::compiler::EmitBytecode(*module, options);
+  // Emission may reject what it cannot encode (register or size limits).
+  if (mlir::failed(bytes)) return;
 
   // Load once here for the verifier's message, then run it as the module
   // fuzzer does (which loads it again: cheap next to compiling it).

@@ -1,117 +1,183 @@
-// kiln-compile: MLIR text → .kmod.
+// kiln-compile: MLIR text -> .kmod, through kiln's pass pipeline on upstream
+// MLIR (compiler/pipeline/pipeline.h) and the vm dialect's bytecode emission.
 //
 //   kiln-compile in.mlir -o out.kmod
-//   cat in.mlir | kiln-compile - -o - > out.kmod
-//   kiln-compile in.mlir --print-ir-after-lowering -o /dev/null
-//   kiln-compile kernels.mlir --target=cuda,vulkan --object-search-path=build/ -o k.kmod
-//   kiln-compile in.mlir --memoize-command-buffers=false -o out.kmod   (record every call)
+//   cat in.mlir | kiln-compile - -o out.kmod        (-o defaults to stdout)
+//   kiln-compile k.mlir --iree-hal-target-backends=llvm-cpu,cuda
+//       --iree-hal-executable-object-search-path=build/ -o k.kmod
+//   kiln-compile in.mlir --memoize-command-buffers=false -o out.kmod
+//   kiln-compile in.mlir --output-format=mlir      (the lowered vm-dialect IR)
+//   kiln-compile in.mlir --mlir-print-ir-after-all --mlir-timing -o out.kmod
 //
-// Diagnostics go to stderr as `file:line:col: error: ...` with the source line
-// and a caret; any error exits with status 1.
-#include <cstdio>
-#include <cxxopts.hpp>
-#include <exception>
-#include <iostream>
+// The command line is LLVM's (llvm::cl), as in mlir-opt and iree-compile: one
+// positional input, and a malformed or extra argument is an error; every
+// MLIR context, pass manager and printer flag works (--mlir-print-ir-*,
+// --mlir-timing, --mlir-print-debuginfo, --mlir-disable-threading, ...), and
+// --pass-pipeline replaces kiln's pipeline. Diagnostics go to stderr as
+// `file:line:col: error: ...` with the source line and a caret; any error
+// exits with status 1.
 #include <string>
+#include <vector>
 
-#include "base/file_io.h"
-#include "compiler/driver/compiler.h"
-#include "compiler/executables/executable_serialization.h"
+#include "compiler/dialects/registration.h"
+#include "compiler/pipeline/compile.h"
+#include "compiler/pipeline/pass_registration.h"
+#include "compiler/targets/passes.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
+
+#ifndef KILN_VERSION
+#error "KILN_VERSION must be defined by the build (the project's VERSION)"
+#endif
 
 namespace {
 
-int Fail(const std::string& message) {
-  std::fputs(message.c_str(), stderr);
-  if (message.empty() || message.back() != '\n') std::fputc('\n', stderr);
+namespace cl = llvm::cl;
+
+enum class OutputFormat { kModule, kMlir };
+
+int Fail(const llvm::Twine& message) {
+  // Plain text, also on a terminal: tests and scripts match it.
+  llvm::errs() << "kiln-compile: error: " << message << "\n";
   return 1;
 }
 
 int Run(int argc, char** argv) {
-  cxxopts::Options options("kiln-compile", "Compiles an MLIR program into a kiln module (.kmod).");
-  options.positional_help("INPUT.mlir");
-  options.add_options()
-      ("o,output", "Output .kmod path ('-' for stdout)", cxxopts::value<std::string>())
-      ("input", "Input .mlir path ('-' for stdin)", cxxopts::value<std::string>())
-      ("print-ir-after-lowering", "Print the IR as it enters code generation to stdout "
-                                  "(or stderr when the module goes to stdout)")
-      ("print-locations", "With --print-ir-after-lowering, print loc(...) on each op")
-      ("module-name", "Module name (default: the module's @name, else 'module')",
-       cxxopts::value<std::string>())
-      ("strip-debug-info", "Do not write source locations into the module")
-      ("target", "Executable targets to embed: cpu, cuda, vulkan (comma list or repeated; "
-                 "default: every declared target)",
-       cxxopts::value<std::vector<std::string>>())
-      ("memoize-command-buffers",
-       "Record each static block's command buffer once (on its first call) and replay it with "
-       "each call's buffers; false records it on every call",
-       cxxopts::value<bool>()->default_value("true"))
-      ("object-search-path", "Directory searched for relative executable object paths after "
-                             "the input's directory (repeatable)",
-       cxxopts::value<std::vector<std::string>>())
-      ("h,help", "Show this help");
-  options.parse_positional({"input"});
+  static cl::opt<std::string> input(cl::Positional, cl::desc("<input .mlir, '-' for stdin>"),
+                                    cl::init("-"));
+  static cl::opt<std::string> output("o", cl::desc("Output file ('-' for stdout, the default)"),
+                                     cl::value_desc("filename"), cl::init("-"));
+  static cl::opt<OutputFormat> output_format(
+      "output-format", cl::desc("What to write"), cl::init(OutputFormat::kModule),
+      cl::values(clEnumValN(OutputFormat::kModule, "kmod", "The bytecode module (default)"),
+                 clEnumValN(OutputFormat::kMlir, "mlir",
+                            "The IR after the pipeline, as text (the vm dialect)")));
+  static cl::list<std::string> targets(
+      "target", cl::CommaSeparated, cl::value_desc("cpu,cuda,vulkan"),
+      cl::desc("Executable targets to embed (comma list or repeated; default: the module's "
+               "hal.device.targets, else every declared target)"));
+  static cl::list<std::string> backends(
+      "iree-hal-target-backends", cl::CommaSeparated, cl::value_desc("llvm-cpu,cuda,vulkan-spirv"),
+      cl::desc("IREE's spelling of --target"));
+  static cl::list<std::string> search_paths(
+      "object-search-path", cl::value_desc("dir"),
+      cl::desc("Directory searched for relative executable object paths after the input's "
+               "directory (repeatable)"));
+  static cl::list<std::string> iree_search_paths(
+      "iree-hal-executable-object-search-path", cl::value_desc("dir"),
+      cl::desc("IREE's spelling of --object-search-path"));
+  static cl::opt<bool> memoize(
+      "memoize-command-buffers", cl::init(true),
+      cl::desc("Record each static block's command buffer once and replay it with each call's "
+               "buffers; =false records it on every call"));
+  static cl::opt<std::string> module_name(
+      "module-name", cl::desc("Module name (default: the module's @name, else 'module')"));
+  static cl::opt<bool> strip_debug_info(
+      "strip-debug-info", cl::init(false),
+      cl::desc("Do not write source locations into the module"));
 
-  cxxopts::ParseResult args;
-  try {
-    args = options.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception& e) {
-    return Fail(std::string("error: ") + e.what() + " (see --help)");
-  }
-  if (args.count("help")) {
-    std::cout << options.help() << "\n";
-    return 0;
-  }
-  if (!args.count("input")) return Fail("error: no input file (see --help)");
-  if (!args.count("output")) return Fail("error: no output file: pass -o FILE (or -o -)");
-  std::string input = args["input"].as<std::string>();
-  std::string output = args["output"].as<std::string>();
+  // Kiln's passes first: --mlir-print-ir-after=<pass> and --pass-pipeline
+  // know the passes registered when their options are.
+  kiln::compiler::RegisterPasses();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerPassManagerCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  mlir::registerAsmPrinterCLOptions();
+  mlir::PassPipelineCLParser pass_pipeline("", "Passes to run instead of kiln's pipeline", "p");
 
-  auto text = kiln::ReadFile(input);
-  if (!text.ok()) return Fail("error: " + text.status().message());
+  cl::SetVersionPrinter([](llvm::raw_ostream& os) {
+    os << "kiln-compile " << KILN_VERSION << " (MLIR/LLVM " << LLVM_VERSION_STRING << ")\n";
+  });
+  cl::ParseCommandLineOptions(argc, argv, "kiln-compile: MLIR programs into kiln modules (.kmod)\n");
 
-  kiln::compiler::CompileOptions compile;
-  compile.print_ir_after_lowering = args.count("print-ir-after-lowering") > 0;
-  compile.print_locations = args.count("print-locations") > 0;
-  compile.codegen.debug_locations = args.count("strip-debug-info") == 0;
-  compile.memoize_command_buffers = args["memoize-command-buffers"].as<bool>();
-  if (args.count("module-name")) compile.codegen.module_name = args["module-name"].as<std::string>();
-  if (args.count("object-search-path")) {
-    compile.object_search_paths = args["object-search-path"].as<std::vector<std::string>>();
-  }
-  if (args.count("target")) {
-    // cxxopts splits each value at commas; empty pieces (`--target=cpu,`) are dropped.
-    for (const std::string& target : args["target"].as<std::vector<std::string>>()) {
-      if (!target.empty()) compile.targets.push_back(target);
-    }
-    if (kiln::Status valid = kiln::compiler::ValidateTargetNames(compile.targets); !valid.ok()) {
-      return Fail("error: " + valid.message());
-    }
+  kiln::compiler::CompileOptions options;
+  std::vector<std::string> target_names(targets.begin(), targets.end());
+  target_names.insert(target_names.end(), backends.begin(), backends.end());
+  auto normalized = kiln::compiler::NormalizeTargetNames(target_names);
+  if (!normalized.ok()) return Fail(normalized.status().message());
+  options.pipeline.targets = *normalized;
+  options.pipeline.object_search_paths.assign(search_paths.begin(), search_paths.end());
+  options.pipeline.object_search_paths.insert(options.pipeline.object_search_paths.end(),
+                                              iree_search_paths.begin(), iree_search_paths.end());
+  options.pipeline.memoize_command_buffers = memoize;
+  options.module_name = module_name;
+  options.debug_locations = !strip_debug_info;
+
+  // A terminal is no place for bytes; checked before any work is done.
+  if (output == "-" && output_format == OutputFormat::kModule &&
+      llvm::sys::Process::StandardOutIsDisplayed()) {
+    return Fail("refusing to write a binary module to a terminal: pass -o FILE or redirect stdout");
   }
 
-  std::string path = input == "-" ? "<stdin>" : input;
-  auto compiled = kiln::compiler::CompileSource(
-      path, std::string(reinterpret_cast<const char*>(text->data()), text->size()), compile);
-  if (!compiled.ok()) {
-    const kiln::Status& status = compiled.status();
-    // Diagnostics are already complete `file:line:col: error:` lines.
-    if (status.code() == kiln::StatusCode::kInvalidArgument) return Fail(status.message());
-    return Fail("error: " + status.message());
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> buffer = mlir::openInputFile(input, &error);
+  if (!buffer) return Fail(error);
+
+  mlir::DialectRegistry registry;
+  kiln::compiler::RegisterDialects(registry);
+  mlir::MLIRContext context(registry);
+  // An error names its op's location and shows the source line; the op as
+  // MLIR prints it (mlir-opt's default) only when asked for.
+  llvm::cl::Option* print_op = cl::getRegisteredOptions().lookup("mlir-print-op-on-diagnostic");
+  if (!print_op || print_op->getNumOccurrences() == 0) context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  mlir::SourceMgrDiagnosticHandler diagnostics(sources, &context);
+
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
+  if (!module) return 1;  // The parser or verifier reported why.
+
+  mlir::DefaultTimingManager timing;
+  mlir::applyDefaultTimingManagerCLOptions(timing);
+  mlir::TimingScope root = timing.getRootScope();
+
+  mlir::PassManager pm(&context, mlir::ModuleOp::getOperationName());
+  if (mlir::failed(mlir::applyPassManagerCLOptions(pm))) return 1;
+  pm.enableTiming(root);
+  if (pass_pipeline.hasAnyOccurrences()) {
+    auto report = [&](const llvm::Twine& message) { return mlir::emitError(module->getLoc()) << message; };
+    if (mlir::failed(pass_pipeline.addToPipeline(pm, report))) return 1;
+  } else {
+    kiln::compiler::BuildPipeline(pm, options.pipeline);
   }
-  if (compile.print_ir_after_lowering) {
-    std::FILE* ir_stream = output == "-" ? stderr : stdout;
-    std::fputs(compiled->lowered_ir.c_str(), ir_stream);
+  if (mlir::failed(pm.run(*module))) return 1;
+
+  std::unique_ptr<llvm::ToolOutputFile> out = mlir::openOutputFile(output, &error);
+  if (!out) return Fail(error);
+  if (output_format == OutputFormat::kMlir) {
+    module->print(out->os());
+    out->os() << "\n";
+  } else {
+    mlir::TimingScope emit_timing = root.nest("emission");
+    mlir::FailureOr<std::vector<uint8_t>> bytes = kiln::compiler::EmitBytecode(*module, options);
+    if (mlir::failed(bytes)) return 1;
+    out->os().write(reinterpret_cast<const char*>(bytes->data()), bytes->size());
   }
-  kiln::Status written = kiln::WriteFile(output, compiled->module);
-  if (!written.ok()) return Fail("error: " + written.message());
+  out->os().flush();
+  if (out->os().has_error()) {
+    out->os().clear_error();
+    return Fail("cannot write '" + output + "'");
+  }
+  out->keep();
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return Run(argc, argv);
-  } catch (const std::exception& error) {  // Out of memory, at worst: an error, not an abort.
-    return Fail(std::string("error: ") + error.what());
-  }
+  llvm::InitLLVM init(argc, argv);
+  return Run(argc, argv);
 }

@@ -1,14 +1,15 @@
 // One executable with CUDA and Vulkan objects (the SPIR-V given inline: a
 // module with one GLCompute entry point, `main`, of LocalSize 1 x 1 x 1):
 // every declared target is embedded by default, in declaration order, and
-// hal.executable.load receives each variant's format and data (the runtime
-// picks the first one the device supports); --target keeps only the chosen.
+// the hal.executable holds one hal.executable.binary per variant, each
+// loaded with its format and data (the runtime picks the first one the
+// device supports); --target keeps only the chosen.
 // Memoization is off so the dispatch call stays in @scale, where the checks
 // look for it (tests/e2e/memoize covers the memoized shape).
 // REQUIRES: device-cpu
-// RUN: %kiln-compile %s --memoize-command-buffers=false --print-ir-after-lowering -o %t.kmod | FileCheck %s --check-prefix=ALL
+// RUN: %kiln-compile %s --memoize-command-buffers=false --mlir-print-ir-after=kiln-hal-schedule-command-buffers -o %t.kmod 2>&1 | FileCheck %s --check-prefix=ALL
 // RUN: %kiln-dump-module %t.kmod | FileCheck %s --check-prefix=DUMP
-// RUN: %kiln-compile %s --target=vulkan --print-ir-after-lowering -o %t.vulkan.kmod | FileCheck %s --check-prefix=VULKAN
+// RUN: %kiln-compile %s --target=vulkan --mlir-print-ir-after=kiln-hal-schedule-command-buffers -o %t.vulkan.kmod 2>&1 | FileCheck %s --check-prefix=VULKAN
 
 #cuda = #hal.executable.target<"cuda", "cuda-nvptx-fb", {target_arch = "sm_80"}>
 #spirv = #hal.executable.target<"vulkan-spirv", "vulkan-spirv-fb">
@@ -39,32 +40,38 @@ module {
   }
 }
 
-// ALL-LABEL: func.func @scale(%a: !hal.buffer_view) -> !hal.buffer_view attributes {kiln.abi_type = (tensor<4xf32>) -> tensor<4xf32>} {
-// ALL-DAG:     %[[C16:.+]] = arith.constant 16 : i64
+// The host-level IR (typed hal ops, before the conversion to the VM):
+// ALL:       hal.executable private @executable {
+// ALL-NEXT:    hal.executable.binary public @cuda_nvptx_fb attributes {data = dense<"0x{{[0-9A-F]+}}"> : vector<{{[0-9]+}}xi8>, format = "cuda-nvptx-fb", kiln.backend = "cuda", kiln.config = "target_arch = [sm_80]"}
+// ALL-NEXT:    hal.executable.binary public @vulkan_spirv_fb attributes {data = dense<"0x{{[0-9A-F]+}}"> : vector<{{[0-9]+}}xi8>, format = "vulkan-spirv-fb", kiln.backend = "vulkan-spirv"}
+// ALL-NEXT:    hal.executable.export public @simple_mul_inplace ordinal(0)
+// ALL-LABEL: func.func @scale(%arg0: !hal.buffer_view) -> !hal.buffer_view attributes {kiln.abi_type = (tensor<4xf32>) -> tensor<4xf32>} {
+// ALL-DAG:     %[[C16:.+]] = arith.constant 16 : index
 // ALL-DAG:     %[[C4:.+]] = arith.constant 4 : index
-// ALL:         call @hal.buffer_view.assert$rriI_(%a, %{{.+}}, %{{.+}}, %[[C4]])
-// ALL:         %[[BUF:.+]] = call @hal.buffer_view.buffer(%a)
+// ALL:         hal.buffer_view.assert<%arg0 : !hal.buffer_view> message("argument 0 of @scale") shape([%[[C4]]])
+// ALL:         %[[BUF:.+]] = hal.buffer_view.buffer<%arg0 : !hal.buffer_view> : !hal.buffer
 // ALL-NOT:     arith.muli
-// ALL:         call @hal.command_buffer.dispatch$rriiiiirII_(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[BUF]], %{{.+}}, %[[C16]])
-// ALL:         call @hal.buffer_view.create$riI_r(%[[BUF]], %{{.+}}, %[[C4]])
-// ALL-LABEL: func.func @fresh(%n: index) -> !hal.buffer_view attributes {kiln.abi_type = (index) -> tensor<?x4xf32>} {
-// ALL:         %[[ROWS:.+]] = arith.muli %{{.+}}, %n : index
-// ALL:         %[[LEN:.+]] = arith.muli %[[ROWS]], %{{.+}} : index
-// ALL:         %[[NEW:.+]] = call @hal.allocator.allocate(%{{.+}}, %{{.+}}, %{{.+}}, %[[LEN]])
-// ALL:         call @hal.command_buffer.dispatch$rriiiiirII_({{.+}}, %[[NEW]],
-// ALL:         call @hal.buffer_view.create$riII_r(%[[NEW]], %{{.+}}, %n, %{{.+}})
-// ALL-DAG:   "vm.rodata"() {sym_name = "{{.+}}", sym_visibility = "private", value = "cuda-nvptx-fb"}
-// ALL-DAG:   "vm.rodata"() {sym_name = "{{.+}}", sym_visibility = "private", value = "vulkan-spirv-fb"}
-// ALL-LABEL: func.func private @__hal_initialize()
-// ALL:         call @hal.executable.load$rrrrrr_r(
+// ALL:         hal.command_buffer.dispatch<%{{.+}} : !hal.command_buffer> target(%{{.+}} : !hal.executable)[%{{.+}}] workgroups([%{{.+}}, %{{.+}}, %{{.+}}]) bindings([
+// ALL-NEXT:      (%[[BUF]] : !hal.buffer)[%{{.+}}, %[[C16]]]
+// ALL-NEXT:    ]) attributes {dispatch = @executable::@simple_mul_inplace}
+// ALL:         hal.buffer_view.create buffer(%[[BUF]] : !hal.buffer) shape([%[[C4]]])
+// ALL-LABEL: func.func @fresh(%arg0: index) -> !hal.buffer_view attributes {kiln.abi_type = (index) -> tensor<?x4xf32>} {
+// ALL:         %[[LEN:.+]] = arith.muli %arg0, %{{.+}} : index
+// ALL:         %[[NEW:.+]] = hal.allocator.allocate<%{{.+}} : !hal.allocator> type(%{{.+}}) usage(%{{.+}}) : !hal.buffer{%[[LEN]]}
+// ALL:         hal.command_buffer.dispatch<%{{.+}} : !hal.command_buffer> target(%{{.+}} : !hal.executable)[%{{.+}}] workgroups([%{{.+}}, %{{.+}}, %{{.+}}]) bindings([
+// ALL-NEXT:      (%[[NEW]] : !hal.buffer)[%{{.+}}, %[[LEN]]]
+// ALL:         hal.buffer_view.create buffer(%[[NEW]] : !hal.buffer) shape([%arg0, %{{.+}}])
+// ALL-LABEL: util.initializer {
+// ALL:         hal.executable.create device(%{{.+}} : !hal.device) target(@executable) : !hal.executable
 
 // DUMP:      executables: 1
 // DUMP-NEXT:   @executable
 // DUMP-NEXT:     variant cuda cuda-nvptx-fb target_arch = [sm_80]: {{[0-9]+}} bytes
 // DUMP-NEXT:     variant vulkan-spirv vulkan-spirv-fb: {{[0-9]+}} bytes
-// DUMP-NEXT:     export 0 @simple_mul_inplace workgroup_size [1, 1, 1] layout #hal.pipeline.layout<constants = 0, bindings = [#hal.pipeline.binding<storage_buffer>]>
-// DUMP-NEXT:     dispatch of @simple_mul_inplace in function {{[0-9]+}} 'scale'
-// DUMP-NEXT:     dispatch of @simple_mul_inplace in function {{[0-9]+}} 'fresh'
+// DUMP-NEXT:     export 0 @simple_mul_inplace workgroup_size [1, 1, 1] layout #hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer>]>
+// DUMP-NEXT:     dispatch of @simple_mul_inplace in function {{[0-9]+}} 'scale' at offset {{[0-9]+}} ({{.*}}multiple_targets.mlir:31:10)
+// DUMP-NEXT:     dispatch of @simple_mul_inplace in function {{[0-9]+}} 'fresh' at offset {{[0-9]+}} ({{.*}}multiple_targets.mlir:38:10)
 
-// VULKAN:     call @hal.executable.load$rrrr_r(
+// VULKAN-NOT: cuda-nvptx-fb
+// VULKAN:     hal.executable.binary public @vulkan_spirv_fb
 // VULKAN-NOT: cuda-nvptx-fb

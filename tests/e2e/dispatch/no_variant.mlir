@@ -1,11 +1,11 @@
 // --target=vulkan leaves the CUDA-only executable without a variant: each
-// dispatch to it is an error at the dispatch. With --target=cuda (a comma
+// dispatch to it is an error at the dispatch (its op name, where MLIR locates it). With --target=cuda (a comma
 // list or repeated flags; unknown ones are errors) it compiles.
 // REQUIRES: device-cpu
 // RUN: not %kiln-compile %s --target=vulkan -o %t.kmod 2>&1 | FileCheck %s
 // RUN: %kiln-compile %s --target=cpu,vulkan --target=cuda -o %t.kmod
 // RUN: %kiln-dump-module %t.kmod | FileCheck %s --check-prefix=DUMP
-// CHECK: no_variant.mlir:[[@LINE+17]]:5: error: dispatch to executable '@executable', which has no variant for the selected targets
+// CHECK: no_variant.mlir:[[@LINE+17]]:10: error: dispatch to executable '@executable', which has no variant for the selected targets
 // CHECK-NOT: error:
 // DUMP: variant cuda cuda-nvptx-fb target_arch = [sm_80]:
 

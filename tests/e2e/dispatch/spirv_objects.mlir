@@ -1,7 +1,9 @@
 // SPIR-V objects are read when compiling: an export runs its module's
 // GLCompute entry point (GLSL's `main`), a workgroup_size that disagrees with
 // the shader's LocalSize is an error at the executable naming both, and the
-// Vulkan target takes one module for all exports or one per export.
+// Vulkan target takes one module for all exports or one per export. The
+// executables are public: nothing dispatches to them, and symbol-dce removes
+// unused private ones (as IREE) before their objects are read.
 // REQUIRES: device-cpu, target-vulkan
 // RUN: not %kiln-compile %s --target=vulkan --object-search-path=%e2e_kernels_dir -o %t.kmod 2>&1 | FileCheck %s
 // CHECK: spirv_objects.mlir:[[@LINE+7]]:3: error: executable 'kernels' target "vulkan-spirv", "vulkan-spirv-fb": export @simple_add declares workgroup_size [64, 1, 1] but its SPIR-V entry point 'main' in Vulkan object 1 '{{.*}}simple_add.spv' has LocalSize [1, 1, 1]
@@ -11,7 +13,7 @@
 #vulkan = #hal.executable.target<"vulkan-spirv", "vulkan-spirv-fb">
 
 module {
-  hal.executable.source private @kernels attributes {
+  hal.executable.source @kernels attributes {
     objects = #hal.executable.objects<{
       #vulkan = [#hal.executable.object<{path = "simple_mul.spv"}>,
                  #hal.executable.object<{path = "simple_add.spv"}>]
@@ -31,7 +33,7 @@ module {
         ]>) attributes {workgroup_size = [64, 1, 1]}
   }
 
-  hal.executable.source private @counted attributes {
+  hal.executable.source @counted attributes {
     objects = #hal.executable.objects<{
       #vulkan = [#hal.executable.object<{path = "simple_mul.spv"}>,
                  #hal.executable.object<{path = "simple_add.spv"}>]

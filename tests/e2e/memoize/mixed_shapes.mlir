@@ -3,24 +3,26 @@
 // from tensor.dim of an argument) is recorded on every call as before. Both
 // compute the same.
 // REQUIRES: device-cpu
-// RUN: %kiln-compile %s --object-search-path=%cpu_kernels_dir --print-ir-after-lowering -o %t.kmod | FileCheck %s --check-prefix=IR
+// RUN: %kiln-compile %s --object-search-path=%cpu_kernels_dir -o %t.kmod
+// RUN: %kiln-compile %s --object-search-path=%cpu_kernels_dir --output-format=mlir -o - | FileCheck %s --check-prefix=IR
 // RUN: %kiln-run-module --device=cpu --module=%t.kmod --function=static_mul --input="4xf32=1 2 3 4" --input="4xf32=5 6 7 8" | FileCheck %s --check-prefix=RESULT
 // RUN: %kiln-run-module --device=cpu-sync --module=%t.kmod --function=dynamic_mul --input="4xf32=1 2 3 4" --input="4xf32=5 6 7 8" | FileCheck %s --check-prefix=RESULT
 
 // RESULT: result[0]: hal.buffer_view
 // RESULT-NEXT: 4xf32=5 12 21 32
 
-// IR-LABEL: func.func @static_mul(
-// IR:         call @__hal_record_command_buffer_0()
-// IR:         call @hal.device.queue.execute.indirect$rrrrrrr_(
-// IR-LABEL: func.func @dynamic_mul(
+// IR-LABEL: vm.func @static_mul(
+// IR:         vm.call @__hal_record_command_buffer_0()
+// IR:         vm.call.import @hal.device.queue.execute.indirect(
+// IR-LABEL: vm.func @dynamic_mul(
 // IR-NOT:     __hal_record_command_buffer
-// IR:         %[[CB:.+]] = call @hal.command_buffer.create(%{{.+}}, %{{.+}}) :
-// IR:         call @hal.command_buffer.dispatch$rriiiiiirIIrIIrII_(%[[CB]],
-// IR:         call @hal.command_buffer.end(%[[CB]])
-// IR:         call @hal.device.queue.execute(%{{.+}}, %{{.+}}, %{{.+}}, %[[CB]])
+// IR:         %[[CB:[0-9]+]] = vm.call.import @hal.command_buffer.create(%{{[^,]+}}, %{{[^,]+}})
+// IR:         vm.call.import @hal.command_buffer.dispatch(%[[CB]], {{.+}}) {dispatch = @executable::@simple_mul}
+// IR:         vm.call.import @hal.command_buffer.end(%[[CB]])
+// IR:         vm.call.import @hal.device.queue.execute(%{{.+}}, %{{.+}}, %{{.+}}, %[[CB]])
 // IR-NOT:     indirect
-// IR-LABEL: func.func private @__hal_record_command_buffer_0()
+// IR:         vm.return
+// IR-LABEL: vm.func private @__hal_record_command_buffer_0()
 // IR-NOT:   __hal_record_command_buffer_1
 
 #cpu = #hal.executable.target<"llvm-cpu", "system-elf-x86_64">

@@ -4,7 +4,8 @@
 // each call's binding table, and every result is exact. @segments has two
 // memoized segments around a call of @f.
 // REQUIRES: device-cpu
-// RUN: %kiln-compile %s --object-search-path=%cpu_kernels_dir --print-ir-after-lowering -o %t.kmod | FileCheck %s --check-prefix=IR
+// RUN: %kiln-compile %s --object-search-path=%cpu_kernels_dir -o %t.kmod
+// RUN: %kiln-compile %s --object-search-path=%cpu_kernels_dir --output-format=mlir -o - | FileCheck %s --check-prefix=IR
 // RUN: %kiln-run-module --device=cpu --module=%t.kmod --function=calls --input="4xf32=1 2 3 4" --input="4xf32=1 1 2 2" | FileCheck %s --check-prefix=CALLS
 // RUN: %kiln-run-module --device=cpu-sync --module=%t.kmod --function=calls --input="4xf32=1 2 3 4" --input="4xf32=1 1 2 2" | FileCheck %s --check-prefix=CALLS
 // RUN: %kiln-run-module --device=cpu --module=%t.kmod --function=segments --input="4xf32=1 2 3 4" --input="4xf32=1 1 2 2" | FileCheck %s --check-prefix=SEGMENTS
@@ -31,28 +32,28 @@
 // SEGMENTS-NEXT: result[0]: hal.buffer_view
 // SEGMENTS-NEXT: 4xf32=3 8 174 296
 
-// IR-LABEL: func.func @f(
-// IR:         util.global.load @[[F:__hal_command_buffer_[0-9]+]] : !hal.command_buffer
-// IR:         call @[[RECORD_F:__hal_record_command_buffer_[0-9]+]]()
-// IR:         call @hal.device.queue.execute.indirect$rrrrrrrr_(
-// IR-LABEL: func.func @calls(
+// IR-LABEL: vm.func @f(
+// IR:         vm.global.load.ref @[[F:__hal_command_buffer_[0-9]+]] {{.*}}: !vm.ref<!hal.command_buffer>
+// IR:         vm.call @[[RECORD_F:__hal_record_command_buffer_[0-9]+]]()
+// IR:         vm.call.import @hal.device.queue.execute.indirect(%{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}) :
+// IR-LABEL: vm.func @calls(
 // IR-NOT:     command_buffer
-// IR-COUNT-4: call @f(
+// IR-COUNT-4: vm.call @f(
 // IR-NOT:     command_buffer
-// IR-LABEL: func.func @segments(
-// IR:         util.global.load @[[FIRST:__hal_command_buffer_[0-9]+]] : !hal.command_buffer
-// IR:         call @[[RECORD_FIRST:__hal_record_command_buffer_[0-9]+]]()
-// IR:         call @hal.device.queue.execute.indirect$rrrrrrr_(
-// IR:         call @f(
-// IR:         util.global.load @[[SECOND:__hal_command_buffer_[0-9]+]] : !hal.command_buffer
-// IR:         call @[[RECORD_SECOND:__hal_record_command_buffer_[0-9]+]]()
-// IR:         call @hal.device.queue.execute.indirect$rrrrrrr_(
-// IR-DAG:   func.func private @[[RECORD_F]]()
-// IR-DAG:   func.func private @[[RECORD_FIRST]]()
-// IR-DAG:   func.func private @[[RECORD_SECOND]]()
-// IR-DAG:   util.global private mutable @[[F]] : !hal.command_buffer
-// IR-DAG:   util.global private mutable @[[FIRST]] : !hal.command_buffer
-// IR-DAG:   util.global private mutable @[[SECOND]] : !hal.command_buffer
+// IR-LABEL: vm.func @segments(
+// IR:         vm.global.load.ref @[[FIRST:__hal_command_buffer_[0-9]+]] {{.*}}: !vm.ref<!hal.command_buffer>
+// IR:         vm.call @[[RECORD_FIRST:__hal_record_command_buffer_[0-9]+]]()
+// IR:         vm.call.import @hal.device.queue.execute.indirect(%{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}) :
+// IR:         vm.call @f(
+// IR:         vm.global.load.ref @[[SECOND:__hal_command_buffer_[0-9]+]] {{.*}}: !vm.ref<!hal.command_buffer>
+// IR:         vm.call @[[RECORD_SECOND:__hal_record_command_buffer_[0-9]+]]()
+// IR:         vm.call.import @hal.device.queue.execute.indirect(%{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}) :
+// IR-DAG:   vm.func private @[[RECORD_F]]()
+// IR-DAG:   vm.func private @[[RECORD_FIRST]]()
+// IR-DAG:   vm.func private @[[RECORD_SECOND]]()
+// IR-DAG:   vm.global.ref mutable @[[F]] {sym_visibility = "private"} : !vm.ref<!hal.command_buffer>
+// IR-DAG:   vm.global.ref mutable @[[FIRST]] {sym_visibility = "private"} : !vm.ref<!hal.command_buffer>
+// IR-DAG:   vm.global.ref mutable @[[SECOND]] {sym_visibility = "private"} : !vm.ref<!hal.command_buffer>
 
 #cpu = #hal.executable.target<"llvm-cpu", "system-elf-x86_64">
 

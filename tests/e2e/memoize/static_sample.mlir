@@ -5,16 +5,21 @@
 // and without memoization (--memoize-command-buffers=false records on every
 // call); the results are the same.
 // REQUIRES: device-cpu
-// RUN: %kiln-compile %s --object-search-path=%cpu_kernels_dir --print-ir-after-lowering -o %t.kmod | FileCheck %s --check-prefix=IR
+// RUN: %kiln-compile %s --object-search-path=%cpu_kernels_dir -o %t.kmod
+// RUN: %kiln-compile %s --object-search-path=%cpu_kernels_dir --output-format=mlir -o - | FileCheck %s --check-prefix=IR
 // RUN: %kiln-run-module --device=cpu --module=%t.kmod --function=mixed_invocation --input="8xf32=1 2 3 4 5 6 7 8" --input=8xf32=4 | FileCheck %s --check-prefix=RESULT
 // RUN: %kiln-run-module --device=cpu-sync --module=%t.kmod --function=mixed_invocation --input="8xf32=1 2 3 4 5 6 7 8" --input=8xf32=4 | FileCheck %s --check-prefix=RESULT
 // RUN: %kiln-dump-module %t.kmod | FileCheck %s --check-prefix=DUMP
-// The lowered IR is itself a program: compiled again (nothing left to
-// memoize), it computes the same.
-// RUN: %kiln-compile %s --object-search-path=%cpu_kernels_dir --print-ir-after-lowering -o %t.kmod > %t.lowered.mlir
-// RUN: %kiln-compile %t.lowered.mlir --print-ir-after-lowering -o %t.again.kmod | FileCheck %s --check-prefix=AGAIN
+// The host-level IR after memoization is itself a program: compiled again
+// (nothing left to memoize), it computes the same and keeps the dispatches'
+// source locations (printed with --mlir-print-debuginfo).
+// RUN: %kiln-compile %s --object-search-path=%cpu_kernels_dir --mlir-print-ir-after=kiln-hal-memoize-command-buffers --mlir-print-debuginfo -o %t.unused.kmod 2> %t.memoized.mlir
+// RUN: %kiln-compile %t.memoized.mlir -o %t.again.kmod
+// RUN: %kiln-compile %t.memoized.mlir --output-format=mlir -o - | FileCheck %s --check-prefix=AGAIN
 // RUN: %kiln-run-module --device=cpu-sync --module=%t.again.kmod --function=mixed_invocation --input="8xf32=1 2 3 4 5 6 7 8" --input=8xf32=4 | FileCheck %s --check-prefix=RESULT
-// RUN: %kiln-compile %s --object-search-path=%cpu_kernels_dir --memoize-command-buffers=false --print-ir-after-lowering -o %t.oneshot.kmod | FileCheck %s --check-prefix=ONESHOT
+// RUN: %kiln-dump-module %t.again.kmod | FileCheck %s --check-prefix=DUMP
+// RUN: %kiln-compile %s --object-search-path=%cpu_kernels_dir --memoize-command-buffers=false -o %t.oneshot.kmod
+// RUN: %kiln-compile %s --object-search-path=%cpu_kernels_dir --memoize-command-buffers=false --output-format=mlir -o - | FileCheck %s --check-prefix=ONESHOT
 // RUN: %kiln-run-module --device=cpu --module=%t.oneshot.kmod --function=mixed_invocation --input="8xf32=1 2 3 4 5 6 7 8" --input=8xf32=4 | FileCheck %s --check-prefix=RESULT
 // RUN: %kiln-run-module --device=cpu-sync --module=%t.oneshot.kmod --function=mixed_invocation --input="8xf32=1 2 3 4 5 6 7 8" --input=8xf32=4 | FileCheck %s --check-prefix=RESULT
 
@@ -23,65 +28,69 @@
 // RESULT-NEXT: result[0]: hal.buffer_view
 // RESULT-NEXT: 8xf32=32 96 192 320 480 672 896 1152
 
-// The function: the allocations stay; at the submit point the global is
-// loaded, recorded if null, and submitted with a, b and the two results as
-// binding-table slots 0-3.
-// IR-LABEL: func.func @mixed_invocation(
-// IR-NOT:     hal.command_buffer.
-// IR:         %[[A:.+]] = call @hal.buffer_view.buffer(%arg0)
-// IR:         %[[B:.+]] = call @hal.buffer_view.buffer(%arg1)
-// IR:         %[[T0:.+]] = call @hal.allocator.allocate(
-// IR:         %[[T1:.+]] = call @hal.allocator.allocate(
-// IR:         %[[FENCE:.+]] = call @hal.fence.create(%[[DEVICE:.+]]) :
-// IR:         %[[NULL:.+]] = "vm.const.ref.null"() : () -> !hal.fence
-// IR:         %[[CACHED:.+]] = util.global.load @__hal_command_buffer_0 : !hal.command_buffer
-// IR:         %[[EMPTY:.+]] = "vm.ref.is_null"(%[[CACHED]]) : (!hal.command_buffer) -> i1
-// IR:         cf.cond_br %[[EMPTY]], ^[[RECORD:.+]], ^[[REUSE:[a-z0-9]+]]
-// IR:       ^[[RECORD]]:
-// IR-NEXT:    %[[NEW:.+]] = call @__hal_record_command_buffer_0() : () -> !hal.command_buffer
-// IR-NEXT:    util.global.store %[[NEW]], @__hal_command_buffer_0 : !hal.command_buffer
-// IR:         call @hal.device.queue.execute.indirect$rrrrrrrr_(%[[DEVICE]], %[[NULL]], %[[FENCE]], %{{.+}}, %[[A]], %[[B]], %[[T0]], %[[T1]])
-// IR-NEXT:    call @hal.fence.await(%[[FENCE]],
-// IR-NOT:     hal.command_buffer.
-// IR:         return
-// IR:       util.global private mutable @__hal_command_buffer_0 : !hal.command_buffer
+// The function (the final vm IR): the allocations stay; at the submit point
+// the global is loaded, recorded if null, and submitted with a, b and the two
+// results as binding-table slots 0-3.
+// IR-LABEL: vm.func @mixed_invocation(
+// IR-NOT:     @hal.command_buffer.
+// IR:         %[[DEVICE:.+]] = vm.global.load.ref @__hal_device
+// IR:         %[[A:.+]] = vm.call.import @hal.buffer_view.buffer(%arg0)
+// IR:         %[[B:.+]] = vm.call.import @hal.buffer_view.buffer(%arg1)
+// IR:         %[[T0:.+]] = vm.call.import @hal.allocator.allocate(
+// IR:         %[[T1:.+]] = vm.call.import @hal.allocator.allocate(
+// IR:         %[[FENCE:.+]] = vm.call.import @hal.fence.create(%[[DEVICE]])
+// IR:         %[[CACHED:.+]] = vm.global.load.ref @__hal_command_buffer_0 {{.*}}: !vm.ref<!hal.command_buffer>
+// IR-NEXT:    %[[NULL_CB:.+]] = vm.const.ref.null {{.*}}: !vm.ref<!hal.command_buffer>
+// IR-NEXT:    %[[EMPTY:.+]] = vm.ref.eq %[[CACHED]], %[[NULL_CB]]
+// IR-NEXT:    vm.cond_br %[[EMPTY]], ^[[RECORD:bb[0-9]+]], ^[[REUSE:bb[0-9]+]](%[[CACHED]] : !vm.ref<!hal.command_buffer>)
+// IR-NEXT:  ^[[RECORD]]:
+// IR-NEXT:    %[[NEW:.+]] = vm.call @__hal_record_command_buffer_0() {{.*}}: () -> !vm.ref<!hal.command_buffer>
+// IR-NEXT:    vm.global.store.ref @__hal_command_buffer_0, %[[NEW]] : !vm.ref<!hal.command_buffer>
+// IR-NEXT:    vm.br ^[[REUSE]](%[[NEW]] : !vm.ref<!hal.command_buffer>)
+// IR-NEXT:  ^[[REUSE]](%[[CB:.+]]: !vm.ref<!hal.command_buffer>):
+// IR-NEXT:    %[[NULL:.+]] = vm.const.ref.null {{.*}}: !vm.ref<!hal.fence>
+// IR-NEXT:    vm.call.import @hal.device.queue.execute.indirect(%[[DEVICE]], %[[NULL]], %[[FENCE]], %[[CB]], %[[A]], %[[B]], %[[T0]], %[[T1]])
+// IR-NEXT:    vm.call.import @hal.fence.await(%[[FENCE]],
+// IR-NOT:     @hal.command_buffer.
+// IR:         vm.return
+// IR:       vm.global.ref mutable @__hal_command_buffer_0 {sym_visibility = "private"} : !vm.ref<!hal.command_buffer>
 // The recording: a reusable command buffer (mode 1), the three dispatches
 // on slots (lhs, rhs, out), the barriers, end.
-// IR-LABEL: func.func private @__hal_record_command_buffer_0() -> !hal.command_buffer {
-// IR-DAG:     %[[ONE:.+]] = arith.constant 1 : i32
-// IR-DAG:     %[[ZERO:.+]] = arith.constant 0 : i32
-// IR-DAG:     %[[TWO:.+]] = arith.constant 2 : i32
-// IR-DAG:     %[[THREE:.+]] = arith.constant 3 : i32
-// IR-DAG:     %[[N:.+]] = arith.constant 8 : i32
-// IR-DAG:     %[[OFFSET:.+]] = arith.constant 0 : i64
-// IR-DAG:     %[[LENGTH:.+]] = arith.constant 32 : i64
-// IR:         %[[CB:.+]] = call @hal.command_buffer.create(%{{.+}}, %[[ONE]])
-// IR:         %[[EXE:.+]] = util.global.load @__hal_executable_executable : !hal.executable
-// IR-NEXT:    call @hal.command_buffer.dispatch.indirect$rriiiiiiiIIiIIiII_(%[[CB]], %[[EXE]], %[[ZERO]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[N]], %[[ZERO]], %[[OFFSET]], %[[LENGTH]], %[[ONE]], %[[OFFSET]], %[[LENGTH]], %[[TWO]], %[[OFFSET]], %[[LENGTH]]) {dispatch = @executable::@simple_mul}
-// IR-NEXT:    call @hal.command_buffer.execution_barrier(%[[CB]])
-// IR-NEXT:    call @hal.command_buffer.dispatch.indirect$rriiiiiiiIIiIIiII_(%[[CB]], %[[EXE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[N]], %[[TWO]], %[[OFFSET]], %[[LENGTH]], %[[ONE]], %[[OFFSET]], %[[LENGTH]], %[[THREE]], %[[OFFSET]], %[[LENGTH]]) {dispatch = @executable::@simple_add}
-// IR-NEXT:    call @hal.command_buffer.execution_barrier(%[[CB]])
-// IR-NEXT:    call @hal.command_buffer.dispatch.indirect$rriiiiiiiIIiII_(%[[CB]], %[[EXE]], %[[TWO]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[N]], %[[TWO]], %[[OFFSET]], %[[LENGTH]], %[[THREE]], %[[OFFSET]], %[[LENGTH]]) {dispatch = @executable::@simple_mul_inplace}
-// IR-NEXT:    call @hal.command_buffer.end(%[[CB]])
-// IR-NEXT:    return %[[CB]] : !hal.command_buffer
+// IR-LABEL: vm.func private @__hal_record_command_buffer_0() -> !vm.ref<!hal.command_buffer>
+// IR-DAG:     %[[N:.+]] = vm.const.i32 8 {{.*}}: i32
+// IR-DAG:     %[[LENGTH:.+]] = vm.const.i64 32 {{.*}}: i64
+// IR-DAG:     %[[OFFSET:.+]] = vm.const.i64 0 {{.*}}: i64
+// IR-DAG:     %[[ONE:.+]] = vm.const.i32 1 {{.*}}: i32
+// IR-DAG:     %[[ZERO:.+]] = vm.const.i32 0 {{.*}}: i32
+// IR-DAG:     %[[TWO:.+]] = vm.const.i32 2 {{.*}}: i32
+// IR-DAG:     %[[THREE:.+]] = vm.const.i32 3 {{.*}}: i32
+// IR:         %[[CB:[0-9]+]] = vm.call.import @hal.command_buffer.create(%{{.+}}, %[[ONE]])
+// IR-NEXT:    %[[EXE:.+]] = vm.global.load.ref @__hal_executable_executable {{.*}}: !vm.ref<!hal.executable>
+// IR-NEXT:    vm.call.import @hal.command_buffer.dispatch.indirect(%[[CB]], %[[EXE]], %[[ZERO]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[N]], %[[ZERO]], %[[OFFSET]], %[[LENGTH]], %[[ONE]], %[[OFFSET]], %[[LENGTH]], %[[TWO]], %[[OFFSET]], %[[LENGTH]]) {dispatch = @executable::@simple_mul}
+// IR-NEXT:    vm.call.import @hal.command_buffer.execution_barrier(%[[CB]])
+// IR-NEXT:    vm.call.import @hal.command_buffer.dispatch.indirect(%[[CB]], %[[EXE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[N]], %[[TWO]], %[[OFFSET]], %[[LENGTH]], %[[ONE]], %[[OFFSET]], %[[LENGTH]], %[[THREE]], %[[OFFSET]], %[[LENGTH]]) {dispatch = @executable::@simple_add}
+// IR-NEXT:    vm.call.import @hal.command_buffer.execution_barrier(%[[CB]])
+// IR-NEXT:    vm.call.import @hal.command_buffer.dispatch.indirect(%[[CB]], %[[EXE]], %[[TWO]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[N]], %[[TWO]], %[[OFFSET]], %[[LENGTH]], %[[THREE]], %[[OFFSET]], %[[LENGTH]]) {dispatch = @executable::@simple_mul_inplace}
+// IR-NEXT:    vm.call.import @hal.command_buffer.end(%[[CB]])
+// IR-NEXT:    vm.return %[[CB]] : !vm.ref<!hal.command_buffer>
 
-// AGAIN:     util.global private mutable @__hal_command_buffer_0 : !hal.command_buffer
+// AGAIN:     vm.global.ref mutable @__hal_command_buffer_0 {sym_visibility = "private"} : !vm.ref<!hal.command_buffer>
 // AGAIN-NOT: __hal_command_buffer_1
 
 // Without memoization: one one-shot command buffer per call.
-// ONESHOT-LABEL: func.func @mixed_invocation(
-// ONESHOT:         %[[CB:.+]] = call @hal.command_buffer.create(%{{.+}}, %{{.+}}) :
-// ONESHOT-COUNT-3: call @hal.command_buffer.dispatch$
-// ONESHOT:         call @hal.command_buffer.end(%[[CB]])
-// ONESHOT:         call @hal.device.queue.execute(%{{.+}}, %{{.+}}, %{{.+}}, %[[CB]])
+// ONESHOT-LABEL: vm.func @mixed_invocation(
+// ONESHOT:         %[[CB:[0-9]+]] = vm.call.import @hal.command_buffer.create(%{{.+}}, %{{.+}})
+// ONESHOT-COUNT-3: vm.call.import @hal.command_buffer.dispatch(%[[CB]],
+// ONESHOT:         vm.call.import @hal.command_buffer.end(%[[CB]])
+// ONESHOT:         vm.call.import @hal.device.queue.execute(%{{.+}}, %{{.+}}, %{{.+}}, %[[CB]])
 // ONESHOT-NOT:     indirect
 // ONESHOT-NOT:     __hal_command_buffer
 
 // Every dispatch site is listed, in the recording function, with its source
 // location (checked next to each dispatch below), and the recording function
 // calls the dispatch.indirect import (checked at the end).
-// DUMP:      globals: 0 bytes, 3 refs, initializer function {{[0-9]+}} '__hal_initialize'
-// DUMP:        @__hal_command_buffer_0 : !hal.command_buffer at ref slot {{[0-9]+}}
+// DUMP:      globals: 0 bytes, 3 refs, initializer function {{[0-9]+}} '__initializer'
+// DUMP:        @__hal_command_buffer_0 : hal.command_buffer at ref slot {{[0-9]+}}
 
 #x86_64_target = #hal.executable.target<"llvm-cpu", "system-elf-x86_64">
 
@@ -123,11 +132,11 @@ module @example {
   func.func @mixed_invocation(%arg0: tensor<8xf32>, %arg1: tensor<8xf32>) -> tensor<8xf32> {
     %c8 = arith.constant 8 : index
     %n = arith.constant 8 : i32
-    // DUMP:      dispatch of @simple_mul in function {{[0-9]+}} '__hal_record_command_buffer_0' at offset {{[0-9]+}} ({{.*}}static_sample.mlir:[[# @LINE + 1]]:5)
+    // DUMP:      dispatch of @simple_mul in function {{[0-9]+}} '__hal_record_command_buffer_0' at offset {{[0-9]+}} ({{.*}}static_sample.mlir:[[# @LINE + 1]]:10)
     %0 = flow.dispatch @executable::@simple_mul[%c8](%n, %arg0, %arg1) : (i32, tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
-    // DUMP-NEXT: dispatch of @simple_add in function {{[0-9]+}} '__hal_record_command_buffer_0' at offset {{[0-9]+}} ({{.*}}static_sample.mlir:[[# @LINE + 1]]:5)
+    // DUMP-NEXT: dispatch of @simple_add in function {{[0-9]+}} '__hal_record_command_buffer_0' at offset {{[0-9]+}} ({{.*}}static_sample.mlir:[[# @LINE + 1]]:10)
     %1 = flow.dispatch @executable::@simple_add[%c8](%n, %0, %arg1) : (i32, tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
-    // DUMP-NEXT: dispatch of @simple_mul_inplace in function {{[0-9]+}} '__hal_record_command_buffer_0' at offset {{[0-9]+}} ({{.*}}static_sample.mlir:[[# @LINE + 1]]:5)
+    // DUMP-NEXT: dispatch of @simple_mul_inplace in function {{[0-9]+}} '__hal_record_command_buffer_0' at offset {{[0-9]+}} ({{.*}}static_sample.mlir:[[# @LINE + 1]]:10)
     %2 = flow.dispatch @executable::@simple_mul_inplace[%c8](%n, %0, %1) : (i32, tensor<8xf32>, tensor<8xf32>) -> %1
     return %2 : tensor<8xf32>
   }

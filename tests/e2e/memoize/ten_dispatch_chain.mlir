@@ -3,7 +3,8 @@
 // buffers): recorded once with nine barriers, replayed per call with the
 // three buffers as slots. a * b^10 for b = 2 is a * 1024.
 // REQUIRES: device-cpu
-// RUN: %kiln-compile %s --object-search-path=%cpu_kernels_dir --print-ir-after-lowering -o %t.kmod | FileCheck %s --check-prefix=IR
+// RUN: %kiln-compile %s --object-search-path=%cpu_kernels_dir -o %t.kmod
+// RUN: %kiln-compile %s --object-search-path=%cpu_kernels_dir --output-format=mlir -o - | FileCheck %s --check-prefix=IR
 // RUN: %kiln-run-module --device=cpu --module=%t.kmod --function=chain --input="16xf32=1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16" --input=16xf32=2 | FileCheck %s --check-prefix=RESULT
 // RUN: %kiln-run-module --device=cpu-sync --module=%t.kmod --function=chain --input="16xf32=1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16" --input=16xf32=2 | FileCheck %s --check-prefix=RESULT
 // RUN: %kiln-compile %s --object-search-path=%cpu_kernels_dir --memoize-command-buffers=false -o %t.oneshot.kmod
@@ -16,18 +17,37 @@
 // RESULT: result[0]: hal.buffer_view
 // RESULT-NEXT: 16xf32=1024 2048 3072 4096 5120 6144 7168 8192 9216 10240 11264 12288 13312 14336 15360 16384
 
-// IR-LABEL: func.func @chain(
-// IR-NOT:     call @hal.command_buffer.
-// IR:         call @hal.device.queue.execute.indirect$rrrrrrr_(
-// IR-NEXT:    call @hal.fence.await(
-// IR-NOT:     call @hal.command_buffer.
-// IR:         return
-// IR-LABEL: func.func private @__hal_record_command_buffer_0()
-// IR:         call @hal.command_buffer.create(
-// IR-NEXT:    util.global.load @__hal_executable_executable
-// IR-NEXT:    call @hal.command_buffer.dispatch.indirect$rriiiiiiiIIiIIiII_({{.+}}) {dispatch = @executable::@simple_mul}
-// IR-COUNT-9: call @hal.command_buffer.dispatch.indirect$rriiiiiiiIIiII_({{.+}}) {dispatch = @executable::@simple_mul_inplace}
-// IR-NEXT:    call @hal.command_buffer.end(
+// IR-LABEL: vm.func @chain(
+// IR-NOT:     vm.call.import @hal.command_buffer.
+// IR:         vm.call.import @hal.device.queue.execute.indirect(%{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}) :
+// IR-NEXT:    vm.call.import @hal.fence.await(
+// IR-NOT:     vm.call.import @hal.command_buffer.
+// IR:         vm.return
+// IR-LABEL: vm.func private @__hal_record_command_buffer_0()
+// IR:         %[[CB:[0-9]+]] = vm.call.import @hal.command_buffer.create(
+// IR-NEXT:    %[[EXE:[0-9]+]] = vm.global.load.ref @__hal_executable_executable
+// The first dispatch binds three slots (a, b, the result), each in-place one two (b, the result):
+// IR-NEXT:    vm.call.import @hal.command_buffer.dispatch.indirect(%[[CB]], %[[EXE]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) {dispatch = @executable::@simple_mul}
+// Then nine times a barrier and the in-place dispatch:
+// IR-NEXT:    vm.call.import @hal.command_buffer.execution_barrier(%[[CB]])
+// IR-NEXT:    vm.call.import @hal.command_buffer.dispatch.indirect(%[[CB]], %[[EXE]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) {dispatch = @executable::@simple_mul_inplace}
+// IR-NEXT:    vm.call.import @hal.command_buffer.execution_barrier(%[[CB]])
+// IR-NEXT:    vm.call.import @hal.command_buffer.dispatch.indirect(%[[CB]], %[[EXE]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) {dispatch = @executable::@simple_mul_inplace}
+// IR-NEXT:    vm.call.import @hal.command_buffer.execution_barrier(%[[CB]])
+// IR-NEXT:    vm.call.import @hal.command_buffer.dispatch.indirect(%[[CB]], %[[EXE]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) {dispatch = @executable::@simple_mul_inplace}
+// IR-NEXT:    vm.call.import @hal.command_buffer.execution_barrier(%[[CB]])
+// IR-NEXT:    vm.call.import @hal.command_buffer.dispatch.indirect(%[[CB]], %[[EXE]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) {dispatch = @executable::@simple_mul_inplace}
+// IR-NEXT:    vm.call.import @hal.command_buffer.execution_barrier(%[[CB]])
+// IR-NEXT:    vm.call.import @hal.command_buffer.dispatch.indirect(%[[CB]], %[[EXE]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) {dispatch = @executable::@simple_mul_inplace}
+// IR-NEXT:    vm.call.import @hal.command_buffer.execution_barrier(%[[CB]])
+// IR-NEXT:    vm.call.import @hal.command_buffer.dispatch.indirect(%[[CB]], %[[EXE]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) {dispatch = @executable::@simple_mul_inplace}
+// IR-NEXT:    vm.call.import @hal.command_buffer.execution_barrier(%[[CB]])
+// IR-NEXT:    vm.call.import @hal.command_buffer.dispatch.indirect(%[[CB]], %[[EXE]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) {dispatch = @executable::@simple_mul_inplace}
+// IR-NEXT:    vm.call.import @hal.command_buffer.execution_barrier(%[[CB]])
+// IR-NEXT:    vm.call.import @hal.command_buffer.dispatch.indirect(%[[CB]], %[[EXE]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) {dispatch = @executable::@simple_mul_inplace}
+// IR-NEXT:    vm.call.import @hal.command_buffer.execution_barrier(%[[CB]])
+// IR-NEXT:    vm.call.import @hal.command_buffer.dispatch.indirect(%[[CB]], %[[EXE]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) {dispatch = @executable::@simple_mul_inplace}
+// IR-NEXT:    vm.call.import @hal.command_buffer.end(%[[CB]])
 
 #cpu = #hal.executable.target<"llvm-cpu", "system-elf-x86_64">
 

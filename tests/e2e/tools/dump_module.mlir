@@ -1,6 +1,7 @@
 // kiln-dump-module: module metadata, exports, per-function register counts and
 // a disassembly whose lines carry the source location (this file's path,
 // line and column) of the op they came from; --output=json has the same.
+// The globals are public: symbol-dce would remove unused private ones.
 // RUN: %kiln-compile %s -o %t.kmod
 // RUN: %kiln-dump-module %t.kmod | FileCheck %s
 // RUN: %kiln-dump-module %t.kmod --output=json | FileCheck %s --check-prefix=JSON
@@ -28,8 +29,8 @@
 // STRIPPED: mul.i32
 // STRIPPED-NOT: dump_module.mlir:
 module @dump {
-  util.global private mutable @total : i64 = 0 : i64
-  util.global private @scale : f32 = 2.5 : f32
+  util.global mutable @total : i64 = 0 : i64
+  util.global @scale : f32 = 2.5 : f32
   func.func @square(%x: i32) -> i32 {
     %r = arith.muli %x, %x : i32
     return %r : i32

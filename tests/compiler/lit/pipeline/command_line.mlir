@@ -3,7 +3,7 @@
 // output unless -o says otherwise, and a malformed or extra argument is an
 // error before anything is compiled.
 // RUN: %kiln-compile %s > %t.kmod
-// RUN: %kiln-run-module --module=%t.kmod --function=twice --input=21 | FileCheck %s --check-prefix=RUN --match-full-lines
+// RUN: %kiln-run-module --module=%t.kmod --function=twice --input=21 | FileCheck %s --check-prefix=RESULT --match-full-lines
 // RUN: cat %s | %kiln-compile - -o %t.stdin.kmod
 // RUN: %kiln-run-module --module=%t.stdin.kmod --function=twice --input=5 | FileCheck %s --check-prefix=STDIN --match-full-lines
 // RUN: cat %s | %kiln-compile | %kiln-run-module --module=- --function=twice --input=1 | FileCheck %s --check-prefix=PIPE --match-full-lines
@@ -18,8 +18,8 @@
 // RUN: %kiln-compile --version | FileCheck %s --check-prefix=VERSION
 // RUN: not %kiln-compile %s -o %t.dir/ 2>&1 | FileCheck %s --check-prefix=OUTPUT
 
-// RUN: EXEC @twice
-// RUN-NEXT: result[0]: i32=42
+// RESULT: EXEC @twice
+// RESULT-NEXT: result[0]: i32=42
 // STDIN: result[0]: i32=10
 // PIPE: result[0]: i32=2
 // EXTRA: kiln-compile{{.*}}: Too many positional arguments specified!

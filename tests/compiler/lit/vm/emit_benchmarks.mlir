@@ -1,6 +1,6 @@
 // Bytecode quality (issue 13, item 5): fib and the counted loop of
 // tests/benchmarks, in the vm dialect instruction selection makes of them,
-// emit exactly the instructions the old compiler emitted: per fib call
+// emit exactly the instructions the hand-written compiler emitted: per fib call
 // br.lt.imm + 6 instructions + return, per loop iteration mul, rem, add,
 // for.step and no copies (the loop carries its values in place).
 // RUN: %kiln-opt %s --kiln-vm-allocate-registers --kiln-vm-emit-module=output=%t.kmod

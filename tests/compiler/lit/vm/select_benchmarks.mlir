@@ -1,6 +1,6 @@
 // Instruction selection of the benchmark programs (tests/benchmarks) is as
-// good as the old code generator's (tests/compiler/codegen/
-// codegen_quality_test.cc): fib is a br.lt.imm, two add.imm and two calls,
+// good as the hand-written compiler's was (its codegen_quality_test, before
+// kiln moved onto MLIR): fib is a br.lt.imm, two add.imm and two calls,
 // returning directly on both paths; the 1e8 loop's iteration is mul, rem,
 // add and one for.step.
 // RUN: %kiln-opt %kiln_source_dir/tests/benchmarks/fib.mlir --kiln-scf-to-cf --canonicalize --kiln-convert-to-vm --kiln-vm-fuse | FileCheck %s --check-prefix=FIB
