@@ -6,7 +6,10 @@
 // RESOURCE_EXHAUSTED error, instead of libFuzzer stopping on its malloc
 // limit. 400 MiB still admits the largest list the interpreter allows
 // (2^24 Variants of 24 bytes), whose operator new must not fail.
+// allow_user_poisoning=0: the compiler fuzzer links Debian's uninstrumented
+// libMLIR/libLLVM, whose headers poison allocator memory in instrumented code
+// only (see compiler/pipeline/sanitizer_options.cc).
 // ASAN_OPTIONS given at run time still override these.
 extern "C" const char* __asan_default_options() {
-  return "allocator_may_return_null=1:max_allocation_size_mb=400";
+  return "allocator_may_return_null=1:max_allocation_size_mb=400:allow_user_poisoning=0";
 }
