@@ -366,6 +366,20 @@ inline size_t EncodedOperandSize(OperandKind kind, const uint8_t* at) {
 constexpr bool IsRegisterKind(OperandKind kind) { return kind <= OperandKind::kRegRef; }
 constexpr Bank BankOfRegisterKind(OperandKind kind) { return static_cast<Bank>(kind); }
 
+// The member of a per-bank opcode family (mov, select, global.load,
+// global.store: one opcode per bank, listed in Bank order) for `bank`, given
+// the family's i32 form.
+constexpr Opcode OpcodeOfBank(Opcode i32_form, Bank bank) {
+  return static_cast<Opcode>(static_cast<int>(i32_form) + static_cast<int>(bank));
+}
+static_assert(OpcodeOfBank(Opcode::kMovI32, Bank::kRef) == Opcode::kMovRef);
+static_assert(OpcodeOfBank(Opcode::kMovI32, Bank::kF64) == Opcode::kMovF64);
+static_assert(OpcodeOfBank(Opcode::kSelectI32, Bank::kRef) == Opcode::kSelectRef);
+static_assert(OpcodeOfBank(Opcode::kGlobalLoadI32, Bank::kRef) == Opcode::kGlobalLoadRef);
+static_assert(OpcodeOfBank(Opcode::kGlobalLoadI32, Bank::kF32) == Opcode::kGlobalLoadF32);
+static_assert(OpcodeOfBank(Opcode::kGlobalStoreI32, Bank::kRef) == Opcode::kGlobalStoreRef);
+static_assert(OpcodeOfBank(Opcode::kGlobalStoreI32, Bank::kI64) == Opcode::kGlobalStoreI64);
+
 // Bank of a calling-convention character, or false if it is not one.
 bool BankOfTypeChar(char c, Bank* bank);
 char TypeCharOfBank(Bank bank);

@@ -15,21 +15,6 @@ using vm::Bank;
 using vm::Opcode;
 using vm::OperandKind;
 
-Opcode MovOpcode(Bank bank) {
-  switch (bank) {
-    case Bank::kI32:
-      return Opcode::kMovI32;
-    case Bank::kI64:
-      return Opcode::kMovI64;
-    case Bank::kF32:
-      return Opcode::kMovF32;
-    case Bank::kF64:
-      return Opcode::kMovF64;
-    default:
-      return Opcode::kMovRef;
-  }
-}
-
 void EmitN(vm::FunctionBuilder& b, Opcode opcode, const std::vector<vm::Operand>& o) {
   switch (o.size()) {
     case 0:
@@ -68,7 +53,11 @@ class Emitter {
  public:
   Emitter(const MFunction& mf, const ControlFlow& cfg, const Liveness& liveness,
           const Allocation& allocation, vm::FunctionBuilder& builder, ModuleSymbols& symbols)
-      : mf_(mf), cfg_(cfg), liveness_(liveness), alloc_(allocation), b_(builder),
+      : mf_(mf),
+        cfg_(cfg),
+        liveness_(liveness),
+        alloc_(allocation),
+        b_(builder),
         symbols_(symbols) {}
 
   mlir::LogicalResult Run();
@@ -196,8 +185,8 @@ void Emitter::EmitInst(const MInst& inst, const std::vector<vm::Label>& edge_lab
     }
     case Opcode::kCallImport: {
       std::vector<uint16_t> args = Regs(inst.uses), results = Regs(inst.defs);
-      const uint32_t import = Index(symbols_.Import(op, symbol("callee"), op->getOperandTypes(),
-                                                    op->getResultTypes()));
+      const uint32_t import =
+          Index(symbols_.Import(op, symbol("callee"), op->getOperandTypes(), op->getResultTypes()));
       if (auto dispatch = op->getAttrOfType<mlir::SymbolRefAttr>("dispatch")) {
         symbols_.DispatchSite(dispatch, b_.offset());
       }
@@ -238,8 +227,8 @@ void Emitter::EmitInst(const MInst& inst, const std::vector<vm::Label>& edge_lab
   for (int i = 0; i < info.operand_count; ++i) {
     const OperandKind kind = info.operands[i];
     if (vm::IsRegisterKind(kind)) {
-      operands.push_back(vm::Reg(next_register < registers.size() ? Reg(registers[next_register])
-                                                                  : 0));
+      operands.push_back(
+          vm::Reg(next_register < registers.size() ? Reg(registers[next_register]) : 0));
       ++next_register;
       continue;
     }
@@ -281,12 +270,12 @@ void Emitter::EmitInst(const MInst& inst, const std::vector<vm::Label>& edge_lab
         operands.push_back(vm::Index(Index(symbols_.Global(op, symbol("global")))));
         break;
       case OperandKind::kString:
-        operands.push_back(vm::Index(symbols_.String(
-            op->getAttrOfType<mlir::StringAttr>("message").getValue().str())));
+        operands.push_back(vm::Index(
+            symbols_.String(op->getAttrOfType<mlir::StringAttr>("message").getValue().str())));
         break;
       case OperandKind::kType:
-        operands.push_back(vm::Index(
-            symbols_.Type(op->getAttrOfType<mlir::TypeAttr>("object_type").getValue())));
+        operands.push_back(
+            vm::Index(symbols_.Type(op->getAttrOfType<mlir::TypeAttr>("object_type").getValue())));
         break;
       default:
         op->emitOpError("has an operand kind emission does not handle");
@@ -304,7 +293,7 @@ void Emitter::EmitCopies(const std::vector<RegisterCopy>& copies,
   });
   for (const RegisterCopy& m : moves) {
     if (!m.is_constant) {
-      b_.Emit(MovOpcode(m.bank), {vm::Reg(m.dst), vm::Reg(m.src)});
+      b_.Emit(vm::OpcodeOfBank(Opcode::kMovI32, m.bank), {vm::Reg(m.dst), vm::Reg(m.src)});
       continue;
     }
     switch (m.bank) {
@@ -362,7 +351,8 @@ void Emitter::EmitTerminator(uint32_t block, const MInst& term) {
   if (!any_copies) {
     Locate(loc);
     if (in_place && Reg(def) != Reg(term.tied)) {
-      b_.Emit(MovOpcode(BankOf(def)), {vm::Reg(Reg(def)), vm::Reg(Reg(term.tied))});
+      b_.Emit(vm::OpcodeOfBank(Opcode::kMovI32, BankOf(def)),
+              {vm::Reg(Reg(def)), vm::Reg(Reg(term.tied))});
     }
     EmitInst(term, edge_labels);
     return;
@@ -433,7 +423,8 @@ void Emitter::EmitTerminator(uint32_t block, const MInst& term) {
   }
   EmitCopies(hoisted, busy);
   if (in_place && Reg(def) != Reg(term.tied)) {
-    b_.Emit(MovOpcode(BankOf(def)), {vm::Reg(Reg(def)), vm::Reg(Reg(term.tied))});
+    b_.Emit(vm::OpcodeOfBank(Opcode::kMovI32, BankOf(def)),
+            {vm::Reg(Reg(def)), vm::Reg(Reg(term.tied))});
   }
   EmitInst(term, edge_labels);
 }

@@ -40,8 +40,23 @@ mlir::Value SelectConstant(arith::ConstantOp op, arith::ConstantOp::Adaptor, Sel
 // --- Integer arithmetic ---
 
 enum class IntOp {
-  kAdd, kSub, kMul, kDivS, kDivU, kRemS, kRemU, kAnd, kOr, kXor,
-  kShl, kShrS, kShrU, kMaxS, kMinS, kMaxU, kMinU,
+  kAdd,
+  kSub,
+  kMul,
+  kDivS,
+  kDivU,
+  kRemS,
+  kRemU,
+  kAnd,
+  kOr,
+  kXor,
+  kShl,
+  kShrS,
+  kShrU,
+  kMaxS,
+  kMinS,
+  kMaxU,
+  kMinU,
 };
 
 template <typename OpTy, IntOp kOp>
@@ -89,36 +104,29 @@ mlir::Value SelectIntBinary(OpTy op, typename OpTy::Adaptor adaptor, SelectionBu
       return s.Canonicalize(op2(Opcode::kShlI32, Opcode::kShlI64, a, b), w);
     case IntOp::kShrS:
       // Sign-extended values stay sign-extended; an i1 needs the sign view.
-      return w == 1 ? s.Canonicalize(
-                          op2(Opcode::kShrSI32, Opcode::kShrSI64, s.SignedView(a, w), b), w)
-                    : op2(Opcode::kShrSI32, Opcode::kShrSI64, a, b);
+      return w == 1
+                 ? s.Canonicalize(op2(Opcode::kShrSI32, Opcode::kShrSI64, s.SignedView(a, w), b), w)
+                 : op2(Opcode::kShrSI32, Opcode::kShrSI64, a, b);
     case IntOp::kShrU:
       // A shift by 0 (mod 32) gives back the zero-extended view itself.
       return unsigned_result(op2(Opcode::kShrUI32, Opcode::kShrUI64, s.UnsignedView(a, w), b));
     case IntOp::kDivS:
-      return s.Canonicalize(
-          on_signed(Opcode::kDivSI32, Opcode::kDivSI64), w);
+      return s.Canonicalize(on_signed(Opcode::kDivSI32, Opcode::kDivSI64), w);
     case IntOp::kRemS:
       // |a rem b| < |b|: fits the width (an i1 remainder is always 0).
       return on_signed(Opcode::kRemSI32, Opcode::kRemSI64);
     case IntOp::kDivU:
-      return unsigned_result(
-          on_unsigned(Opcode::kDivUI32, Opcode::kDivUI64));
+      return unsigned_result(on_unsigned(Opcode::kDivUI32, Opcode::kDivUI64));
     case IntOp::kRemU:
-      return unsigned_result(
-          on_unsigned(Opcode::kRemUI32, Opcode::kRemUI64));
+      return unsigned_result(on_unsigned(Opcode::kRemUI32, Opcode::kRemUI64));
     case IntOp::kMaxS:
-      return signed_choice(
-          on_signed(Opcode::kMaxSI32, Opcode::kMaxSI64));
+      return signed_choice(on_signed(Opcode::kMaxSI32, Opcode::kMaxSI64));
     case IntOp::kMinS:
-      return signed_choice(
-          on_signed(Opcode::kMinSI32, Opcode::kMinSI64));
+      return signed_choice(on_signed(Opcode::kMinSI32, Opcode::kMinSI64));
     case IntOp::kMaxU:
-      return unsigned_result(
-          on_unsigned(Opcode::kMaxUI32, Opcode::kMaxUI64));
+      return unsigned_result(on_unsigned(Opcode::kMaxUI32, Opcode::kMaxUI64));
     case IntOp::kMinU:
-      return unsigned_result(
-          on_unsigned(Opcode::kMinUI32, Opcode::kMinUI64));
+      return unsigned_result(on_unsigned(Opcode::kMinUI32, Opcode::kMinUI64));
   }
   return {};
 }
@@ -140,14 +148,13 @@ mlir::Value SelectDivRound(OpTy op, typename OpTy::Adaptor adaptor, SelectionBui
       s.Binary(ByBank(bank, Opcode::kCmpNeI32, Opcode::kCmpNeI64), Bank::kI32, r, zero);
   mlir::Value signs = s.Binary(ByBank(bank, Opcode::kXorI32, Opcode::kXorI64), bank, r, b);
   mlir::Value same =
-      kCeil ? s.Binary(ByBank(bank, Opcode::kCmpGeSI32, Opcode::kCmpGeSI64), Bank::kI32, signs,
-                       zero)
-            : s.Binary(ByBank(bank, Opcode::kCmpLtSI32, Opcode::kCmpLtSI64), Bank::kI32, signs,
-                       zero);
+      kCeil
+          ? s.Binary(ByBank(bank, Opcode::kCmpGeSI32, Opcode::kCmpGeSI64), Bank::kI32, signs, zero)
+          : s.Binary(ByBank(bank, Opcode::kCmpLtSI32, Opcode::kCmpLtSI64), Bank::kI32, signs, zero);
   mlir::Value adjust = s.Binary(Opcode::kAndI32, Bank::kI32, nonzero, same);
   mlir::Value q1 = s.AddImm(bank, q, kCeil ? 1 : -1);
-  mlir::Value selected = s.Def(ByBank(bank, Opcode::kSelectI32, Opcode::kSelectI64),
-                               s.TypeOf(bank), {adjust, q1, q});
+  mlir::Value selected =
+      s.Def(ByBank(bank, Opcode::kSelectI32, Opcode::kSelectI64), s.TypeOf(bank), {adjust, q1, q});
   return s.Canonicalize(selected, w);
 }
 
@@ -286,12 +293,7 @@ mlir::Value SelectCmpF(arith::CmpFOp op, arith::CmpFOp::Adaptor adaptor, Selecti
 mlir::Value SelectSelect(arith::SelectOp op, arith::SelectOp::Adaptor adaptor,
                          SelectionBuilder& s) {
   const Bank bank = BankOfValue(op.getResult());
-  const Opcode opcode = bank == Bank::kI32   ? Opcode::kSelectI32
-                        : bank == Bank::kI64 ? Opcode::kSelectI64
-                        : bank == Bank::kF32 ? Opcode::kSelectF32
-                        : bank == Bank::kF64 ? Opcode::kSelectF64
-                                             : Opcode::kSelectRef;
-  return s.Def(opcode, adaptor.getTrueValue().getType(),
+  return s.Def(vm::OpcodeOfBank(Opcode::kSelectI32, bank), adaptor.getTrueValue().getType(),
                {adaptor.getCondition(), adaptor.getTrueValue(), adaptor.getFalseValue()});
 }
 
@@ -299,8 +301,8 @@ mlir::Value SelectSelect(arith::SelectOp op, arith::SelectOp::Adaptor adaptor,
 
 template <typename OpTy, bool kSigned>
 mlir::Value SelectResize(OpTy op, typename OpTy::Adaptor adaptor, SelectionBuilder& s) {
-  return s.Resize(adaptor.getIn(), IntegerWidth(op.getIn().getType()),
-                  IntegerWidth(op.getType()), kSigned);
+  return s.Resize(adaptor.getIn(), IntegerWidth(op.getIn().getType()), IntegerWidth(op.getType()),
+                  kSigned);
 }
 
 template <typename OpTy, bool kSigned>
@@ -395,10 +397,10 @@ void PopulateArithToVMPatterns(const mlir::TypeConverter& converter,
   Add<arith::MulFOp>(c, p, SelectFloatBinary<arith::MulFOp, Opcode::kMulF32, Opcode::kMulF64>);
   Add<arith::DivFOp>(c, p, SelectFloatBinary<arith::DivFOp, Opcode::kDivF32, Opcode::kDivF64>);
   Add<arith::RemFOp>(c, p, SelectFloatBinary<arith::RemFOp, Opcode::kRemF32, Opcode::kRemF64>);
-  Add<arith::MaximumFOp>(
-      c, p, SelectFloatBinary<arith::MaximumFOp, Opcode::kMaxF32, Opcode::kMaxF64>);
-  Add<arith::MinimumFOp>(
-      c, p, SelectFloatBinary<arith::MinimumFOp, Opcode::kMinF32, Opcode::kMinF64>);
+  Add<arith::MaximumFOp>(c, p,
+                         SelectFloatBinary<arith::MaximumFOp, Opcode::kMaxF32, Opcode::kMaxF64>);
+  Add<arith::MinimumFOp>(c, p,
+                         SelectFloatBinary<arith::MinimumFOp, Opcode::kMinF32, Opcode::kMinF64>);
   Add<arith::NegFOp>(c, p, SelectNegF);
   Add<arith::CmpIOp>(c, p, SelectCmpI);
   Add<arith::CmpFOp>(c, p, SelectCmpF);

@@ -54,7 +54,8 @@ class GlobalLowering : public mlir::OpConversionPattern<Util::GlobalOp> {
           initial_value = rewriter.getI64IntegerAttr(static_cast<int64_t>(bits));
           break;
         case Bank::kF32:
-          initial_value = rewriter.getF32FloatAttr(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+          initial_value =
+              rewriter.getF32FloatAttr(std::bit_cast<float>(static_cast<uint32_t>(bits)));
           break;
         default:
           initial_value = rewriter.getF64FloatAttr(std::bit_cast<double>(bits));
@@ -76,40 +77,10 @@ class GlobalLowering : public mlir::OpConversionPattern<Util::GlobalOp> {
   }
 };
 
-Opcode LoadOpcode(Bank bank) {
-  switch (bank) {
-    case Bank::kI32:
-      return Opcode::kGlobalLoadI32;
-    case Bank::kI64:
-      return Opcode::kGlobalLoadI64;
-    case Bank::kF32:
-      return Opcode::kGlobalLoadF32;
-    case Bank::kF64:
-      return Opcode::kGlobalLoadF64;
-    default:
-      return Opcode::kGlobalLoadRef;
-  }
-}
-
-Opcode StoreOpcode(Bank bank) {
-  switch (bank) {
-    case Bank::kI32:
-      return Opcode::kGlobalStoreI32;
-    case Bank::kI64:
-      return Opcode::kGlobalStoreI64;
-    case Bank::kF32:
-      return Opcode::kGlobalStoreF32;
-    case Bank::kF64:
-      return Opcode::kGlobalStoreF64;
-    default:
-      return Opcode::kGlobalStoreRef;
-  }
-}
-
 mlir::Value SelectGlobalLoad(Util::GlobalLoadOp op, Util::GlobalLoadOp::Adaptor,
                              SelectionBuilder& s) {
   const mlir::Type type = ConvertToVMType(op.getType());
-  return s.Def(LoadOpcode(*VM::BankOfType(type)), type, {},
+  return s.Def(vm::OpcodeOfBank(Opcode::kGlobalLoadI32, *VM::BankOfType(type)), type, {},
                {s.builder().getNamedAttr("global", op.getGlobalAttr())});
 }
 
@@ -121,7 +92,7 @@ class GlobalStoreLowering : public mlir::OpConversionPattern<Util::GlobalStoreOp
     const std::optional<Bank> bank = BankOf(op.getValue().getType());
     if (!bank) return rewriter.notifyMatchFailure(op, "type has no VM bank");
     SelectionBuilder s(rewriter, op.getLoc());
-    s.Create(StoreOpcode(*bank), nullptr, adaptor.getValue(),
+    s.Create(vm::OpcodeOfBank(Opcode::kGlobalStoreI32, *bank), nullptr, adaptor.getValue(),
              {rewriter.getNamedAttr("global", op.getGlobalAttr())});
     rewriter.eraseOp(op);
     return mlir::success();
