@@ -446,6 +446,25 @@ void Bufferizer::LowerOp(Operation* op) {
     erased_.push_back(op);
     return;
   }
+  if (auto tie = llvm::dyn_cast<Flow::TensorTieShapeOp>(op)) {
+    // The same buffer, known by the tied dims from here on. Where they are
+    // not the dims the buffer was sized by, the next use checks them.
+    TensorState* operand = StateOf(op, tie.getOperand());
+    if (!operand) return;
+    TensorState state = *operand;
+    size_t next = 0;
+    for (int64_t i = 0; i < tie.getType().getRank(); ++i) {
+      if (!tie.getType().isDynamicDim(i)) continue;
+      Value dim = tie.getDynamicDims()[next++];
+      if (state.dims[i] == dim) continue;
+      state.dims[i] = dim;
+      state.sized = false;
+      state.view = nullptr;
+    }
+    tensors_[tie.getResult()] = std::move(state);
+    erased_.push_back(op);
+    return;
+  }
   if (auto empty = llvm::dyn_cast<mlir::tensor::EmptyOp>(op)) {
     RankedTensorType type = empty.getType();
     if (!host::ElementTypeCode(type.getElementType())) {
@@ -544,6 +563,9 @@ void Bufferizer::LowerDispatch(Flow::DispatchOp op) {
   // Operands: scalars become 32-bit constants, tensors bindings of their
   // declared size (checked against their buffer unless that holds already).
   llvm::SmallVector<Value> constants, binding_buffers, binding_lengths;
+  // Each tensor operand's declared type and dims: a result tied to it whose
+  // own declaration is no larger needs no check of its own.
+  llvm::DenseMap<unsigned, std::pair<RankedTensorType, llvm::SmallVector<Value>>> operand_declared;
   const std::string function = ("@" + func_.getSymName()).str();
   for (auto [index, arg] : llvm::enumerate(op.getArguments())) {
     auto tensor_type = llvm::dyn_cast<RankedTensorType>(op.getArguments()[index].getType());
@@ -603,6 +625,7 @@ void Bufferizer::LowerDispatch(Flow::DispatchOp op) {
     }
     binding_buffers.push_back(state->buffer);
     binding_lengths.push_back(length);
+    operand_declared[index] = {tensor_type, std::move(declared)};
   }
 
   // Results: tied ones share their operand's buffer, the others are new.
@@ -620,8 +643,19 @@ void Bufferizer::LowerDispatch(Flow::DispatchOp op) {
       TensorState* operand = StateOf(op, op.getArguments()[*tied]);
       if (!operand) return;
       state.buffer = operand->buffer;
-      // Its size was checked as the operand's, not as the result's.
-      state.sized = false;
+      // The buffer covers the operand's declared size (checked above or true
+      // by construction); the result is sized by it when it declares the same
+      // element type and dims no larger, as `-> %arg{%n}` does.
+      auto declared = operand_declared.find(*tied);
+      state.sized = declared != operand_declared.end() &&
+                    declared->second.first.getElementType() == type.getElementType() &&
+                    declared->second.second.size() == state.dims.size();
+      for (size_t i = 0; state.sized && i < state.dims.size(); ++i) {
+        Value had = declared->second.second[i];
+        std::optional<int64_t> have = host::ConstantIntOf(had);
+        std::optional<int64_t> want = host::ConstantIntOf(state.dims[i]);
+        state.sized = had == state.dims[i] || (have && want && *have >= *want);
+      }
       tensors_[result] = std::move(state);
       continue;
     }

@@ -1,10 +1,14 @@
 #include "compiler/pipeline/pass_registration.h"
 
+#include "compiler/dispatch/passes.h"
 #include "compiler/host/passes.h"
+#include "compiler/input/passes.h"
+#include "compiler/targets/cpu/lower_kernels_to_llvm.h"
 #include "compiler/targets/passes.h"
 #include "compiler/vm/conversion/passes.h"
 #include "compiler/vm/passes.h"
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
 namespace kiln::compiler {
@@ -15,7 +19,11 @@ void RegisterPasses() {
   mlir::registerTransformsPasses();
   mlir::registerSCFToControlFlowPass();
   mlir::registerLowerAffinePass();
+  mlir::registerLinalgPasses();
+  registerInputPasses();
+  registerDispatchPasses();
   registerSerializeExecutablesPass();
+  cpu::registerLowerKernelsToLLVMPass();
   registerHostPasses();
   registerVMBackendPasses();
   RegisterVMConversionPasses();

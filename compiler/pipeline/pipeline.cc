@@ -1,11 +1,14 @@
 #include "compiler/pipeline/pipeline.h"
 
+#include "compiler/dispatch/passes.h"
 #include "compiler/host/passes.h"
+#include "compiler/input/passes.h"
 #include "compiler/targets/passes.h"
 #include "compiler/vm/conversion/hal_to_vm.h"
 #include "compiler/vm/conversion/passes.h"
 #include "compiler/vm/passes.h"
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
 namespace kiln::compiler {
@@ -15,6 +18,19 @@ void BuildPipeline(mlir::OpPassManager& pm, const PipelineOptions& options) {
   // workgroup counts) before anything depends on its shape.
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
+
+  // Tensors: arith and math on whole tensors into linalg, elementwise
+  // producers fused into their consumers, then each linalg op left into a
+  // dispatch of a generated kernel, tiled into workgroups and bufferized.
+  pm.addPass(mlir::createConvertElementwiseToLinalgPass());
+  pm.addPass(createDetachUnreadInitsPass());
+  pm.addPass(mlir::createLinalgElementwiseOpFusionPass());
+  pm.addPass(createFormDispatchesPass());
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  pm.addPass(createDistributeToWorkgroupsPass());
+  pm.addPass(mlir::createCSEPass());
+  pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createLowerAffinePass());
   // Unused private functions and executables go before anything lowers them
   // (as IREE's input pipeline does).

@@ -26,11 +26,17 @@
 // every declared one. An executable left without a binary is an error at
 // each use of it (a dispatch), not at the executable: one that nothing
 // dispatches needs no variant.
+//
+// A source whose body holds a builtin.module has generated kernels
+// (compiler/dispatch): they are compiled for each selected target
+// (generated_kernels.h; the cpu when none is selected) into inline objects,
+// then serialized the same way.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "compiler/dialects/hal/hal_dialect.h"
+#include "compiler/targets/generated_kernels.h"
 #include "compiler/targets/passes.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -126,6 +132,10 @@ mlir::FailureOr<ExecutableInfo> DescribeExecutable(HAL::ExecutableSourceOp op) {
 
   HAL::ExecutableObjectsAttr objects = op.getObjectsAttr();
   if (!objects) return info;
+  if (GeneratedKernelsOf(op)) {
+    return op.emitError("executable '")
+           << op.getSymName() << "' has both objects and generated kernels";
+  }
   for (auto [target_attr, objects_attr] :
        llvm::zip_equal(objects.getTargets(), objects.getTargetObjects())) {
     auto target = llvm::cast<HAL::ExecutableTargetAttr>(target_attr);
@@ -153,6 +163,26 @@ mlir::FailureOr<ExecutableInfo> DescribeExecutable(HAL::ExecutableSourceOp op) {
     info.targets.push_back(std::move(out));
   }
   return info;
+}
+
+// Compiles the generated kernels of `op` (if it has any) for each selected
+// target, as inline objects of `info`. With no target selected, they are
+// compiled for the cpu.
+mlir::LogicalResult CompileGenerated(HAL::ExecutableSourceOp op, const ObjectSearch& search,
+                                     ExecutableInfo& info) {
+  mlir::ModuleOp kernels = GeneratedKernelsOf(op);
+  if (!kernels) return mlir::success();
+  std::vector<std::string> targets = search.selected_targets;
+  if (targets.empty()) targets.push_back("cpu");
+  for (const std::string& target : targets) {
+    Result<TargetObjects> objects = CompileGeneratedKernels(kernels, target);
+    if (!objects.ok()) {
+      return op.emitError("executable '")
+             << op.getSymName() << "' for " << target << ": " << objects.status().message();
+    }
+    info.targets.push_back(std::move(*objects));
+  }
+  return mlir::success();
 }
 
 // The binary's symbol: its format with '-' as '_' ("cuda_nvptx_fb").
@@ -185,7 +215,9 @@ HAL::ExecutableOp Rewrite(HAL::ExecutableSourceOp op,
       binary->setAttr("kiln.config", builder.getStringAttr(variant.config_text));
     }
   }
+  // The exports stay; the generated kernels are in the binaries now.
   for (mlir::Operation& child : llvm::make_early_inc_range(op.getBlock())) {
+    if (llvm::isa<mlir::ModuleOp>(child)) continue;
     child.moveBefore(&block, block.end());
   }
   op.erase();
@@ -237,6 +269,9 @@ class SerializeExecutablesPass
     llvm::SmallVector<HAL::ExecutableOp> without_variants;
     for (HAL::ExecutableSourceOp op : sources) {
       mlir::FailureOr<ExecutableInfo> info = DescribeExecutable(op);
+      if (mlir::succeeded(info) && mlir::failed(CompileGenerated(op, search, *info))) {
+        info = mlir::failure();
+      }
       if (mlir::failed(info)) {
         failed = true;
         continue;

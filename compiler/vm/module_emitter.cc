@@ -441,10 +441,10 @@ void ModuleEmitter::GenerateInitializer(const std::vector<std::string>& taken_na
 void ModuleEmitter::DescribeExecutables() {
   std::vector<vm::ExecutableDescription> descriptions;
   for (const auto& [variant, rodata] : variants_) {
+    // Not captured by the lambda: clang before 16 cannot capture structured bindings.
+    const llvm::StringRef name = variant.getName();
     auto it = std::find_if(descriptions.begin(), descriptions.end(),
-                           [&](const vm::ExecutableDescription& d) {
-                             return d.name == variant.getName();
-                           });
+                           [&](const vm::ExecutableDescription& d) { return d.name == name; });
     if (it == descriptions.end()) {
       vm::ExecutableDescription description;
       description.name = variant.getName().str();

@@ -413,6 +413,68 @@ LogicalResult CommandBufferDispatchOp::verify() {
   return success();
 }
 
+// --- The executable interface ---
+
+LogicalResult InterfaceBindingSubspanOp::verify() {
+  const size_t bindings = getLayout().getBindings().size();
+  if (getBinding().getZExtValue() >= bindings) {
+    return emitOpError() << "binding " << getBinding().getZExtValue()
+                         << " is not in the layout (it has " << bindings << " bindings)";
+  }
+  auto type = llvm::cast<mlir::MemRefType>(getResult().getType());
+  if (getDynamicDims().size() != static_cast<size_t>(type.getNumDynamicDims())) {
+    return emitOpError() << "has " << getDynamicDims().size() << " dynamic dims for " << type
+                         << ", which has " << type.getNumDynamicDims();
+  }
+  return success();
+}
+
+LogicalResult InterfaceConstantLoadOp::verify() {
+  const int64_t constants = getLayout().getConstants();
+  if (getOrdinal().getSExtValue() >= constants) {
+    return emitOpError() << "ordinal " << getOrdinal().getSExtValue()
+                         << " is not in the layout (it has " << constants << " constants)";
+  }
+  return success();
+}
+
+namespace {
+
+LogicalResult VerifyWorkgroupDimension(mlir::Operation* op, llvm::APInt dimension) {
+  if (dimension.getZExtValue() > 2) {
+    return op->emitOpError() << "dimension " << dimension.getZExtValue() << " is not 0, 1 or 2";
+  }
+  return success();
+}
+
+void NameWorkgroupResult(mlir::Value result, llvm::StringRef what, llvm::APInt dimension,
+                         mlir::OpAsmSetValueNameFn set_name) {
+  static constexpr const char* kAxes[] = {"x", "y", "z"};
+  const uint64_t d = dimension.getZExtValue();
+  set_name(result, ("workgroup_" + what + "_" + (d < 3 ? kAxes[d] : "n")).str());
+}
+
+}  // namespace
+
+LogicalResult InterfaceWorkgroupIDOp::verify() {
+  return VerifyWorkgroupDimension(*this, getDimension());
+}
+LogicalResult InterfaceWorkgroupCountOp::verify() {
+  return VerifyWorkgroupDimension(*this, getDimension());
+}
+LogicalResult InterfaceWorkgroupSizeOp::verify() {
+  return VerifyWorkgroupDimension(*this, getDimension());
+}
+void InterfaceWorkgroupIDOp::getAsmResultNames(mlir::OpAsmSetValueNameFn set_name) {
+  NameWorkgroupResult(getResult(), "id", getDimension(), set_name);
+}
+void InterfaceWorkgroupCountOp::getAsmResultNames(mlir::OpAsmSetValueNameFn set_name) {
+  NameWorkgroupResult(getResult(), "count", getDimension(), set_name);
+}
+void InterfaceWorkgroupSizeOp::getAsmResultNames(mlir::OpAsmSetValueNameFn set_name) {
+  NameWorkgroupResult(getResult(), "size", getDimension(), set_name);
+}
+
 }  // namespace kiln::compiler::HAL
 
 #define GET_OP_CLASSES

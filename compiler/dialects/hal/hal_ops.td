@@ -713,4 +713,94 @@ def HAL_FenceAwaitOp : HAL_Op<"fence.await"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// The executable interface: what a kernel sees (inside executables)
+//===----------------------------------------------------------------------===//
+// A generated kernel is a function without arguments; it reaches its
+// bindings, constants and workgroup through these ops, which each target
+// lowers to its own ABI (the CPU dispatch state, CUDA kernel parameters and
+// block ids, Vulkan descriptor set 0 and push constants).
+
+// The flags of a subspan as an attribute, printed bare: `flags(ReadOnly)`.
+def HAL_DescriptorFlagsAttr
+    : EnumAttr<HAL_Dialect, HAL_DescriptorFlags, "descriptor_flags"> {
+  let assemblyFormat = "$value";
+}
+
+def HAL_InterfaceBindingSubspanOp : HAL_PureOp<"interface.binding.subspan", [
+  AttrSizedOperandSegments,
+]> {
+  let summary = "A binding of the dispatch as a memref.";
+  let description = [{
+    ```mlir
+    %in = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64)
+        offset(%c0) flags(ReadOnly) : memref<?xf32>{%n}
+    ```
+    The memref starts `offset` bytes into binding `binding` of the layout;
+    its dynamic dims are given in braces.
+  }];
+  let arguments = (ins
+    HAL_PipelineLayoutAttr:$layout,
+    IndexAttr:$binding,
+    Optional<Index>:$byte_offset,
+    Variadic<Index>:$dynamic_dims,
+    OptionalAttr<IndexAttr>:$alignment,
+    OptionalAttr<HAL_DescriptorFlagsAttr>:$descriptor_flags
+  );
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = [{
+    `layout` `(` $layout `)` `binding` `(` $binding `)`
+    (`alignment` `(` $alignment^ `)`)?
+    (`offset` `(` $byte_offset^ `)`)?
+    (`flags` `(` $descriptor_flags^ `)`)?
+    attr-dict `:` type($result) (`{` $dynamic_dims^ `}`)?
+  }];
+  let hasVerifier = 1;
+}
+
+def HAL_InterfaceConstantLoadOp : HAL_PureOp<"interface.constant.load"> {
+  let summary = "One 32-bit constant of the dispatch.";
+  let description = [{
+    ```mlir
+    %n = hal.interface.constant.load layout(#layout) ordinal(0) : i32
+    %m = hal.interface.constant.load layout(#layout) ordinal(1) : index
+    ```
+    Read as i32 (or f32, its bits), or zero-extended to index.
+  }];
+  let arguments = (ins
+    HAL_PipelineLayoutAttr:$layout,
+    IndexAttr:$ordinal,
+    OptionalAttr<IndexAttr>:$alignment
+  );
+  let results = (outs AnyTypeOf<[I32, F32, Index]>:$result);
+  let assemblyFormat = [{
+    `layout` `(` $layout `)` `ordinal` `(` $ordinal `)`
+    (`alignment` `(` $alignment^ `)`)?
+    attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+class HAL_InterfaceWorkgroupOp<string what, string name>
+    : HAL_PureOp<"interface.workgroup." # what, [
+  DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
+]> {
+  let summary = "The workgroup's " # name # " along one dimension.";
+  let description = [{
+    ```mlir
+    %id = hal.interface.workgroup.}] # what # [{[0] : index
+    ```
+  }];
+  let arguments = (ins IndexAttr:$dimension, OptionalAttr<IndexAttr>:$upper_bound);
+  let results = (outs Index:$result);
+  let assemblyFormat = [{
+    `[` $dimension `]` (`upper_bound` $upper_bound^)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def HAL_InterfaceWorkgroupIDOp : HAL_InterfaceWorkgroupOp<"id", "id">;
+def HAL_InterfaceWorkgroupCountOp : HAL_InterfaceWorkgroupOp<"count", "count">;
+def HAL_InterfaceWorkgroupSizeOp : HAL_InterfaceWorkgroupOp<"size", "size">;
+
 #endif  // KILN_COMPILER_DIALECTS_HAL_HAL_OPS

@@ -1,0 +1,448 @@
+// FormDispatches (--kiln-form-dispatches): every linalg op on tensors left in
+// a host function (after elementwise fusion, see pipeline.cc) becomes a
+// dispatch of a generated executable:
+//
+//   %e = tensor.empty(%n) : tensor<?xf32>
+//   %r = linalg.generic {...} ins(%a, %b : tensor<?xf32>, tensor<?xf32>)
+//                             outs(%e : tensor<?xf32>) {...} -> tensor<?xf32>
+// ->
+//   hal.executable.source private @f_dispatch_0 {
+//     hal.executable.export public @f_dispatch_0 ordinal(0) layout(#layout)
+//     builtin.module {
+//       func.func @f_dispatch_0() {
+//         %n = hal.interface.constant.load layout(#layout) ordinal(0) : index
+//         %a = hal.interface.binding.subspan ... binding(0) ... : memref<?xf32>{%n}
+//         ...
+//         %out = hal.interface.binding.subspan ... binding(2) ... : memref<?xf32>{%n}
+//         %init = bufferization.to_tensor %out restrict writable : ...
+//         %r = linalg.generic {..., kiln.workgroup_tiles = array<i64: 1024>} ... outs(%init)
+//         bufferization.materialize_in_destination %r in restrict writable %out
+//         return
+//       }
+//     }
+//   }
+//   %count = (%n + 1023) / 1024 (arith.addi, arith.divui)
+//   %r = flow.dispatch @f_dispatch_0::@f_dispatch_0[%count, %c1, %c1](%n, %a, %b)
+//       : (index, tensor<?xf32>{%n}, tensor<?xf32>{%n}) -> tensor<?xf32>{%n}
+//
+// What a dispatch takes: the tensors its ops read from outside become
+// read-only bindings (their dynamic dims travel as constants), scalars from
+// outside become 32-bit constants, and constants (scalar or tensor) and the
+// producers that only shape the result (tensor.empty, linalg.fill) are cloned
+// into it. Each result of the root gets a binding after the inputs; an init
+// made by tensor.empty (or filled from one) is replaced by that binding, so
+// that the kernel writes in place.
+//
+// The workgroup tiles are chosen here, once for every target: the parallel
+// loops of the root are cut into tiles of about kElementsPerWorkgroup
+// elements of work, and the host computes the workgroup count from the loop
+// ranges (the innermost tiled loop is x, the next y, the rest z). How one
+// tile runs (one CPU call, one GPU block) is each target's business;
+// --kiln-distribute-to-workgroups then tiles the kernel to match.
+#include <string>
+
+#include "compiler/dialects/flow/flow_dialect.h"
+#include "compiler/dialects/hal/hal_dialect.h"
+#include "compiler/dispatch/passes.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace kiln::compiler {
+namespace {
+
+using mlir::Location;
+using mlir::OpBuilder;
+using mlir::Operation;
+using mlir::RankedTensorType;
+using mlir::Type;
+using mlir::Value;
+
+// About how many elements of work one workgroup gets: enough to amortize a
+// CPU call or fill a GPU block of 256 threads with 4 elements each.
+constexpr int64_t kElementsPerWorkgroup = 1024;
+
+// Producers cloned into the dispatch that reads them instead of being passed
+// in: they only make or fill the buffer the dispatch writes, or are constants.
+bool IsClonedIntoDispatch(Operation* op) {
+  if (llvm::isa<mlir::tensor::EmptyOp, mlir::arith::ConstantOp>(op)) return true;
+  if (auto fill = llvm::dyn_cast<mlir::linalg::FillOp>(op)) {
+    return fill.hasPureTensorSemantics();
+  }
+  return false;
+}
+
+// A linalg.fill that only initializes the outputs of other linalg ops is
+// cloned into them; one whose result is used otherwise is a dispatch itself.
+bool IsRoot(mlir::linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics()) return false;
+  if (!llvm::isa<mlir::linalg::FillOp>(op.getOperation())) return true;
+  for (mlir::OpOperand& use : op->getResult(0).getUses()) {
+    auto consumer = llvm::dyn_cast<mlir::linalg::LinalgOp>(use.getOwner());
+    if (!consumer || !consumer.isDpsInit(&use)) return true;
+  }
+  return false;
+}
+
+// The tile size of each loop of `root` (0: not tiled, a workgroup takes the
+// whole loop).
+llvm::SmallVector<int64_t> ChooseWorkgroupTiles(mlir::linalg::LinalgOp root) {
+  llvm::SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  llvm::SmallVector<mlir::utils::IteratorType> iterators = root.getIteratorTypesArray();
+  int64_t reduction_work = 1;
+  for (auto [range, iterator] : llvm::zip(ranges, iterators)) {
+    if (iterator != mlir::utils::IteratorType::reduction) continue;
+    reduction_work *= mlir::ShapedType::isDynamic(range) ? kElementsPerWorkgroup : range;
+    reduction_work = std::min(reduction_work, kElementsPerWorkgroup);
+  }
+  int64_t budget = std::max<int64_t>(1, kElementsPerWorkgroup / reduction_work);
+  llvm::SmallVector<int64_t> tiles(ranges.size(), 0);
+  for (int64_t l = static_cast<int64_t>(ranges.size()) - 1; l >= 0; --l) {
+    if (iterators[l] != mlir::utils::IteratorType::parallel) continue;
+    int64_t extent = mlir::ShapedType::isDynamic(ranges[l]) ? INT64_MAX : ranges[l];
+    int64_t tile = std::max<int64_t>(1, std::min(extent, budget));
+    tiles[l] = tile;
+    budget = std::max<int64_t>(1, budget / tile);
+  }
+  return tiles;
+}
+
+// Whether `a` and `b` are the same host value: the same SSA value, equal
+// constants, or the same pure op of the same values (the tensor.dim ops that
+// the dims of inputs and results are computed with, made one per use).
+bool SameHostValue(Value a, Value b, int depth = 0) {
+  if (a == b) return true;
+  if (a.getType() != b.getType() || depth > 4) return false;
+  llvm::APInt ca, cb;
+  if (mlir::matchPattern(a, mlir::m_ConstantInt(&ca)) &&
+      mlir::matchPattern(b, mlir::m_ConstantInt(&cb))) {
+    return ca == cb;
+  }
+  Operation* da = a.getDefiningOp();
+  Operation* db = b.getDefiningOp();
+  if (!da || !db || da->getName() != db->getName() || da->getNumRegions() != 0 ||
+      !mlir::isPure(da) || da->getAttrDictionary() != db->getAttrDictionary() ||
+      da->getNumOperands() != db->getNumOperands() ||
+      llvm::cast<mlir::OpResult>(a).getResultNumber() !=
+          llvm::cast<mlir::OpResult>(b).getResultNumber()) {
+    return false;
+  }
+  for (auto [x, y] : llvm::zip(da->getOperands(), db->getOperands())) {
+    if (!SameHostValue(x, y, depth + 1)) return false;
+  }
+  return true;
+}
+
+class DispatchFormer {
+ public:
+  DispatchFormer(mlir::ModuleOp module, mlir::func::FuncOp func)
+      : module_(module), func_(func), symbols_(module) {}
+
+  mlir::LogicalResult Run() {
+    llvm::SmallVector<mlir::linalg::LinalgOp> roots;
+    func_.walk([&](mlir::linalg::LinalgOp op) {
+      if (IsRoot(op)) roots.push_back(op);
+      return mlir::WalkResult::skip();
+    });
+    for (mlir::linalg::LinalgOp root : roots) {
+      if (mlir::failed(Outline(root))) return mlir::failure();
+    }
+    return mlir::success();
+  }
+
+ private:
+  mlir::LogicalResult Outline(mlir::linalg::LinalgOp root);
+
+  mlir::ModuleOp module_;
+  mlir::func::FuncOp func_;
+  mlir::SymbolTable symbols_;
+  int next_ordinal_ = 0;
+};
+
+mlir::LogicalResult DispatchFormer::Outline(mlir::linalg::LinalgOp root) {
+  const Location loc = root.getLoc();
+  mlir::MLIRContext* context = root->getContext();
+
+  // The ops of the dispatch: the root and the producers cloned with it, in
+  // program order.
+  llvm::SetVector<Operation*> cloned;
+  llvm::SmallVector<Operation*> worklist = {root};
+  while (!worklist.empty()) {
+    Operation* op = worklist.pop_back_val();
+    llvm::SetVector<Value> used;
+    for (Value v : op->getOperands()) used.insert(v);
+    mlir::getUsedValuesDefinedAbove(op->getRegions(), used);
+    for (Value v : used) {
+      Operation* producer = v.getDefiningOp();
+      if (producer && IsClonedIntoDispatch(producer) && !cloned.contains(producer)) {
+        cloned.insert(producer);
+        worklist.push_back(producer);
+      }
+    }
+  }
+  llvm::SmallVector<Operation*> ops(cloned.begin(), cloned.end());
+  ops.push_back(root);
+  llvm::sort(ops, [](Operation* a, Operation* b) { return a->isBeforeInBlock(b); });
+  llvm::DenseSet<Operation*> inside(ops.begin(), ops.end());
+
+  // What the dispatch takes from outside: tensors (bindings) and scalars
+  // (32-bit constants), in order of first use.
+  llvm::SetVector<Value> tensors, scalars;
+  for (Operation* op : ops) {
+    llvm::SetVector<Value> used;
+    for (Value v : op->getOperands()) used.insert(v);
+    mlir::getUsedValuesDefinedAbove(op->getRegions(), used);
+    for (Value v : used) {
+      if (v.getDefiningOp() && inside.contains(v.getDefiningOp())) continue;
+      if (llvm::isa<mlir::TensorType>(v.getType())) {
+        if (!llvm::isa<RankedTensorType>(v.getType())) {
+          return mlir::emitError(loc) << "unranked tensor operand of type " << v.getType()
+                                      << " is not supported";
+        }
+        tensors.insert(v);
+      } else {
+        scalars.insert(v);
+      }
+    }
+  }
+
+  // The host side: dims of the inputs and of the results, workgroup counts.
+  OpBuilder host(root);
+  llvm::MapVector<Value, unsigned> constant_ordinals;  // host value -> ordinal
+  // The host value to pass for `v`: an equal one already passed, else `v`.
+  auto constant_of = [&](Value v) {
+    for (auto& [passed, ordinal] : constant_ordinals) {
+      if (SameHostValue(passed, v)) return passed;
+    }
+    constant_ordinals.try_emplace(v, constant_ordinals.size());
+    return v;
+  };
+  llvm::DenseMap<Value, Value> scalar_passed_as;
+  for (Value v : scalars) scalar_passed_as[v] = constant_of(v);
+  llvm::SmallVector<llvm::SmallVector<Value>> tensor_dims;
+  llvm::SmallVector<Value> argument_dims;
+  for (Value t : tensors) {
+    auto type = llvm::cast<RankedTensorType>(t.getType());
+    llvm::SmallVector<Value>& dims = tensor_dims.emplace_back();
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      if (!type.isDynamicDim(i)) continue;
+      Value dim = constant_of(mlir::tensor::DimOp::create(host, loc, t, i));
+      dims.push_back(dim);
+      argument_dims.push_back(dim);
+    }
+  }
+  mlir::ReifiedRankedShapedTypeDims reified;
+  if (mlir::failed(mlir::reifyResultShapes(host, root, reified))) {
+    return root->emitOpError() << "has result shapes kiln cannot compute on the host";
+  }
+  llvm::SmallVector<llvm::SmallVector<Value>> result_dims;
+  llvm::SmallVector<Value> all_result_dims;
+  for (auto [result, shape] : llvm::zip(root->getResults(), reified)) {
+    auto type = llvm::cast<RankedTensorType>(result.getType());
+    llvm::SmallVector<Value>& dims = result_dims.emplace_back();
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      if (!type.isDynamicDim(i)) continue;
+      Value dim = constant_of(mlir::getValueOrCreateConstantIndexOp(host, loc, shape[i]));
+      dims.push_back(dim);
+      all_result_dims.push_back(dim);
+    }
+  }
+  for (auto [v, ordinal] : constant_ordinals) {
+    Type t = v.getType();
+    if (!t.isIndex() && !t.isF32() && !(t.isInteger() && t.getIntOrFloatBitWidth() <= 32)) {
+      return mlir::emitError(loc) << "reads a scalar of type " << t
+                                  << " from outside its dispatch, which takes index, f32 and "
+                                     "integers of up to 32 bits";
+    }
+  }
+
+  llvm::SmallVector<int64_t> tiles = ChooseWorkgroupTiles(root);
+  llvm::SmallVector<mlir::Range> ranges = root.createLoopRanges(host, loc);
+  llvm::SmallVector<Value> counts;  // Of the tiled loops, outer to inner.
+  for (auto [range, tile] : llvm::zip(ranges, tiles)) {
+    if (tile == 0) continue;
+    // (size + tile - 1) / tile: what the VM runs in two instructions.
+    Value size = mlir::getValueOrCreateConstantIndexOp(host, loc, range.size);
+    Value rounded = mlir::arith::AddIOp::create(
+        host, loc, size, mlir::arith::ConstantIndexOp::create(host, loc, tile - 1));
+    Value step = mlir::arith::ConstantIndexOp::create(host, loc, tile);
+    counts.push_back(mlir::arith::DivUIOp::create(host, loc, rounded, step));
+  }
+  Value one = mlir::arith::ConstantIndexOp::create(host, loc, 1);
+  llvm::SmallVector<Value> workload = {one, one, one};
+  for (size_t i = 0; i < counts.size(); ++i) {
+    Value count = counts[counts.size() - 1 - i];
+    if (i < 2) {
+      workload[i] = count;
+    } else {
+      workload[2] = i == 2 ? count : Value(mlir::arith::MulIOp::create(host, loc, workload[2], count));
+    }
+  }
+
+  // The executable: layout, export and the kernel.
+  const std::string name =
+      (func_.getSymName() + "_dispatch_" + llvm::Twine(next_ordinal_++)).str();
+  llvm::SmallVector<HAL::PipelineBindingAttr> bindings;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    bindings.push_back(HAL::PipelineBindingAttr::get(context, HAL::DescriptorType::StorageBuffer,
+                                                     HAL::DescriptorFlags::ReadOnly));
+  }
+  for (size_t i = 0; i < root->getNumResults(); ++i) {
+    bindings.push_back(HAL::PipelineBindingAttr::get(context, HAL::DescriptorType::StorageBuffer,
+                                                     HAL::DescriptorFlags::None));
+  }
+  auto layout = HAL::PipelineLayoutAttr::get(context, constant_ordinals.size(), bindings,
+                                             HAL::PipelineLayoutFlags::None);
+
+  OpBuilder top(func_);
+  auto executable = HAL::ExecutableSourceOp::create(top, loc, top.getStringAttr("private"),
+                                                    top.getStringAttr(name), nullptr);
+  symbols_.insert(executable);
+  const std::string unique_name = executable.getSymName().str();
+  mlir::Block* executable_body = new mlir::Block();
+  executable.getBody().push_back(executable_body);
+  OpBuilder in_executable = OpBuilder::atBlockEnd(executable_body);
+  HAL::ExecutableExportOp::create(in_executable, loc, in_executable.getStringAttr("public"),
+                                  in_executable.getStringAttr(unique_name),
+                                  in_executable.getIndexAttr(0), layout, nullptr, nullptr,
+                                  nullptr);
+  auto kernels = mlir::ModuleOp::create(in_executable, loc);
+  OpBuilder in_kernels = OpBuilder::atBlockEnd(kernels.getBody());
+  auto kernel = mlir::func::FuncOp::create(in_kernels, loc, unique_name,
+                                           in_kernels.getFunctionType({}, {}));
+  OpBuilder b = OpBuilder::atBlockBegin(kernel.addEntryBlock());
+
+  mlir::IRMapping mapping;
+  for (auto [v, ordinal] : constant_ordinals) {
+    Type t = v.getType();
+    Type load_type = t.isIndex() || t.isF32() ? t : b.getI32Type();
+    Value loaded = HAL::InterfaceConstantLoadOp::create(b, loc, load_type, layout,
+                                                        b.getIndexAttr(ordinal), nullptr);
+    if (t.isInteger() && t.getIntOrFloatBitWidth() < 32) {
+      loaded = mlir::arith::TruncIOp::create(b, loc, t, loaded);
+    }
+    mapping.map(v, loaded);
+  }
+  for (auto [v, passed] : scalar_passed_as) mapping.map(v, mapping.lookup(passed));
+  Value zero = mlir::arith::ConstantIndexOp::create(b, loc, 0);
+  auto subspan = [&](unsigned binding, RankedTensorType type, llvm::ArrayRef<Value> host_dims,
+                     bool read_only) {
+    llvm::SmallVector<Value> dims;
+    for (Value d : host_dims) dims.push_back(mapping.lookup(d));
+    auto memref_type = mlir::MemRefType::get(type.getShape(), type.getElementType());
+    return HAL::InterfaceBindingSubspanOp::create(
+        b, loc, memref_type, layout, b.getIndexAttr(binding), zero, dims, b.getIndexAttr(64),
+        read_only ? HAL::DescriptorFlagsAttr::get(context, HAL::DescriptorFlags::ReadOnly)
+                  : nullptr);
+  };
+  for (auto [i, t] : llvm::enumerate(tensors)) {
+    auto type = llvm::cast<RankedTensorType>(t.getType());
+    Value memref = subspan(i, type, tensor_dims[i], /*read_only=*/true);
+    mapping.map(t, mlir::bufferization::ToTensorOp::create(b, loc, type, memref,
+                                                            b.getUnitAttr(), nullptr));
+  }
+  llvm::SmallVector<Value> outputs, output_tensors;
+  for (auto [r, result] : llvm::enumerate(root->getResults())) {
+    auto type = llvm::cast<RankedTensorType>(result.getType());
+    Value memref = subspan(tensors.size() + r, type, result_dims[r], /*read_only=*/false);
+    outputs.push_back(memref);
+    output_tensors.push_back(mlir::bufferization::ToTensorOp::create(
+        b, loc, type, memref, b.getUnitAttr(), b.getUnitAttr()));
+  }
+  Operation* kernel_root = nullptr;
+  for (Operation* op : ops) {
+    Operation* copy = b.clone(*op, mapping);
+    if (op == root.getOperation()) kernel_root = copy;
+  }
+  // Inits made for the result write into the result's binding directly.
+  auto kernel_linalg = llvm::cast<mlir::linalg::LinalgOp>(kernel_root);
+  for (auto [r, init] : llvm::enumerate(kernel_linalg.getDpsInitsMutable())) {
+    Operation* producer = init.get().getDefiningOp();
+    if (!producer || !init.get().hasOneUse()) continue;
+    if (llvm::isa<mlir::tensor::EmptyOp>(producer) &&
+        init.get().getType() == output_tensors[r].getType()) {
+      init.set(output_tensors[r]);
+    } else if (auto fill = llvm::dyn_cast<mlir::linalg::FillOp>(producer)) {
+      mlir::OpOperand& fill_init = fill.getDpsInitsMutable()[0];
+      if (fill_init.get().getDefiningOp<mlir::tensor::EmptyOp>() && fill_init.get().hasOneUse() &&
+          fill_init.get().getType() == output_tensors[r].getType()) {
+        fill_init.set(output_tensors[r]);
+      }
+    }
+  }
+  kernel_root->setAttr("kiln.workgroup_tiles", b.getDenseI64ArrayAttr(tiles));
+  for (auto [r, result] : llvm::enumerate(kernel_root->getResults())) {
+    Value value = result;
+    if (value.getType() != output_tensors[r].getType()) {
+      value = mlir::tensor::CastOp::create(b, loc, output_tensors[r].getType(), value);
+    }
+    mlir::bufferization::MaterializeInDestinationOp::create(b, loc, /*result=*/Type(), value,
+                                                            outputs[r], /*restrict=*/true,
+                                                            /*writable=*/true);
+  }
+  mlir::func::ReturnOp::create(b, loc);
+  // Host values that nothing in the kernel reads any more (an init's dims).
+  for (Operation& op : llvm::make_early_inc_range(llvm::reverse(kernel.getBody().front()))) {
+    if (mlir::isOpTriviallyDead(&op)) op.erase();
+  }
+
+  // The dispatch.
+  llvm::SmallVector<Value> arguments;
+  for (auto [v, ordinal] : constant_ordinals) arguments.push_back(v);
+  arguments.append(tensors.begin(), tensors.end());
+  auto entry = mlir::SymbolRefAttr::get(
+      context, unique_name, {mlir::FlatSymbolRefAttr::get(context, unique_name)});
+  auto dispatch = Flow::DispatchOp::create(host, loc, root->getResultTypes(), workload, entry,
+                                           arguments, argument_dims, all_result_dims,
+                                           /*tied_operands=*/nullptr);
+  root->replaceAllUsesWith(dispatch.getResults());
+  root->erase();
+  for (Operation* op : llvm::reverse(ops)) {
+    if (op != root.getOperation() && mlir::isOpTriviallyDead(op)) op->erase();
+  }
+  return mlir::success();
+}
+
+struct FormDispatchesPass
+    : mlir::PassWrapper<FormDispatchesPass, mlir::OperationPass<mlir::ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FormDispatchesPass)
+  llvm::StringRef getArgument() const override { return "kiln-form-dispatches"; }
+  llvm::StringRef getDescription() const override {
+    return "Each linalg op on tensors in a host function (with the producers that only make "
+           "its outputs) into a generated executable and a flow.dispatch of it";
+  }
+  void getDependentDialects(mlir::DialectRegistry& registry) const override {
+    registry.insert<HAL::HALDialect, Flow::FlowDialect, mlir::bufferization::BufferizationDialect,
+                    mlir::memref::MemRefDialect, mlir::tensor::TensorDialect,
+                    mlir::arith::ArithDialect>();
+  }
+  void runOnOperation() override {
+    llvm::SmallVector<mlir::func::FuncOp> functions(
+        getOperation().getOps<mlir::func::FuncOp>());
+    for (mlir::func::FuncOp func : functions) {
+      if (func.isExternal()) continue;
+      if (mlir::failed(DispatchFormer(getOperation(), func).Run())) return signalPassFailure();
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<mlir::Pass> createFormDispatchesPass() {
+  return std::make_unique<FormDispatchesPass>();
+}
+
+}  // namespace kiln::compiler

@@ -1,0 +1,26 @@
+// The dispatch passes: from linalg on tensors in host functions to generated
+// executables (compiler/dispatch), in pipeline order:
+//
+//   --kiln-form-dispatches           each linalg op left after elementwise
+//       fusion (with the producers that only make its outputs) into a
+//       hal.executable.source holding its kernel, and a flow.dispatch of it
+//       whose workgroup count the host computes from the workgroup tiles
+//       (form_dispatches.cc).
+//   --kiln-distribute-to-workgroups  each generated kernel tiled into one
+//       workgroup's tile, bufferized into its bindings: the target-neutral
+//       form that compiler/targets/* lower (distribute_to_workgroups.cc).
+#pragma once
+
+#include <memory>
+
+#include "mlir/Pass/Pass.h"
+
+namespace kiln::compiler {
+
+std::unique_ptr<mlir::Pass> createFormDispatchesPass();
+std::unique_ptr<mlir::Pass> createDistributeToWorkgroupsPass();
+
+// Registers both with MLIR's pass registry (kiln-opt).
+void registerDispatchPasses();
+
+}  // namespace kiln::compiler

@@ -1,0 +1,22 @@
+// The input passes: what kiln's pipeline does to a program before it forms
+// dispatches (compiler/input). Upstream's passes do most of it
+// (convert-elementwise-to-linalg, linalg-fuse-elementwise-ops; see
+// pipeline.cc); these are kiln's own:
+//
+//   --kiln-detach-unread-inits  inits a linalg op never reads become
+//       tensor.empty, so that producers fuse into their consumers
+//       (detach_unread_inits.cc).
+#pragma once
+
+#include <memory>
+
+#include "mlir/Pass/Pass.h"
+
+namespace kiln::compiler {
+
+std::unique_ptr<mlir::Pass> createDetachUnreadInitsPass();
+
+// Registers the input passes with MLIR's pass registry (kiln-opt).
+void registerInputPasses();
+
+}  // namespace kiln::compiler

@@ -1,0 +1,28 @@
+#include "compiler/targets/generated_kernels.h"
+
+#include "compiler/targets/cpu/cpu_target.h"
+
+namespace kiln::compiler {
+
+mlir::ModuleOp GeneratedKernelsOf(HAL::ExecutableSourceOp op) {
+  auto modules = op.getBlock().getOps<mlir::ModuleOp>();
+  return modules.empty() ? mlir::ModuleOp() : *modules.begin();
+}
+
+Result<TargetObjects> CompileGeneratedKernels(mlir::ModuleOp kernels, const std::string& target) {
+  TargetObjects objects;
+  if (target == "cpu") {
+    objects.backend = "llvm-cpu";
+    objects.format = "system-elf-x86_64";
+    KILN_ASSIGN_OR_RETURN(std::vector<uint8_t> shared_object,
+                          cpu::CompileCpuKernels(kernels));
+    ObjectSource object;
+    object.data = std::move(shared_object);
+    objects.objects.push_back(std::move(object));
+    return objects;
+  }
+  return UnimplementedError("kiln does not generate kernels for the " + target +
+                            " target yet (it generates them for cpu)");
+}
+
+}  // namespace kiln::compiler

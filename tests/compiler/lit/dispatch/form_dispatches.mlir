@@ -1,0 +1,93 @@
+// RUN: %kiln-opt %s --split-input-file --kiln-form-dispatches --canonicalize --cse | FileCheck %s
+
+// Each linalg op on tensors becomes a dispatch of a generated executable. Its
+// tensor operands are read-only bindings, its results bindings after them;
+// the scalars it reads from outside and the dynamic dims of its tensors are
+// 32-bit constants, in order of first use; the
+// tensor.empty of the result becomes the result's binding, so the kernel
+// writes in place. The host computes the workgroup count from the workgroup
+// tiles (1024 elements of work per workgroup here).
+
+#map = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: hal.executable.source private @scale_dispatch_0
+// CHECK: hal.executable.export public @scale_dispatch_0 ordinal(0) layout(#hal.pipeline.layout<constants = 2, bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>]>)
+// CHECK: builtin.module
+// CHECK: func.func @scale_dispatch_0()
+// CHECK-DAG: %[[N:.+]] = hal.interface.constant.load layout({{.+}}) ordinal(0) : index
+// CHECK-DAG: %[[S:.+]] = hal.interface.constant.load layout({{.+}}) ordinal(1) : f32
+// CHECK: %[[IN:.+]] = hal.interface.binding.subspan layout({{.+}}) binding(0) alignment(64) offset(%{{.+}}) flags({{ ?}}ReadOnly) : memref<?xf32>{%[[N]]}
+// CHECK: %[[INT:.+]] = bufferization.to_tensor %[[IN]] restrict : memref<?xf32> to tensor<?xf32>
+// CHECK: %[[OUT:.+]] = hal.interface.binding.subspan layout({{.+}}) binding(1) alignment(64) offset(%{{.+}}) : memref<?xf32>{%[[N]]}
+// CHECK: %[[OUTT:.+]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<?xf32> to tensor<?xf32>
+// CHECK: %[[R:.+]] = linalg.generic {{.*}} ins(%[[INT]] : tensor<?xf32>) outs(%[[OUTT]] : tensor<?xf32>) attrs = {kiln.workgroup_tiles = array<i64: 1024>}
+// CHECK: arith.mulf %{{.+}}, %[[S]] : f32
+// CHECK: bufferization.materialize_in_destination %[[R]] in restrict writable %[[OUT]] : (tensor<?xf32>, memref<?xf32>) -> ()
+
+// CHECK-LABEL: func.func @scale(
+// CHECK-SAME: %[[A:[^:]+]]: tensor<?xf32>, %[[SCALE:.+]]: f32)
+func.func @scale(%a: tensor<?xf32>, %s: f32) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  // CHECK: %[[DIM:.+]] = tensor.dim %[[A]]
+  // CHECK: %[[ROUNDED:.+]] = arith.addi %[[DIM]], %c1023
+  // CHECK: %[[COUNT:.+]] = arith.divui %[[ROUNDED]], %c1024
+  // CHECK: %[[R:.+]] = flow.dispatch @scale_dispatch_0::@scale_dispatch_0[%[[COUNT]], %c1, %c1](%[[DIM]], %[[SCALE]], %[[A]]) : (index, f32, tensor<?xf32>{%[[DIM]]}) -> tensor<?xf32>{%[[DIM]]}
+  %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%a : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%x: f32, %unused: f32):
+    %m = arith.mulf %x, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<?xf32>
+  // CHECK: return %[[R]]
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// A reduction: its accumulator's linalg.fill is cloned into the dispatch
+// (and fills the result's binding), constants are cloned, each workgroup
+// takes one row of work (the row is 1024 or more elements long), and the
+// workgroups of a 2-D static result split it x = columns, y = rows.
+
+#row = affine_map<(i, j) -> (i, j)>
+#out = affine_map<(i, j) -> (i)>
+// CHECK-LABEL: hal.executable.source private @rowsum_dispatch_0
+// CHECK: func.func @rowsum_dispatch_0()
+// CHECK: %[[OUT:.+]] = bufferization.to_tensor %{{.+}} restrict writable
+// CHECK: %[[FILL:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[OUT]] : tensor<?xf32>)
+// CHECK: linalg.generic {{.*}} outs(%[[FILL]] : tensor<?xf32>) attrs = {kiln.workgroup_tiles = array<i64: 1, 0>}
+// CHECK-LABEL: func.func @rowsum(
+func.func @rowsum(%a: tensor<?x?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  // CHECK: %[[ROWS:.+]] = tensor.dim %arg0, %c0
+  // CHECK: flow.dispatch @rowsum_dispatch_0::@rowsum_dispatch_0[%[[ROWS]], %c1, %c1]
+  %r = linalg.generic {indexing_maps = [#row, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<?x?xf32>) outs(%f : tensor<?xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// CHECK-LABEL: hal.executable.source private @static2d_dispatch_0
+// CHECK: %[[C:.+]] = arith.constant dense<2.000000e+00> : tensor<6x300xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.+}}, %[[C]] : tensor<6x300xf32>, tensor<6x300xf32>) {{.*}} attrs = {kiln.workgroup_tiles = array<i64: 3, 300>}
+// CHECK-LABEL: func.func @static2d(
+func.func @static2d(%a: tensor<6x300xf32>) -> tensor<6x300xf32> {
+  %c = arith.constant dense<2.0> : tensor<6x300xf32>
+  %e = tensor.empty() : tensor<6x300xf32>
+  // CHECK: flow.dispatch @static2d_dispatch_0::@static2d_dispatch_0[%c1, %c2, %c1](%arg0) : (tensor<6x300xf32>) -> tensor<6x300xf32>
+  %r = linalg.generic {indexing_maps = [#row, #row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %c : tensor<6x300xf32>, tensor<6x300xf32>) outs(%e : tensor<6x300xf32>) {
+  ^bb0(%x: f32, %y: f32, %unused: f32):
+    %m = arith.mulf %x, %y : f32
+    linalg.yield %m : f32
+  } -> tensor<6x300xf32>
+  return %r : tensor<6x300xf32>
+}
