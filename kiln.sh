@@ -24,6 +24,7 @@ set -euo pipefail
 #   mesa-vulkan-drivers     : lavapipe, the CPU Vulkan device the tests run on without a GPU
 #   vulkan-validationlayers : the Khronos validation layer the Vulkan tests enable
 #   glslc                   : compiles the GLSL compute shaders of samples and tests to SPIR-V
+#   spirv-tools             : spirv-val checks every SPIR-V module kiln generates (tests)
 #   libmlir-22-dev, mlir-22-tools, llvm-22-dev, liblld-22-dev : the compiler is built on
 #                             upstream MLIR/LLVM 22 (bookworm-security)
 #   llvm-22-tools           : lit-22, FileCheck and not for the compiler's FileCheck tests
@@ -46,6 +47,7 @@ KILN_DEBIAN_PACKAGES=(
   mesa-vulkan-drivers
   vulkan-validationlayers
   glslc
+  spirv-tools
   libmlir-22-dev
   mlir-22-tools
   llvm-22-dev

@@ -218,9 +218,15 @@ struct DistributeToWorkgroupsPass
     mlir::OpPassManager cleanup(mlir::ModuleOp::getOperationName());
     cleanup.addPass(mlir::createCanonicalizerPass());
     cleanup.addPass(mlir::createCSEPass());
+    // And after distribution: the identical subviews that bufferization made
+    // of the tile (and the copy between them) go.
+    mlir::OpPassManager tidy(mlir::ModuleOp::getOperationName());
+    tidy.addPass(mlir::createCSEPass());
+    tidy.addPass(mlir::createCanonicalizerPass());
     for (mlir::ModuleOp kernels : all_kernels) {
       if (mlir::failed(TileKernels(kernels)) || mlir::failed(runPipeline(cleanup, kernels)) ||
-          mlir::failed(BufferizeKernels(kernels)) || mlir::failed(DistributeKernels(kernels))) {
+          mlir::failed(BufferizeKernels(kernels)) || mlir::failed(DistributeKernels(kernels)) ||
+          mlir::failed(runPipeline(tidy, kernels))) {
         return signalPassFailure();
       }
     }

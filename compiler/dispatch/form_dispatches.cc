@@ -59,6 +59,8 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace kiln::compiler {
@@ -72,8 +74,14 @@ using mlir::Type;
 using mlir::Value;
 
 // About how many elements of work one workgroup gets: enough to amortize a
-// CPU call or fill a GPU block of 256 threads with 4 elements each.
+// CPU call, or 8 elements for each thread of a GPU workgroup.
 constexpr int64_t kElementsPerWorkgroup = 1024;
+
+// The threads of a GPU workgroup (the export's workgroup_size, and the
+// kernel's `kiln.workgroup_size` for the GPU targets): Vulkan guarantees 128
+// invocations per workgroup on every device. The CPU runs a workgroup as one
+// call and ignores it.
+constexpr int64_t kThreadsPerWorkgroup = 128;
 
 // Producers cloned into the dispatch that reads them instead of being passed
 // in: they only make or fill the buffer the dispatch writes, or are constants.
@@ -151,12 +159,14 @@ class DispatchFormer {
   DispatchFormer(mlir::ModuleOp module, mlir::func::FuncOp func)
       : module_(module), func_(func), symbols_(module) {}
 
-  mlir::LogicalResult Run() {
+  // Outlines every root of the function; `formed` says whether there was any.
+  mlir::LogicalResult Run(bool& formed) {
     llvm::SmallVector<mlir::linalg::LinalgOp> roots;
     func_.walk([&](mlir::linalg::LinalgOp op) {
       if (IsRoot(op)) roots.push_back(op);
       return mlir::WalkResult::skip();
     });
+    formed = !roots.empty();
     for (mlir::linalg::LinalgOp root : roots) {
       if (mlir::failed(Outline(root))) return mlir::failure();
     }
@@ -315,14 +325,21 @@ mlir::LogicalResult DispatchFormer::Outline(mlir::linalg::LinalgOp root) {
   mlir::Block* executable_body = new mlir::Block();
   executable.getBody().push_back(executable_body);
   OpBuilder in_executable = OpBuilder::atBlockEnd(executable_body);
+  const llvm::SmallVector<int64_t, 3> workgroup_size = {kThreadsPerWorkgroup, 1, 1};
+  llvm::SmallVector<mlir::Attribute, 3> workgroup_size_attrs;
+  for (int64_t size : workgroup_size) {
+    workgroup_size_attrs.push_back(in_executable.getIndexAttr(size));
+  }
   HAL::ExecutableExportOp::create(in_executable, loc, in_executable.getStringAttr("public"),
                                   in_executable.getStringAttr(unique_name),
-                                  in_executable.getIndexAttr(0), layout, nullptr, nullptr,
+                                  in_executable.getIndexAttr(0), layout,
+                                  in_executable.getArrayAttr(workgroup_size_attrs), nullptr,
                                   nullptr);
   auto kernels = mlir::ModuleOp::create(in_executable, loc);
   OpBuilder in_kernels = OpBuilder::atBlockEnd(kernels.getBody());
   auto kernel = mlir::func::FuncOp::create(in_kernels, loc, unique_name,
                                            in_kernels.getFunctionType({}, {}));
+  kernel->setAttr("kiln.workgroup_size", in_kernels.getDenseI64ArrayAttr(workgroup_size));
   OpBuilder b = OpBuilder::atBlockBegin(kernel.addEntryBlock());
 
   mlir::IRMapping mapping;
@@ -430,11 +447,20 @@ struct FormDispatchesPass
                     mlir::arith::ArithDialect>();
   }
   void runOnOperation() override {
+    // The host code a function's dispatches leave (dims computed twice, the
+    // producers they cloned) is folded in that function alone.
+    mlir::OpPassManager cleanup(mlir::func::FuncOp::getOperationName());
+    cleanup.addPass(mlir::createCanonicalizerPass());
+    cleanup.addPass(mlir::createCSEPass());
     llvm::SmallVector<mlir::func::FuncOp> functions(
         getOperation().getOps<mlir::func::FuncOp>());
     for (mlir::func::FuncOp func : functions) {
       if (func.isExternal()) continue;
-      if (mlir::failed(DispatchFormer(getOperation(), func).Run())) return signalPassFailure();
+      bool formed = false;
+      if (mlir::failed(DispatchFormer(getOperation(), func).Run(formed))) {
+        return signalPassFailure();
+      }
+      if (formed && mlir::failed(runPipeline(cleanup, func))) return signalPassFailure();
     }
   }
 };

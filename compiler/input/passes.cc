@@ -2,6 +2,9 @@
 
 namespace kiln::compiler {
 
-void registerInputPasses() { mlir::registerPass(createDetachUnreadInitsPass); }
+void registerInputPasses() {
+  mlir::registerPass(createDetachUnreadInitsPass);
+  mlir::registerPass(createTensorInputPass);
+}
 
 }  // namespace kiln::compiler

@@ -6,6 +6,9 @@
 //   --kiln-detach-unread-inits  inits a linalg op never reads become
 //       tensor.empty, so that producers fuse into their consumers
 //       (detach_unread_inits.cc).
+//   --kiln-tensor-input  the input pipeline (upstream's elementwise-to-linalg,
+//       the detaching above, elementwise fusion) on each function that
+//       computes on tensors, and on no other (tensor_input.cc).
 #pragma once
 
 #include <memory>
@@ -15,6 +18,7 @@
 namespace kiln::compiler {
 
 std::unique_ptr<mlir::Pass> createDetachUnreadInitsPass();
+std::unique_ptr<mlir::Pass> createTensorInputPass();
 
 // Registers the input passes with MLIR's pass registry (kiln-opt).
 void registerInputPasses();

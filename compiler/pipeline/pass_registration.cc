@@ -4,7 +4,9 @@
 #include "compiler/host/passes.h"
 #include "compiler/input/passes.h"
 #include "compiler/targets/cpu/lower_kernels_to_llvm.h"
+#include "compiler/targets/gpu/distribute_to_threads.h"
 #include "compiler/targets/passes.h"
+#include "compiler/targets/vulkan/lower_kernels_to_spirv.h"
 #include "compiler/vm/conversion/passes.h"
 #include "compiler/vm/passes.h"
 #include "mlir/Conversion/Passes.h"
@@ -24,6 +26,8 @@ void RegisterPasses() {
   registerDispatchPasses();
   registerSerializeExecutablesPass();
   cpu::registerLowerKernelsToLLVMPass();
+  gpu::registerDistributeToThreadsPass();
+  vulkan::registerLowerKernelsToSPIRVPass();
   registerHostPasses();
   registerVMBackendPasses();
   RegisterVMConversionPasses();

@@ -8,7 +8,6 @@
 #include "compiler/vm/conversion/passes.h"
 #include "compiler/vm/passes.h"
 #include "mlir/Conversion/Passes.h"
-#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
 namespace kiln::compiler {
@@ -22,15 +21,10 @@ void BuildPipeline(mlir::OpPassManager& pm, const PipelineOptions& options) {
   // Tensors: arith and math on whole tensors into linalg, elementwise
   // producers fused into their consumers, then each linalg op left into a
   // dispatch of a generated kernel, tiled into workgroups and bufferized.
-  pm.addPass(mlir::createConvertElementwiseToLinalgPass());
-  pm.addPass(createDetachUnreadInitsPass());
-  pm.addPass(mlir::createLinalgElementwiseOpFusionPass());
+  // (Each touches only the functions and kernels that have tensors.)
+  pm.addPass(createTensorInputPass());
   pm.addPass(createFormDispatchesPass());
-  pm.addPass(mlir::createCanonicalizerPass());
-  pm.addPass(mlir::createCSEPass());
   pm.addPass(createDistributeToWorkgroupsPass());
-  pm.addPass(mlir::createCSEPass());
-  pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createLowerAffinePass());
   // Unused private functions and executables go before anything lowers them
   // (as IREE's input pipeline does).

@@ -1,6 +1,7 @@
 #include "compiler/targets/generated_kernels.h"
 
 #include "compiler/targets/cpu/cpu_target.h"
+#include "compiler/targets/vulkan/vulkan_target.h"
 
 namespace kiln::compiler {
 
@@ -21,8 +22,17 @@ Result<TargetObjects> CompileGeneratedKernels(mlir::ModuleOp kernels, const std:
     objects.objects.push_back(std::move(object));
     return objects;
   }
+  if (target == "vulkan") {
+    objects.backend = "vulkan-spirv";
+    objects.format = "vulkan-spirv-fb";
+    KILN_ASSIGN_OR_RETURN(std::vector<uint8_t> spirv, vulkan::CompileVulkanKernels(kernels));
+    ObjectSource object;
+    object.data = std::move(spirv);
+    objects.objects.push_back(std::move(object));
+    return objects;
+  }
   return UnimplementedError("kiln does not generate kernels for the " + target +
-                            " target yet (it generates them for cpu)");
+                            " target yet (it generates them for cpu and vulkan)");
 }
 
 }  // namespace kiln::compiler

@@ -5,10 +5,12 @@
 // executable format wraps:
 //
 //   cpu     compiler/targets/cpu: LLVM -> x86-64 -> a shared object linked
-//           in process by lld ("llvm-cpu", "system-elf-x86_64")
+//           by lld's library ("llvm-cpu", "system-elf-x86_64")
+//   vulkan  compiler/targets/vulkan: each workgroup's tile spread over its
+//           threads (compiler/targets/gpu), SPIR-V for Vulkan 1.2
+//           ("vulkan-spirv", "vulkan-spirv-fb")
 //
-// cuda and vulkan are not generated yet: asking for them is an error that
-// says so.
+// cuda is not generated yet: asking for it is an error that says so.
 #pragma once
 
 #include <string>

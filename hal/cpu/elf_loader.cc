@@ -43,14 +43,21 @@ Result<std::shared_ptr<void>> OpenLibraryFromMemory(std::span<const uint8_t> byt
     ::close(fd);
     return written;
   }
+  // The file stays open as long as the library is loaded: the dynamic loader
+  // knows a loaded library by the path it was opened with, and a closed fd's
+  // number (so its /proc/self/fd/N path) is reused by the next memfd, whose
+  // dlopen would then return the first library instead of loading its own.
   std::string path = "/proc/self/fd/" + std::to_string(fd);
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  std::string error = handle == nullptr ? std::string(::dlerror()) : std::string();
-  ::close(fd);  // The loader has mapped what it needs.
   if (handle == nullptr) {
+    std::string error = ::dlerror();
+    ::close(fd);
     return InvalidArgumentError(where + ": dlopen of the embedded shared object failed: " + error);
   }
-  return std::shared_ptr<void>(handle, [](void* h) { ::dlclose(h); });
+  return std::shared_ptr<void>(handle, [fd](void* h) {
+    ::dlclose(h);
+    ::close(fd);
+  });
 }
 
 }  // namespace

@@ -16,18 +16,25 @@ trap 'rm -rf "${staging}"' EXIT
 root="${staging}/kiln-gpu"
 mkdir -p "${root}/build" "${root}/tools"
 
-# The build, without objects and build-system state.
+# The build, without objects and build-system state, and without the
+# compiler-only test programs (kiln-opt, the compiler's gtests and fuzz
+# replay: no GPU test runs them, and with MLIR linked statically each is
+# hundreds of MB).
 (cd "${build}" && find . -type f \
     ! -name '*.o' ! -name '*.a' ! -path '*/CMakeFiles/*' ! -name '.ninja*' \
     ! -name 'build.ninja' ! -name 'CMakeCache.txt' ! -name '*.cmake' ! -path './Testing/*' \
-    ! -path '*/fuzz/*corpus*' -print0) |
+    ! -path '*/fuzz/*corpus*' ! -name kiln-opt ! -name kiln_compiler_fuzz_regression_test \
+    ! -name kiln_cpu_target_test -print0) |
   (cd "${build}" && xargs -0 cp --parents -t "${root}/build")
 # Every folder, even those left empty: ctest runs tests in their own.
 (cd "${build}" && find . -type d ! -path '*/CMakeFiles*' ! -path './Testing*' -print0) |
   (cd "${root}/build" && xargs -0 mkdir -p)
-# Strip debug info from executables and shared objects.
+# Strip debug info from executables and shared objects; kiln-compile (MLIR,
+# LLVM and lld linked statically, every LLVM backend with them: lld's driver
+# initializes them all) loses its symbol table too.
 find "${root}/build" -type f \( -perm -u+x -o -name '*.so' \) -print0 |
   xargs -0 -r sh -c 'for f; do if head -c4 "$f" | grep -q ELF; then strip --strip-debug "$f"; fi; done' _
+if [[ -f "${root}/build/bin/kiln-compile" ]]; then strip --strip-all "${root}/build/bin/kiln-compile"; fi
 
 # The test tools the e2e suite runs with.
 cp -r /usr/lib/llvm-15/build/utils/lit "${root}/tools/lit"
@@ -60,5 +67,5 @@ cat > "${root}/paths.json" <<JSON
 JSON
 
 mkdir -p "${pack}"
-tar -C "${staging}" -cJf "${pack}/kiln-gpu.tar.xz" kiln-gpu
+XZ_OPT="-T2" tar -C "${staging}" -cJf "${pack}/kiln-gpu.tar.xz" kiln-gpu
 du -h "${pack}/kiln-gpu.tar.xz"

@@ -1,7 +1,10 @@
 // Custom dispatch of hand-authored CPU kernels (kernels.c, built into the
 // shared object kernels.so). The workflow of IREE's custom-dispatch samples:
 // declare the objects per target, describe each export's pipeline layout and
-// workgroup count, and dispatch the exports on tensors.
+// workgroup count, and dispatch the exports on tensors. As in IREE's sample,
+// the addition between the two hand-written dispatches is ordinary tensor
+// code: kiln generates its kernel (through LLVM, linked by lld) and runs it
+// in the same command buffer.
 //
 //   kiln-compile example.mlir --object-search-path=<dir of kernels.so> -o example.kmod
 //   kiln-run-module --device=cpu --module=example.kmod --function=mixed_invocation \
@@ -36,19 +39,7 @@ module @example attributes {hal.device.targets = [#cpu_device]} {
     }
 
     // ret = lhs + rhs, in the newer layout spelling and count form.
-    hal.executable.export public @simple_add ordinal(1)
-        layout(#hal.pipeline.layout<constants = 1, bindings = [
-          #hal.pipeline.binding<storage_buffer, ReadOnly>,
-          #hal.pipeline.binding<storage_buffer, ReadOnly>,
-          #hal.pipeline.binding<storage_buffer>
-        ]>) count(%device: !hal.device, %workload: index) -> (index, index, index) {
-      %x = affine.apply affine_map<()[s0] -> (s0 ceildiv 64)>()[%workload]
-      %c1 = arith.constant 1 : index
-      hal.return %x, %c1, %c1 : index, index, index
-    } attributes {workgroup_size = [64 : index, 1 : index, 1 : index]}
-
-    // rhs *= lhs, in place.
-    hal.executable.export public @simple_mul_inplace ordinal(2)
+    hal.executable.export public @simple_mul_inplace ordinal(1)
         layout(#hal.pipeline.layout<constants = 1, bindings = [
           #hal.pipeline.binding<storage_buffer, ReadOnly>,
           #hal.pipeline.binding<storage_buffer>
@@ -70,8 +61,8 @@ module @example attributes {hal.device.targets = [#cpu_device]} {
     // ret = lhs * rhs
     %0 = flow.dispatch @executable::@simple_mul[%dim](%dim_i32, %arg0, %arg1) : (i32, tensor<?xf32>{%dim}, tensor<?xf32>{%dim}) -> tensor<?xf32>{%dim}
 
-    // ret = lhs + rhs
-    %1 = flow.dispatch @executable::@simple_add[%dim](%dim_i32, %0, %arg1) : (i32, tensor<?xf32>{%dim}, tensor<?xf32>{%dim}) -> tensor<?xf32>{%dim}
+    // Code that kiln generates a kernel for, between the hand-written ones.
+    %1 = arith.addf %0, %arg1 : tensor<?xf32>
 
     // rhs *= lhs, in place: the result is %1's storage.
     %2 = flow.dispatch @executable::@simple_mul_inplace[%dim](%dim_i32, %0, %1) : (i32, tensor<?xf32>{%dim}, tensor<?xf32>{%dim}) -> %1{%dim}

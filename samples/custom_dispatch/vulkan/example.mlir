@@ -57,7 +57,7 @@ module @example attributes {hal.device.targets = [#vulkan_device]} {
     } attributes {workgroup_size = [64 : index, 1 : index, 1 : index]}
   }
 
-  // Computes arg0 * arg1 * arg0: 16 for arg0 = 2, arg1 = 4.
+  // Computes (arg0 * arg1 + arg1) * (arg0 * arg1): 96 for arg0 = 2, arg1 = 4.
   func.func @mixed_invocation(%arg0: tensor<?xf32>, %arg1: tensor<?xf32>) -> tensor<?xf32> {
     // Kernels take primitive operands as 32-bit push constants.
     %c0 = arith.constant 0 : index
@@ -67,9 +67,12 @@ module @example attributes {hal.device.targets = [#vulkan_device]} {
     // ret = lhs * rhs
     %0 = flow.dispatch @executable_a::@main[%dim](%dim_i32, %arg0, %arg1) : (i32, tensor<?xf32>{%dim}, tensor<?xf32>{%dim}) -> tensor<?xf32>{%dim}
 
-    // rhs *= lhs, in place: the result is %0's storage.
-    %1 = flow.dispatch @executable_b::@main[%dim](%dim_i32, %arg0, %0) : (i32, tensor<?xf32>{%dim}, tensor<?xf32>{%dim}) -> %0{%dim}
+    // Code that kiln generates a kernel for (SPIR-V), between the shaders.
+    %1 = arith.addf %0, %arg1 : tensor<?xf32>
 
-    return %1 : tensor<?xf32>
+    // rhs *= lhs, in place: the result is %1's storage.
+    %2 = flow.dispatch @executable_b::@main[%dim](%dim_i32, %0, %1) : (i32, tensor<?xf32>{%dim}, tensor<?xf32>{%dim}) -> %1{%dim}
+
+    return %2 : tensor<?xf32>
   }
 }

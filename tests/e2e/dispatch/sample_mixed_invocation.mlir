@@ -17,12 +17,16 @@
 
 // LARGE: [SUCCESS]
 
-// DUMP: executables: 1
+// The hand-written executable, then the kernel kiln generated for the
+// arith.addf between its two dispatches (named after the function):
+// DUMP: executables: 2
 // DUMP-NEXT:   @executable
 // DUMP-NEXT:     variant llvm-cpu system-elf-x86_64: {{[0-9]+}} bytes in rodata [{{[0-9]+}}]
 // DUMP-NEXT:     export 0 @simple_mul workgroup_size [64, 1, 1] layout #hal.pipeline.layout<
-// DUMP-NEXT:     export 1 @simple_add workgroup_size [64, 1, 1] layout #hal.pipeline.layout<
-// DUMP-NEXT:     export 2 @simple_mul_inplace workgroup_size [64, 1, 1] layout #hal.pipeline.layout<
-// DUMP-NEXT:     dispatch of @simple_mul in function {{[0-9]+}} 'mixed_invocation' at offset {{[0-9]+}} ({{.*}}example.mlir:71:
-// DUMP-NEXT:     dispatch of @simple_add in function {{[0-9]+}} 'mixed_invocation' at offset {{[0-9]+}} ({{.*}}example.mlir:74:
-// DUMP-NEXT:     dispatch of @simple_mul_inplace in function {{[0-9]+}} 'mixed_invocation' at offset {{[0-9]+}} ({{.*}}example.mlir:77:
+// DUMP-NEXT:     export 1 @simple_mul_inplace workgroup_size [64, 1, 1] layout #hal.pipeline.layout<
+// DUMP-NEXT:     dispatch of @simple_mul in function {{[0-9]+}} 'mixed_invocation' at offset {{[0-9]+}} ({{.*}}example.mlir:62:
+// DUMP-NEXT:     dispatch of @simple_mul_inplace in function {{[0-9]+}} 'mixed_invocation' at offset {{[0-9]+}} ({{.*}}example.mlir:68:
+// DUMP-NEXT:   @mixed_invocation_dispatch_0
+// DUMP-NEXT:     variant llvm-cpu system-elf-x86_64: {{[0-9]+}} bytes in rodata [{{[0-9]+}}]
+// DUMP-NEXT:     export 0 @mixed_invocation_dispatch_0 workgroup_size [128, 1, 1] layout #hal.pipeline.layout<constants = 2, bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>]>
+// DUMP-NEXT:     dispatch of @mixed_invocation_dispatch_0 in function {{[0-9]+}} 'mixed_invocation' at offset {{[0-9]+}} ({{.*}}example.mlir:65:

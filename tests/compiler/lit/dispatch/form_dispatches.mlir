@@ -1,4 +1,4 @@
-// RUN: %kiln-opt %s --split-input-file --kiln-form-dispatches --canonicalize --cse | FileCheck %s
+// RUN: %kiln-opt %s --split-input-file --kiln-form-dispatches | FileCheck %s
 
 // Each linalg op on tensors becomes a dispatch of a generated executable. Its
 // tensor operands are read-only bindings, its results bindings after them;
@@ -11,8 +11,9 @@
 #map = affine_map<(d0) -> (d0)>
 // CHECK-LABEL: hal.executable.source private @scale_dispatch_0
 // CHECK: hal.executable.export public @scale_dispatch_0 ordinal(0) layout(#hal.pipeline.layout<constants = 2, bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>]>)
+// CHECK-SAME: attributes {workgroup_size = [128 : index, 1 : index, 1 : index]}
 // CHECK: builtin.module
-// CHECK: func.func @scale_dispatch_0()
+// CHECK: func.func @scale_dispatch_0() attributes {kiln.workgroup_size = array<i64: 128, 1, 1>}
 // CHECK-DAG: %[[N:.+]] = hal.interface.constant.load layout({{.+}}) ordinal(0) : index
 // CHECK-DAG: %[[S:.+]] = hal.interface.constant.load layout({{.+}}) ordinal(1) : f32
 // CHECK: %[[IN:.+]] = hal.interface.binding.subspan layout({{.+}}) binding(0) alignment(64) offset(%{{.+}}) flags({{ ?}}ReadOnly) : memref<?xf32>{%[[N]]}

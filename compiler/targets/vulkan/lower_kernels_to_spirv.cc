@@ -1,0 +1,592 @@
+// --kiln-vulkan-lower-kernels-to-spirv (lower_kernels_to_spirv.h).
+#include "compiler/targets/vulkan/lower_kernels_to_spirv.h"
+
+#include <string>
+
+#include "compiler/dialects/hal/hal_dialect.h"
+#include "compiler/targets/gpu/distribute_to_threads.h"
+#include "llvm/Support/raw_ostream.h"
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToSPIRV/ArithToSPIRV.h"
+#include "mlir/Conversion/FuncToSPIRV/FuncToSPIRV.h"
+#include "mlir/Conversion/GPUToSPIRV/GPUToSPIRV.h"
+#include "mlir/Conversion/MathToSPIRV/MathToSPIRV.h"
+#include "mlir/Conversion/MemRefToSPIRV/MemRefToSPIRV.h"
+#include "mlir/Conversion/SCFToSPIRV/SCFToSPIRV.h"
+#include "mlir/Conversion/UBToSPIRV/UBToSPIRV.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Affine/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "mlir/Dialect/SPIRV/Transforms/Passes.h"
+#include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace kiln::compiler::vulkan {
+namespace {
+
+using mlir::ConversionPatternRewriter;
+using mlir::Location;
+using mlir::LogicalResult;
+using mlir::OpFoldResult;
+using mlir::Type;
+using mlir::Value;
+namespace spirv = mlir::spirv;
+
+bool IsKernel(mlir::func::FuncOp function) { return function.isPublic() && !function.isExternal(); }
+
+bool IsInterfaceOp(mlir::Operation* op) {
+  return llvm::isa<HAL::InterfaceBindingSubspanOp, HAL::InterfaceConstantLoadOp,
+                   HAL::InterfaceWorkgroupIDOp, HAL::InterfaceWorkgroupCountOp,
+                   HAL::InterfaceWorkgroupSizeOp>(op);
+}
+
+//===----------------------------------------------------------------------===//
+// The target environment
+//===----------------------------------------------------------------------===//
+
+// SPIR-V 1.3 (Vulkan 1.1 and later): from 1.4 on, an entry point lists
+// every global variable it uses, which upstream's ABI lowering does only
+// when the target version allows 1.4 while update-vce then lowers the
+// module's version to what its ops need (1.0), an invalid combination.
+// update-vce also trims the capabilities and extensions to those used.
+spirv::TargetEnvAttr VulkanTargetEnv(mlir::MLIRContext* context,
+                                     const VulkanTargetOptions& options) {
+  using spirv::Capability;
+  using spirv::Extension;
+  llvm::SmallVector<Capability> capabilities = {Capability::Shader};
+  llvm::SmallVector<Extension> extensions = {Extension::SPV_KHR_storage_buffer_storage_class};
+  if (options.float16) capabilities.push_back(Capability::Float16);
+  if (options.int8) capabilities.push_back(Capability::Int8);
+  if (options.int16) capabilities.push_back(Capability::Int16);
+  if (options.int64) capabilities.push_back(Capability::Int64);
+  if (options.float64) capabilities.push_back(Capability::Float64);
+  if (options.float16 || options.int16) {
+    capabilities.push_back(Capability::StorageBuffer16BitAccess);
+    extensions.push_back(Extension::SPV_KHR_16bit_storage);
+  }
+  if (options.int8) {
+    capabilities.push_back(Capability::StorageBuffer8BitAccess);
+    extensions.push_back(Extension::SPV_KHR_8bit_storage);
+  }
+  auto triple = spirv::VerCapExtAttr::get(spirv::Version::V_1_3, capabilities, extensions, context);
+  return spirv::TargetEnvAttr::get(triple, spirv::getDefaultResourceLimits(context),
+                                   spirv::ClientAPI::Vulkan);
+}
+
+//===----------------------------------------------------------------------===//
+// Before the conversion: the kernels in a form SPIR-V can express
+//===----------------------------------------------------------------------===//
+
+LogicalResult CheckInterfaceUse(mlir::ModuleOp module) {
+  bool failed = false;
+  for (auto function : module.getOps<mlir::func::FuncOp>()) {
+    if (IsKernel(function)) {
+      if (function.getNumArguments() != 0 || function.getNumResults() != 0) {
+        function.emitOpError() << "is a kernel (public) but has type " << function.getFunctionType()
+                               << "; kernels take no arguments and return nothing";
+        failed = true;
+      }
+      continue;
+    }
+    function.walk([&](mlir::Operation* op) {
+      if (!IsInterfaceOp(op)) return;
+      op->emitOpError() << "is in @" << function.getSymName()
+                        << ", which is not a kernel (a public function); only kernels have "
+                           "the dispatch interface";
+      failed = true;
+    });
+  }
+  return mlir::failure(failed);
+}
+
+// hal.interface.workgroup.size -> the kernel's constant size; memref.dim of
+// a subspan -> its size.
+void FoldInterfaceSizes(mlir::ModuleOp module) {
+  mlir::IRRewriter rewriter(module.getContext());
+  module.walk([&](HAL::InterfaceWorkgroupSizeOp op) {
+    auto kernel = op->getParentOfType<mlir::func::FuncOp>();
+    const std::array<int64_t, 3> size = gpu::KernelWorkgroupSize(kernel);
+    rewriter.setInsertionPoint(op);
+    const uint64_t d = op.getDimension().getZExtValue();
+    rewriter.replaceOpWithNewOp<mlir::arith::ConstantIndexOp>(op, d < 3 ? size[d] : 1);
+  });
+  module.walk([&](mlir::memref::DimOp dim) {
+    auto subspan = dim.getSource().getDefiningOp<HAL::InterfaceBindingSubspanOp>();
+    std::optional<int64_t> index = dim.getConstantIndex();
+    if (!subspan || !index) return;
+    auto type = llvm::cast<mlir::MemRefType>(subspan.getType());
+    if (*index < 0 || *index >= type.getRank()) return;
+    rewriter.setInsertionPoint(dim);
+    if (!type.isDynamicDim(*index)) {
+      rewriter.replaceOpWithNewOp<mlir::arith::ConstantIndexOp>(dim, type.getDimSize(*index));
+    } else {
+      rewriter.replaceOp(dim, subspan.getDynamicDims()[type.getDynamicDimIndex(*index)]);
+    }
+  });
+}
+
+// Every subspan becomes a 1-D memref<?xT> at offset 0 of its binding (a
+// runtime array in SPIR-V), its loads and stores indexed linearly.
+LogicalResult FlattenSubspan(HAL::InterfaceBindingSubspanOp subspan) {
+  auto type = llvm::dyn_cast<mlir::MemRefType>(subspan.getType());
+  if (!type) {
+    return subspan.emitOpError() << "result " << subspan.getType()
+                                 << " is not a ranked memref; the Vulkan backend cannot bind it";
+  }
+  if (type.getMemorySpace()) {
+    return subspan.emitOpError() << "result " << type
+                                 << " has a memory space; Vulkan bindings are storage buffers";
+  }
+  if (!type.getLayout().isIdentity()) {
+    return subspan.emitOpError() << "result " << type
+                                 << " has a layout; the Vulkan backend binds row-major "
+                                    "contiguous memrefs only";
+  }
+  Type element = type.getElementType();
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0) {
+    return subspan.emitOpError() << "result " << type
+                                 << " has elements that are not whole bytes; the Vulkan "
+                                    "backend cannot bind them";
+  }
+  for (mlir::Operation* user : subspan->getUsers()) {
+    if (!llvm::isa<mlir::memref::LoadOp, mlir::memref::StoreOp>(user)) {
+      return user->emitOpError() << "uses binding " << subspan.getBinding().getZExtValue()
+                                 << " in a way the Vulkan backend cannot lower (only loads "
+                                    "and stores, after subviews are folded into them)";
+    }
+  }
+
+  mlir::IRRewriter rewriter(subspan.getContext());
+  const Location loc = subspan.getLoc();
+  rewriter.setInsertionPoint(subspan);
+  // The sizes of the N-D view, for the linear index.
+  llvm::SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (type.isDynamicDim(d)) {
+      sizes.push_back(subspan.getDynamicDims()[type.getDynamicDimIndex(d)]);
+    } else {
+      sizes.push_back(rewriter.getIndexAttr(type.getDimSize(d)));
+    }
+  }
+  // The byte offset as a whole number of elements (the ABI requires offsets
+  // aligned to the element size).
+  Value element_offset;
+  if (Value byte_offset = subspan.getByteOffset()) {
+    if (!mlir::isZeroInteger(byte_offset)) {
+      Value element_bytes =
+          mlir::arith::ConstantIndexOp::create(rewriter, loc, element.getIntOrFloatBitWidth() / 8);
+      element_offset = mlir::arith::DivUIOp::create(rewriter, loc, byte_offset, element_bytes);
+    }
+  }
+  // The flat view's size is informative only (SPIR-V runtime arrays carry
+  // none): the element count of the N-D view.
+  Value count = mlir::arith::ConstantIndexOp::create(rewriter, loc, 1);
+  for (OpFoldResult size : sizes) {
+    count = rewriter.createOrFold<mlir::arith::MulIOp>(
+        loc, count, mlir::getValueOrCreateConstantIndexOp(rewriter, loc, size));
+  }
+  auto flat_type = mlir::MemRefType::get({mlir::ShapedType::kDynamic}, element);
+  auto flat = HAL::InterfaceBindingSubspanOp::create(
+      rewriter, loc, flat_type, subspan.getLayoutAttr(), subspan.getBindingAttr(),
+      /*byte_offset=*/Value(), mlir::ValueRange{count}, subspan.getAlignmentAttr(),
+      subspan.getDescriptorFlagsAttr());
+
+  auto linear_index = [&](mlir::OpBuilder& builder, Location at, mlir::ValueRange indices) {
+    Value index = indices.size() == 1
+                      ? indices.front()
+                      : mlir::affine::AffineLinearizeIndexOp::create(builder, at, indices, sizes,
+                                                                     /*disjoint=*/true)
+                            .getResult();
+    if (element_offset) index = mlir::arith::AddIOp::create(builder, at, index, element_offset);
+    return index;
+  };
+  for (mlir::Operation* user : llvm::make_early_inc_range(subspan->getUsers())) {
+    rewriter.setInsertionPoint(user);
+    if (auto load = llvm::dyn_cast<mlir::memref::LoadOp>(user)) {
+      Value index = linear_index(rewriter, load.getLoc(), load.getIndices());
+      rewriter.replaceOpWithNewOp<mlir::memref::LoadOp>(load, flat, mlir::ValueRange{index});
+    } else {
+      auto store = llvm::cast<mlir::memref::StoreOp>(user);
+      Value index = linear_index(rewriter, store.getLoc(), store.getIndices());
+      rewriter.replaceOpWithNewOp<mlir::memref::StoreOp>(store, store.getValueToStore(), flat,
+                                                         mlir::ValueRange{index});
+    }
+  }
+  rewriter.eraseOp(subspan);
+  return mlir::success();
+}
+
+LogicalResult FlattenSubspans(mlir::ModuleOp module) {
+  llvm::SmallVector<HAL::InterfaceBindingSubspanOp> subspans;
+  module.walk([&](HAL::InterfaceBindingSubspanOp op) { subspans.push_back(op); });
+  bool failed = false;
+  for (HAL::InterfaceBindingSubspanOp subspan : subspans) {
+    failed |= mlir::failed(FlattenSubspan(subspan));
+  }
+  return mlir::failure(failed);
+}
+
+// The workgroup memory of each kernel must fit the device's guarantee.
+LogicalResult CheckWorkgroupMemory(mlir::ModuleOp module, const VulkanTargetOptions& options) {
+  bool failed = false;
+  for (auto function : module.getOps<mlir::func::FuncOp>()) {
+    int64_t bytes = 0;
+    function.walk([&](mlir::memref::AllocOp alloc) {
+      mlir::MemRefType type = alloc.getType();
+      if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat()) return;
+      bytes += type.getNumElements() * type.getElementType().getIntOrFloatBitWidth() / 8;
+    });
+    if (bytes > options.max_workgroup_memory_bytes) {
+      function.emitOpError() << "needs " << bytes << " bytes of workgroup memory for its "
+                             << "intermediates; the Vulkan target allows "
+                             << options.max_workgroup_memory_bytes;
+      failed = true;
+    }
+  }
+  return mlir::failure(failed);
+}
+
+// Integer overflow flags (nsw/nuw, which index arithmetic carries) would
+// become NoSignedWrap/NoUnsignedWrap decorations, which need SPIR-V 1.4 or
+// SPV_KHR_no_integer_wrap_decoration; they are only hints, so they go.
+void DropOverflowFlags(mlir::ModuleOp module) {
+  module.walk([](mlir::arith::ArithIntegerOverflowFlagsInterface op) {
+    op->removeAttr(op.getIntegerOverflowAttrName());
+  });
+}
+
+// The kernels into a gpu.module of gpu.func kernels with their entry point
+// ABI (workgroup size), the form upstream's GPU-to-SPIR-V conversion takes;
+// helpers stay func.func.
+mlir::gpu::GPUModuleOp WrapInGpuModule(mlir::ModuleOp module, spirv::TargetEnvAttr target_env) {
+  auto* context = module.getContext();
+  mlir::OpBuilder builder(context);
+  module->setAttr(mlir::gpu::GPUDialect::getContainerModuleAttrName(), builder.getUnitAttr());
+  builder.setInsertionPointToStart(module.getBody());
+  auto gpu_module = mlir::gpu::GPUModuleOp::create(builder, module.getLoc(), "kiln_kernels");
+  gpu_module->setAttr(spirv::getTargetEnvAttrName(), target_env);
+  mlir::Block* body = gpu_module.getBody();
+  for (auto function : llvm::make_early_inc_range(module.getOps<mlir::func::FuncOp>())) {
+    if (!IsKernel(function)) {
+      function->moveBefore(body, body->end());
+      continue;
+    }
+    builder.setInsertionPoint(body, body->end());
+    auto kernel = mlir::gpu::GPUFuncOp::create(builder, function.getLoc(), function.getSymName(),
+                                               function.getFunctionType());
+    kernel->setAttr(mlir::gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
+    const std::array<int64_t, 3> size = gpu::KernelWorkgroupSize(function);
+    const int32_t size32[3] = {static_cast<int32_t>(size[0]), static_cast<int32_t>(size[1]),
+                               static_cast<int32_t>(size[2])};
+    kernel->setAttr(spirv::getEntryPointABIAttrName(),
+                    spirv::getEntryPointABIAttr(context, size32));
+    kernel.getBody().front().erase();
+    kernel.getBody().takeBody(function.getBody());
+    kernel.walk([&](mlir::func::ReturnOp ret) {
+      builder.setInsertionPoint(ret);
+      mlir::gpu::ReturnOp::create(builder, ret.getLoc());
+      ret.erase();
+    });
+    function.erase();
+  }
+  return gpu_module;
+}
+
+//===----------------------------------------------------------------------===//
+// Conversion patterns of the interface ops
+//===----------------------------------------------------------------------===//
+
+// The module-level variable `name` of `type`, created on first use at the
+// start of the enclosing spirv.module (where the upstream builtins go too).
+spirv::GlobalVariableOp GetOrCreateVariable(mlir::Operation* user, llvm::StringRef name, Type type,
+                                            std::optional<int64_t> binding,
+                                            mlir::OpBuilder& builder) {
+  mlir::Operation* table = user->getParentWithTrait<mlir::OpTrait::SymbolTable>();
+  if (auto existing = llvm::dyn_cast_if_present<spirv::GlobalVariableOp>(
+          mlir::SymbolTable::lookupSymbolIn(table, name))) {
+    return existing;
+  }
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(&table->getRegion(0).front());
+  if (binding) {
+    return spirv::GlobalVariableOp::create(builder, user->getLoc(), type, name,
+                                           /*descriptorSet=*/0, *binding);
+  }
+  return spirv::GlobalVariableOp::create(builder, user->getLoc(), mlir::TypeAttr::get(type),
+                                         builder.getStringAttr(name));
+}
+
+class SubspanLowering : public mlir::OpConversionPattern<HAL::InterfaceBindingSubspanOp> {
+ public:
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(HAL::InterfaceBindingSubspanOp op, OpAdaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    Type pointer = getTypeConverter()->convertType(op.getType());
+    if (!pointer) {
+      return rewriter.notifyMatchFailure(op, "the binding's memref type has no SPIR-V form");
+    }
+    // One variable per binding and element type: the same binding read as
+    // two types needs two (aliasing) variables.
+    std::string name;
+    llvm::raw_string_ostream(name) << "kiln_binding_" << op.getBinding().getZExtValue() << "_"
+                                   << llvm::cast<mlir::MemRefType>(op.getType()).getElementType();
+    spirv::GlobalVariableOp variable =
+        GetOrCreateVariable(op, name, pointer, op.getBinding().getSExtValue(), rewriter);
+    rewriter.replaceOpWithNewOp<spirv::AddressOfOp>(op, variable);
+    return mlir::success();
+  }
+};
+
+class ConstantLoadLowering : public mlir::OpConversionPattern<HAL::InterfaceConstantLoadOp> {
+ public:
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(HAL::InterfaceConstantLoadOp op, OpAdaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    const int64_t count = static_cast<int64_t>(op.getLayout().getConstants());
+    const int64_t ordinal = op.getOrdinal().getSExtValue();
+    if (ordinal < 0 || ordinal >= count) {
+      return op.emitOpError() << "reads constant " << ordinal << " of a layout with " << count;
+    }
+    auto* context = op.getContext();
+    auto i32 = rewriter.getI32Type();
+    // The block as the type converter lays out a PushConstant memref, so it
+    // gets the same Block/offset decorations as the storage buffers.
+    auto block_memref = mlir::MemRefType::get(
+        {count}, i32, mlir::MemRefLayoutAttrInterface(),
+        spirv::StorageClassAttr::get(context, spirv::StorageClass::PushConstant));
+    Type pointer = getTypeConverter()->convertType(block_memref);
+    if (!pointer) return rewriter.notifyMatchFailure(op, "no SPIR-V push-constant block type");
+    // One block per constant count: an entry point's block must lie within
+    // the pipeline layout's push-constant range.
+    const std::string name = "kiln_push_constants_" + std::to_string(count);
+    spirv::GlobalVariableOp variable =
+        GetOrCreateVariable(op, name, pointer, std::nullopt, rewriter);
+    const Location loc = op.getLoc();
+    Value base = spirv::AddressOfOp::create(rewriter, loc, variable);
+    Value zero = spirv::ConstantOp::create(rewriter, loc, i32, rewriter.getI32IntegerAttr(0));
+    Value index =
+        spirv::ConstantOp::create(rewriter, loc, i32, rewriter.getI32IntegerAttr(ordinal));
+    Value element =
+        spirv::AccessChainOp::create(rewriter, loc, base, mlir::ValueRange{zero, index});
+    Value bits = spirv::LoadOp::create(rewriter, loc, element);
+    Type result = getTypeConverter()->convertType(op.getType());
+    if (!result) return rewriter.notifyMatchFailure(op, "result type has no SPIR-V form");
+    if (result == i32) {
+      rewriter.replaceOp(op, bits);
+    } else if (result.isF32()) {
+      rewriter.replaceOpWithNewOp<spirv::BitcastOp>(op, result, bits);
+    } else if (llvm::isa<mlir::IntegerType>(result)) {
+      // A 64-bit index: the constant zero-extended.
+      rewriter.replaceOpWithNewOp<spirv::UConvertOp>(op, result, bits);
+    } else {
+      return rewriter.notifyMatchFailure(op, "unsupported constant type");
+    }
+    return mlir::success();
+  }
+};
+
+template <typename OpT, spirv::BuiltIn kBuiltin>
+class WorkgroupBuiltinLowering : public mlir::OpConversionPattern<OpT> {
+ public:
+  using mlir::OpConversionPattern<OpT>::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(OpT op, typename OpT::Adaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    Type index = this->getTypeConverter()->convertType(op.getType());
+    const uint64_t d = op.getDimension().getZExtValue();
+    if (d >= 3) return op.emitOpError() << "has dimension " << d << "; workgroups have 3";
+    Value vector = spirv::getBuiltinVariableValue(op, kBuiltin, index, rewriter);
+    rewriter.replaceOpWithNewOp<spirv::CompositeExtractOp>(op, vector, static_cast<int32_t>(d));
+    return mlir::success();
+  }
+};
+
+// gpu.barrier, with the storage buffers in its memory semantics (upstream's
+// lowering orders workgroup memory only).
+class BarrierLowering : public mlir::OpConversionPattern<mlir::gpu::BarrierOp> {
+ public:
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(mlir::gpu::BarrierOp op, OpAdaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    auto semantics = spirv::MemorySemantics::AcquireRelease |
+                     spirv::MemorySemantics::WorkgroupMemory |
+                     spirv::MemorySemantics::UniformMemory;
+    rewriter.replaceOpWithNewOp<spirv::ControlBarrierOp>(op, spirv::Scope::Workgroup,
+                                                         spirv::Scope::Workgroup, semantics);
+    return mlir::success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The pipeline
+//===----------------------------------------------------------------------===//
+
+void BuildPreLoweringPipeline(mlir::OpPassManager& pm) {
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  // Subviews (the workgroup tile, each thread's point) into the indices of
+  // the loads and stores, which then address the subspans and allocs
+  // directly.
+  pm.addPass(mlir::memref::createFoldMemRefAliasOpsPass());
+}
+
+void BuildIndexLoweringPipeline(mlir::OpPassManager& pm) {
+  pm.addPass(mlir::affine::createAffineExpandIndexOpsPass());
+  pm.addPass(mlir::createLowerAffinePass());
+  pm.addPass(mlir::arith::createArithExpandOpsPass());
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+}
+
+LogicalResult ConvertToSPIRV(mlir::gpu::GPUModuleOp gpu_module, spirv::TargetEnvAttr target_env) {
+  auto* context = gpu_module.getContext();
+  // Memory spaces to storage classes: the default one (the bindings) to
+  // StorageBuffer, #gpu.address_space<workgroup> to Workgroup.
+  {
+    // Upstream's Vulkan map knows the numeric memory spaces only; the GPU
+    // dialect's address spaces (what the thread distribution writes) are
+    // mapped here.
+    auto map = [](mlir::Attribute space) -> std::optional<spirv::StorageClass> {
+      if (auto gpu_space = llvm::dyn_cast_if_present<mlir::gpu::AddressSpaceAttr>(space)) {
+        switch (gpu_space.getValue()) {
+          case mlir::gpu::AddressSpace::Global:
+            return spirv::StorageClass::StorageBuffer;
+          case mlir::gpu::AddressSpace::Workgroup:
+            return spirv::StorageClass::Workgroup;
+          case mlir::gpu::AddressSpace::Private:
+            return spirv::StorageClass::Private;
+        }
+      }
+      return spirv::mapMemorySpaceToVulkanStorageClass(space);
+    };
+    spirv::MemorySpaceToStorageClassConverter memory_spaces(map);
+    spirv::convertMemRefTypesAndAttrs(gpu_module, memory_spaces);
+  }
+
+  std::unique_ptr<mlir::SPIRVConversionTarget> target =
+      mlir::SPIRVConversionTarget::get(target_env);
+  mlir::SPIRVConversionOptions conversion_options;
+  mlir::SPIRVTypeConverter converter(target_env, conversion_options);
+  mlir::ScfToSPIRVContext scf_context;
+
+  mlir::RewritePatternSet patterns(context);
+  mlir::populateGPUToSPIRVPatterns(converter, patterns);
+  mlir::populateSCFToSPIRVPatterns(converter, scf_context, patterns);
+  mlir::arith::populateArithToSPIRVPatterns(converter, patterns);
+  mlir::populateMathToSPIRVPatterns(converter, patterns);
+  mlir::populateMemRefToSPIRVPatterns(converter, patterns);
+  mlir::populateFuncToSPIRVPatterns(converter, patterns);
+  mlir::ub::populateUBToSPIRVConversionPatterns(converter, patterns);
+  patterns
+      .add<SubspanLowering, ConstantLoadLowering,
+           WorkgroupBuiltinLowering<HAL::InterfaceWorkgroupIDOp, spirv::BuiltIn::WorkgroupId>,
+           WorkgroupBuiltinLowering<HAL::InterfaceWorkgroupCountOp, spirv::BuiltIn::NumWorkgroups>>(
+          converter, context);
+  patterns.add<BarrierLowering>(converter, context, /*benefit=*/2);
+  // A full conversion: an op without a pattern fails it with an error at
+  // the op that names it.
+  return mlir::applyFullConversion(gpu_module.getOperation(), *target, std::move(patterns));
+}
+
+LogicalResult CheckOnlySPIRV(mlir::ModuleOp module) {
+  auto result = module.walk([&](mlir::Operation* op) {
+    if (op == module.getOperation() || llvm::isa<spirv::SPIRVDialect>(op->getDialect())) {
+      return mlir::WalkResult::advance();
+    }
+    op->emitOpError() << "was not lowered to SPIR-V by the Vulkan backend";
+    return mlir::WalkResult::interrupt();
+  });
+  return mlir::failure(result.wasInterrupted());
+}
+
+class LowerKernelsToSPIRVPass
+    : public mlir::PassWrapper<LowerKernelsToSPIRVPass, mlir::OperationPass<mlir::ModuleOp>> {
+ public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerKernelsToSPIRVPass)
+
+  explicit LowerKernelsToSPIRVPass(const VulkanTargetOptions& options = {}) : options_(options) {}
+
+  llvm::StringRef getArgument() const final { return "kiln-vulkan-lower-kernels-to-spirv"; }
+  llvm::StringRef getDescription() const final {
+    return "Lowers a module of thread-distributed generated kernels to one spirv.module for "
+           "Vulkan (set 0 storage-buffer bindings, push constants, GLCompute entry points)";
+  }
+  void getDependentDialects(mlir::DialectRegistry& registry) const final {
+    mlir::OpPassManager pm(mlir::ModuleOp::getOperationName());
+    BuildPreLoweringPipeline(pm);
+    BuildIndexLoweringPipeline(pm);
+    pm.getDependentDialects(registry);
+    registry.insert<mlir::affine::AffineDialect, mlir::arith::ArithDialect, mlir::func::FuncDialect,
+                    mlir::gpu::GPUDialect, mlir::math::MathDialect, mlir::memref::MemRefDialect,
+                    mlir::scf::SCFDialect, spirv::SPIRVDialect, mlir::ub::UBDialect>();
+  }
+
+  void runOnOperation() final {
+    mlir::ModuleOp module = getOperation();
+    if (mlir::failed(CheckInterfaceUse(module))) return signalPassFailure();
+    bool has_kernel = false;
+    for (auto function : module.getOps<mlir::func::FuncOp>()) has_kernel |= IsKernel(function);
+    if (!has_kernel) {
+      module.emitOpError("defines no kernel (public function) to lower to SPIR-V");
+      return signalPassFailure();
+    }
+    FoldInterfaceSizes(module);
+    mlir::OpPassManager pre_lowering(mlir::ModuleOp::getOperationName());
+    BuildPreLoweringPipeline(pre_lowering);
+    if (mlir::failed(runPipeline(pre_lowering, module))) return signalPassFailure();
+    if (mlir::failed(FlattenSubspans(module))) return signalPassFailure();
+    if (mlir::failed(CheckWorkgroupMemory(module, options_))) return signalPassFailure();
+    mlir::OpPassManager index_lowering(mlir::ModuleOp::getOperationName());
+    BuildIndexLoweringPipeline(index_lowering);
+    if (mlir::failed(runPipeline(index_lowering, module))) return signalPassFailure();
+
+    DropOverflowFlags(module);
+    spirv::TargetEnvAttr target_env = VulkanTargetEnv(&getContext(), options_);
+    mlir::gpu::GPUModuleOp gpu_module = WrapInGpuModule(module, target_env);
+    if (mlir::failed(ConvertToSPIRV(gpu_module, target_env))) return signalPassFailure();
+    module->removeAttr(mlir::gpu::GPUDialect::getContainerModuleAttrName());
+
+    mlir::OpPassManager finish(mlir::ModuleOp::getOperationName());
+    auto& spirv_pm = finish.nest<spirv::ModuleOp>();
+    spirv_pm.addPass(spirv::createSPIRVLowerABIAttributesPass());
+    spirv_pm.addPass(mlir::createCanonicalizerPass());
+    spirv_pm.addPass(mlir::createCSEPass());
+    spirv_pm.addPass(spirv::createSPIRVUpdateVCEPass());
+    if (mlir::failed(runPipeline(finish, module))) return signalPassFailure();
+    if (mlir::failed(CheckOnlySPIRV(module))) return signalPassFailure();
+  }
+
+ private:
+  VulkanTargetOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<mlir::Pass> createLowerKernelsToSPIRVPass(const VulkanTargetOptions& options) {
+  return std::make_unique<LowerKernelsToSPIRVPass>(options);
+}
+
+void registerLowerKernelsToSPIRVPass() {
+  mlir::PassRegistration<LowerKernelsToSPIRVPass>(
+      [] { return std::make_unique<LowerKernelsToSPIRVPass>(); });
+}
+
+}  // namespace kiln::compiler::vulkan

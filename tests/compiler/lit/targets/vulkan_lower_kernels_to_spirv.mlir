@@ -1,0 +1,121 @@
+// RUN: %kiln-opt %s --split-input-file --verify-diagnostics --kiln-gpu-distribute-to-threads --kiln-vulkan-lower-kernels-to-spirv | FileCheck %s
+
+// --kiln-vulkan-lower-kernels-to-spirv lowers a module of thread-distributed
+// kernels to one spirv.module with kiln's Vulkan dispatch ABI: binding i is
+// a StorageBuffer variable at descriptor set 0, binding i (a Block struct
+// holding a runtime array); the layout's constants are a PushConstant block
+// of N x i32; workgroup id/count and the thread id are builtins; each
+// kernel is a GLCompute entry point of its own name with LocalSize =
+// kiln.workgroup_size. The module requires only what it uses.
+
+// CHECK-LABEL: spirv.module @{{.+}} Logical GLSL450 requires #spirv.vce<v1.0, [Shader, Matrix], [SPV_KHR_storage_buffer_storage_class]>
+// CHECK-DAG:     spirv.GlobalVariable @[[WG:.+]] built_in("WorkgroupId") : !spirv.ptr<vector<3xi32>, Input>
+// CHECK-DAG:     spirv.GlobalVariable @[[LID:.+]] built_in("LocalInvocationId") : !spirv.ptr<vector<3xi32>, Input>
+// CHECK-DAG:     spirv.GlobalVariable @[[B0:.+]] bind(0, 0) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0])>, StorageBuffer>
+// CHECK-DAG:     spirv.GlobalVariable @[[B1:.+]] bind(0, 1) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0])>, StorageBuffer>
+// CHECK-DAG:     spirv.GlobalVariable @[[B2:.+]] bind(0, 2) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0])>, StorageBuffer>
+// CHECK-DAG:     spirv.GlobalVariable @[[PC:.+]] : !spirv.ptr<!spirv.struct<(!spirv.array<1 x i32, stride=4> [0])>, PushConstant>
+// CHECK:         spirv.func @add() "None"
+// The constant n: element 0 of the push-constant block.
+// CHECK:           %[[PC_ADDR:.+]] = spirv.mlir.addressof @[[PC]]
+// CHECK:           %[[N_PTR:.+]] = spirv.AccessChain %[[PC_ADDR]][%{{.+}}, %{{.+}}]
+// CHECK:           %[[N:.+]] = spirv.Load "PushConstant" %[[N_PTR]] : i32
+// Each thread's elements: a structured loop, loads and stores through
+// access chains into the bindings' runtime arrays.
+// CHECK:           spirv.mlir.loop {
+// CHECK:             spirv.AccessChain %{{.+}}[%{{.+}}, %{{.+}}] : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0])>, StorageBuffer>
+// CHECK:             spirv.Load "StorageBuffer"
+// CHECK:             spirv.Load "StorageBuffer"
+// CHECK:             spirv.FAdd
+// CHECK:             spirv.Store "StorageBuffer"
+// CHECK:             spirv.mlir.merge
+// CHECK:           spirv.Return
+// CHECK:         spirv.EntryPoint "GLCompute" @add, @[[LID]], @[[WG]]
+// CHECK:         spirv.ExecutionMode @add "LocalSize", 128, 1, 1
+#layout = #hal.pipeline.layout<constants = 1, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>]>
+#map = affine_map<(d0) -> (d0)>
+#min = affine_map<()[s0, s1] -> (1024, s0 - s1)>
+func.func @add() attributes {kiln.workgroup_size = array<i64: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %n = hal.interface.constant.load layout(#layout) ordinal(0) : index
+  %a = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : memref<?xf32>{%n}
+  %b = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) flags(ReadOnly) : memref<?xf32>{%n}
+  %out = hal.interface.binding.subspan layout(#layout) binding(2) alignment(64) offset(%c0) : memref<?xf32>{%n}
+  %id = hal.interface.workgroup.id[0] : index
+  %begin = arith.muli %id, %c1024 : index
+  %size = affine.min #min()[%n, %begin]
+  %sa = memref.subview %a[%begin] [%size] [1] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+  %sb = memref.subview %b[%begin] [%size] [1] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+  %so = memref.subview %out[%begin] [%size] [1] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+  linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+      ins(%sa, %sb : memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>)
+      outs(%so : memref<?xf32, strided<[1], offset: ?>>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// N-D bindings are flattened (SPIR-V has no dynamic strides): the index is
+// row-major over the subspan's sizes, plus the byte offset in elements.
+// Constants read as f32 are the push constant's bits. An intermediate in
+// workgroup memory is a Workgroup variable; gpu.barrier orders both
+// workgroup and storage-buffer memory.
+// CHECK-LABEL: spirv.module
+// CHECK-DAG:     spirv.GlobalVariable @{{.+}} : !spirv.ptr<!spirv.struct<(!spirv.array<64 x f32>)>, Workgroup>
+// CHECK:         spirv.func @offset_2d()
+// CHECK:           spirv.Bitcast %{{.+}} : i32 to f32
+// CHECK:           spirv.mlir.loop
+// CHECK:           spirv.ControlBarrier <Workgroup>, <Workgroup>, <AcquireRelease|UniformMemory|WorkgroupMemory>
+// CHECK:         spirv.ExecutionMode @offset_2d "LocalSize", 64, 1, 1
+#layout = #hal.pipeline.layout<constants = 2, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>]>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (0, d1)>
+func.func @offset_2d() attributes {kiln.workgroup_size = array<i64: 64, 1, 1>} {
+  %c64 = arith.constant 64 : index
+  %c0 = arith.constant 0 : index
+  %n = hal.interface.constant.load layout(#layout) ordinal(0) : index
+  %scale = hal.interface.constant.load layout(#layout) ordinal(1) : f32
+  %in = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c64) flags(ReadOnly) : memref<?x8xf32>{%n}
+  %out = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : memref<?x8xf32>{%n}
+  %id = hal.interface.workgroup.id[0] : index
+  %sin = memref.subview %in[%id, 0] [8, 8] [1, 1] : memref<?x8xf32> to memref<8x8xf32, strided<[8, 1], offset: ?>>
+  %sout = memref.subview %out[%id, 0] [8, 8] [1, 1] : memref<?x8xf32> to memref<8x8xf32, strided<[8, 1], offset: ?>>
+  %tmp = memref.alloc() : memref<8x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sin : memref<8x8xf32, strided<[8, 1], offset: ?>>) outs(%tmp : memref<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %m = arith.mulf %x, %scale : f32
+    linalg.yield %m : f32
+  }
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%tmp, %tmp : memref<8x8xf32>, memref<8x8xf32>) outs(%sout : memref<8x8xf32, strided<[8, 1], offset: ?>>) {
+  ^bb0(%x: f32, %f: f32, %y: f32):
+    %s = arith.subf %x, %f : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// What no conversion lowers is an error at the op (GLSL.std.450 has no erf).
+#layout = #hal.pipeline.layout<constants = 0, bindings = [#hal.pipeline.binding<storage_buffer>]>
+func.func @erf_kernel() {
+  %c0 = arith.constant 0 : index
+  %out = hal.interface.binding.subspan layout(#layout) binding(0) offset(%c0) : memref<4xf32>
+  %x = memref.load %out[%c0] : memref<4xf32>
+  // expected-error @+1 {{failed to legalize operation 'math.erf'}}
+  %y = math.erf %x : f32
+  memref.store %y, %out[%c0] : memref<4xf32>
+  return
+}

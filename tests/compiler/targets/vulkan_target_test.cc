@@ -1,0 +1,364 @@
+// The Vulkan backend of generated kernels (compiler/targets/vulkan):
+// contract kernels parsed from text, compiled by CompileVulkanKernels into
+// one SPIR-V module, then checked two ways: by spirv-val for Vulkan 1.2 (the
+// Khronos validator, run as a subprocess; the tests skip with a message
+// where it is not installed) and by kiln's own reader (spirv_module_info.h:
+// the entry points and their LocalSize, which the driver checks at load)
+// plus the descriptor decorations of the bindings.
+#include "compiler/targets/vulkan/vulkan_target.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/dialects/registration.h"
+#include "compiler/targets/spirv_module_info.h"
+#include "gtest/gtest.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+namespace kiln::compiler::vulkan {
+namespace {
+
+// spirv-val's path, or "" when it is not on PATH.
+std::string FindSpirvVal() {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string candidate = dirs.substr(start, end - start) + "/spirv-val";
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return "";
+}
+
+// Runs spirv-val on the module; returns its exit status and output.
+std::pair<int, std::string> RunSpirvVal(const std::string& tool,
+                                        const std::vector<uint8_t>& bytes) {
+  std::string path = ::testing::TempDir() + "kiln_vulkan_target_test_XXXXXX";
+  const int fd = ::mkstemp(path.data());
+  if (fd < 0) return {-1, "cannot create a temporary file"};
+  const bool written =
+      ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+  ::close(fd);
+  if (!written) return {-1, "cannot write " + path};
+  const std::string command = tool + " --target-env vulkan1.2 " + path + " 2>&1";
+  std::string output;
+  int status = -1;
+  if (FILE* pipe = ::popen(command.c_str(), "r")) {
+    char buffer[512];
+    while (size_t n = std::fread(buffer, 1, sizeof(buffer), pipe)) output.append(buffer, n);
+    status = ::pclose(pipe);
+    if (status != -1 && WIFEXITED(status)) status = WEXITSTATUS(status);
+  }
+  ::unlink(path.c_str());
+  return {status, output};
+}
+
+// (descriptor set, binding) of every decorated variable id, from the
+// OpDecorate instructions (opcode 71; DescriptorSet is decoration 34,
+// Binding 33).
+std::set<std::pair<uint32_t, uint32_t>> DescriptorBindings(const std::vector<uint32_t>& words) {
+  std::map<uint32_t, uint32_t> sets, bindings;
+  for (size_t i = 5; i < words.size();) {
+    const uint32_t count = words[i] >> 16, opcode = words[i] & 0xffff;
+    if (count == 0 || i + count > words.size()) break;
+    if (opcode == 71 && count == 4) {
+      if (words[i + 2] == 34) sets[words[i + 1]] = words[i + 3];
+      if (words[i + 2] == 33) bindings[words[i + 1]] = words[i + 3];
+    }
+    i += count;
+  }
+  std::set<std::pair<uint32_t, uint32_t>> result;
+  for (auto [id, binding] : bindings) result.insert({sets.count(id) ? sets[id] : ~0u, binding});
+  return result;
+}
+
+class VulkanTargetTest : public ::testing::Test {
+ protected:
+  VulkanTargetTest() {
+    mlir::DialectRegistry registry;
+    RegisterDialects(registry);
+    context_.appendDialectRegistry(registry);
+    context_.loadAllAvailableDialects();
+  }
+
+  Result<std::vector<uint8_t>> Compile(const char* source) {
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(source, &context_);
+    if (!module) return InvalidArgumentError("the test's kernel source does not parse");
+    return CompileVulkanKernels(*module, {});
+  }
+
+  // Compiles `source` and checks the module: valid for Vulkan 1.2, one
+  // GLCompute entry point `name` of LocalSize 128x1x1, storage buffers at
+  // set 0, bindings 0..bindings-1.
+  void CompileAndCheck(const char* source, const std::string& name, uint32_t bindings) {
+    auto bytes = Compile(source);
+    ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+    Result<SpirvModuleInfo> info = ReadSpirvModuleInfo(*bytes, "'" + name + "'");
+    ASSERT_TRUE(info.ok()) << info.status().ToString();
+    ASSERT_EQ(info->entry_points.size(), 1u);
+    EXPECT_EQ(info->entry_points[0].name, name);
+    EXPECT_EQ(info->entry_points[0].size_error, "");
+    EXPECT_EQ(info->entry_points[0].local_size, (std::array<uint32_t, 3>{128, 1, 1}));
+    EXPECT_TRUE(info->other_entry_points.empty());
+    std::set<std::pair<uint32_t, uint32_t>> expected;
+    for (uint32_t b = 0; b < bindings; ++b) expected.insert({0, b});
+    EXPECT_EQ(DescriptorBindings(info->words), expected);
+
+    const std::string spirv_val = FindSpirvVal();
+    if (spirv_val.empty()) GTEST_SKIP() << "spirv-val is not installed (spirv-tools)";
+    auto [status, output] = RunSpirvVal(spirv_val, *bytes);
+    EXPECT_EQ(status, 0) << output;
+  }
+
+  mlir::MLIRContext context_;
+};
+
+// The contract form: a 1-D elementwise add tiled by 1024, the last tile
+// partial (affine.min).
+TEST_F(VulkanTargetTest, ElementwiseAddWithPartialLastTile) {
+  CompileAndCheck(R"mlir(
+#layout = #hal.pipeline.layout<constants = 1, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>]>
+#map = affine_map<(d0) -> (d0)>
+#min = affine_map<()[s0, s1] -> (1024, s0 - s1)>
+module {
+  func.func @add_dispatch_0() attributes {kiln.workgroup_size = array<i64: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1024 = arith.constant 1024 : index
+    %n = hal.interface.constant.load layout(#layout) ordinal(0) : index
+    %a = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : memref<?xf32>{%n}
+    %b = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) flags(ReadOnly) : memref<?xf32>{%n}
+    %out = hal.interface.binding.subspan layout(#layout) binding(2) alignment(64) offset(%c0) : memref<?xf32>{%n}
+    %id = hal.interface.workgroup.id[0] : index
+    %begin = arith.muli %id, %c1024 : index
+    %size = affine.min #min()[%n, %begin]
+    %sa = memref.subview %a[%begin] [%size] [1] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+    %sb = memref.subview %b[%begin] [%size] [1] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+    %so = memref.subview %out[%begin] [%size] [1] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+    linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+        ins(%sa, %sb : memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>)
+        outs(%so : memref<?xf32, strided<[1], offset: ?>>) {
+    ^bb0(%x: f32, %y: f32, %z: f32):
+      %s = arith.addf %x, %y : f32
+      linalg.yield %s : f32
+    }
+    return
+  }
+}
+)mlir",
+                  "add_dispatch_0", 3);
+}
+
+// math.exp through GLSL.std.450, with no kiln.workgroup_size (128x1x1).
+TEST_F(VulkanTargetTest, Exp) {
+  CompileAndCheck(R"mlir(
+#layout = #hal.pipeline.layout<constants = 1, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>]>
+#map = affine_map<(d0) -> (d0)>
+#min = affine_map<()[s0, s1] -> (1024, s0 - s1)>
+module {
+  func.func @exp_dispatch_0() {
+    %c0 = arith.constant 0 : index
+    %c1024 = arith.constant 1024 : index
+    %n = hal.interface.constant.load layout(#layout) ordinal(0) : index
+    %in = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : memref<?xf32>{%n}
+    %out = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : memref<?xf32>{%n}
+    %id = hal.interface.workgroup.id[0] : index
+    %begin = arith.muli %id, %c1024 : index
+    %size = affine.min #min()[%n, %begin]
+    %si = memref.subview %in[%begin] [%size] [1] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+    %so = memref.subview %out[%begin] [%size] [1] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+    linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+        ins(%si : memref<?xf32, strided<[1], offset: ?>>) outs(%so : memref<?xf32, strided<[1], offset: ?>>) {
+    ^bb0(%x: f32, %y: f32):
+      %e = math.exp %x : f32
+      linalg.yield %e : f32
+    }
+    return
+  }
+}
+)mlir",
+                  "exp_dispatch_0", 2);
+}
+
+// Two dynamic dims, 16x16 tiles on a 2-D grid and a transposed read:
+// out[i][j] = 2 * in[j][i] + 1 (the N-D bindings are flattened).
+TEST_F(VulkanTargetTest, TwoDimensionalTransposedRead) {
+  CompileAndCheck(R"mlir(
+#layout = #hal.pipeline.layout<constants = 2, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>]>
+#transposed = affine_map<(d0, d1) -> (d1, d0)>
+#identity = affine_map<(d0, d1) -> (d0, d1)>
+#tile = affine_map<(d0)[s0] -> (16, s0 - d0)>
+module {
+  func.func @transpose_dispatch_0() attributes {kiln.workgroup_size = array<i64: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %one = arith.constant 1.0 : f32
+    %two = arith.constant 2.0 : f32
+    %m = hal.interface.constant.load layout(#layout) ordinal(0) : index
+    %n = hal.interface.constant.load layout(#layout) ordinal(1) : index
+    %in = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : memref<?x?xf32>{%n, %m}
+    %out = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : memref<?x?xf32>{%m, %n}
+    %col_tile = hal.interface.workgroup.id[0] : index
+    %row_tile = hal.interface.workgroup.id[1] : index
+    %r0 = arith.muli %row_tile, %c16 : index
+    %c0_ = arith.muli %col_tile, %c16 : index
+    %rows = affine.min #tile(%r0)[%m]
+    %cols = affine.min #tile(%c0_)[%n]
+    %sin = memref.subview %in[%c0_, %r0] [%cols, %rows] [1, 1] : memref<?x?xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+    %sout = memref.subview %out[%r0, %c0_] [%rows, %cols] [1, 1] : memref<?x?xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#transposed, #identity], iterator_types = ["parallel", "parallel"]}
+        ins(%sin : memref<?x?xf32, strided<[?, 1], offset: ?>>)
+        outs(%sout : memref<?x?xf32, strided<[?, 1], offset: ?>>) {
+    ^bb0(%x: f32, %y: f32):
+      %d = arith.mulf %x, %two : f32
+      %s = arith.addf %d, %one : f32
+      linalg.yield %s : f32
+    }
+    return
+  }
+}
+)mlir",
+                  "transpose_dispatch_0", 2);
+}
+
+// A row sum, one row per workgroup: the accumulator's fill, a barrier, the
+// reduction loop.
+TEST_F(VulkanTargetTest, RowSum) {
+  CompileAndCheck(R"mlir(
+#layout = #hal.pipeline.layout<constants = 2, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>]>
+#row = affine_map<(i, j) -> (i, j)>
+#out = affine_map<(i, j) -> (i)>
+module {
+  func.func @rowsum_dispatch_0() attributes {kiln.workgroup_size = array<i64: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %rows = hal.interface.constant.load layout(#layout) ordinal(0) : index
+    %cols = hal.interface.constant.load layout(#layout) ordinal(1) : index
+    %in = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : memref<?x?xf32>{%rows, %cols}
+    %out = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : memref<?xf32>{%rows}
+    %id = hal.interface.workgroup.id[0] : index
+    %row = memref.subview %in[%id, 0] [1, %cols] [1, 1] : memref<?x?xf32> to memref<1x?xf32, strided<[?, 1], offset: ?>>
+    %acc = memref.subview %out[%id] [1] [1] : memref<?xf32> to memref<1xf32, strided<[1], offset: ?>>
+    linalg.fill ins(%zero : f32) outs(%acc : memref<1xf32, strided<[1], offset: ?>>)
+    linalg.generic {indexing_maps = [#row, #out], iterator_types = ["parallel", "reduction"]}
+        ins(%row : memref<1x?xf32, strided<[?, 1], offset: ?>>) outs(%acc : memref<1xf32, strided<[1], offset: ?>>) {
+    ^bb0(%x: f32, %a: f32):
+      %y = arith.addf %x, %a : f32
+      linalg.yield %y : f32
+    }
+    return
+  }
+}
+)mlir",
+                  "rowsum_dispatch_0", 2);
+}
+
+// An intermediate buffer between two ops, in workgroup memory.
+TEST_F(VulkanTargetTest, IntermediateInWorkgroupMemory) {
+  CompileAndCheck(R"mlir(
+#layout = #hal.pipeline.layout<constants = 1, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>]>
+#map = affine_map<(d0) -> (d0)>
+#first = affine_map<(d0) -> (0)>
+#min = affine_map<()[s0, s1] -> (1024, s0 - s1)>
+module {
+  func.func @softish_dispatch_0() attributes {kiln.workgroup_size = array<i64: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1024 = arith.constant 1024 : index
+    %n = hal.interface.constant.load layout(#layout) ordinal(0) : index
+    %in = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : memref<?xf32>{%n}
+    %out = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : memref<?xf32>{%n}
+    %id = hal.interface.workgroup.id[0] : index
+    %begin = arith.muli %id, %c1024 : index
+    %size = affine.min #min()[%n, %begin]
+    %sin = memref.subview %in[%begin] [%size] [1] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+    %sout = memref.subview %out[%begin] [%size] [1] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+    %tmp = memref.alloc(%size) : memref<?xf32>
+    linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+        ins(%sin : memref<?xf32, strided<[1], offset: ?>>) outs(%tmp : memref<?xf32>) {
+    ^bb0(%x: f32, %y: f32):
+      %e = math.exp %x : f32
+      linalg.yield %e : f32
+    }
+    linalg.generic {indexing_maps = [#map, #first, #map], iterator_types = ["parallel"]}
+        ins(%tmp, %tmp : memref<?xf32>, memref<?xf32>) outs(%sout : memref<?xf32, strided<[1], offset: ?>>) {
+    ^bb0(%x: f32, %f: f32, %y: f32):
+      %d = arith.divf %x, %f : f32
+      linalg.yield %d : f32
+    }
+    memref.dealloc %tmp : memref<?xf32>
+    return
+  }
+}
+)mlir",
+                  "softish_dispatch_0", 2);
+}
+
+// An op the backend cannot lower (GLSL.std.450 has no erf) is an error that
+// names the op and its location, not a crash.
+TEST_F(VulkanTargetTest, UnsupportedOpIsAnError) {
+  auto bytes = Compile(R"mlir(
+#layout = #hal.pipeline.layout<constants = 0, bindings = [#hal.pipeline.binding<storage_buffer>]>
+module {
+  func.func @erf_kernel() {
+    %c0 = arith.constant 0 : index
+    %out = hal.interface.binding.subspan layout(#layout) binding(0) offset(%c0) : memref<4xf32>
+    %x = memref.load %out[%c0] : memref<4xf32>
+    %y = math.erf %x : f32
+    memref.store %y, %out[%c0] : memref<4xf32>
+    return
+  }
+}
+)mlir");
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_NE(bytes.status().message().find(":8:10: failed to legalize operation 'math.erf'"),
+            std::string::npos)
+      << bytes.status().ToString();
+}
+
+// A type the target does not allow (f64 with float64 off) is an error too.
+TEST_F(VulkanTargetTest, DisallowedTypeIsAnError) {
+  auto bytes = Compile(R"mlir(
+#layout = #hal.pipeline.layout<constants = 0, bindings = [#hal.pipeline.binding<storage_buffer>]>
+module {
+  func.func @f64_kernel() {
+    %c0 = arith.constant 0 : index
+    %out = hal.interface.binding.subspan layout(#layout) binding(0) offset(%c0) : memref<4xf64>
+    %x = memref.load %out[%c0] : memref<4xf64>
+    %y = arith.addf %x, %x : f64
+    memref.store %y, %out[%c0] : memref<4xf64>
+    return
+  }
+}
+)mlir");
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_NE(bytes.status().message().find("failed to legalize"), std::string::npos)
+      << bytes.status().ToString();
+}
+
+}  // namespace
+}  // namespace kiln::compiler::vulkan
