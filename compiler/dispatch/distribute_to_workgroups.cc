@@ -56,6 +56,7 @@ using mlir::Value;
 
 // Step 1: the root and its producers into an scf.forall over tiles.
 mlir::LogicalResult TileRoot(mlir::func::FuncOp kernel) {
+  kernel->removeAttr("kiln.workgroup_loops");
   Operation* root = nullptr;
   kernel.walk([&](Operation* op) {
     if (op->hasAttr("kiln.workgroup_tiles")) root = op;
@@ -63,7 +64,12 @@ mlir::LogicalResult TileRoot(mlir::func::FuncOp kernel) {
   if (!root) return mlir::success();  // Nothing to distribute: one workgroup.
   auto tiles = root->getAttrOfType<mlir::DenseI64ArrayAttr>("kiln.workgroup_tiles");
   root->removeAttr("kiln.workgroup_tiles");
-  if (llvm::all_of(tiles.asArrayRef(), [](int64_t t) { return t == 0; })) return mlir::success();
+  // The host counts a workgroup dimension per tiled loop; the kernel must
+  // take the same number from the workgroup id (checked in step 3).
+  const int64_t tiled_loops = llvm::count_if(tiles.asArrayRef(), [](int64_t t) { return t != 0; });
+  kernel->setAttr("kiln.workgroup_loops",
+                  mlir::IntegerAttr::get(mlir::IndexType::get(kernel.getContext()), tiled_loops));
+  if (tiled_loops == 0) return mlir::success();
   auto tileable = llvm::dyn_cast<mlir::TilingInterface>(root);
   if (!tileable) return root->emitOpError("cannot be tiled into workgroups");
 
@@ -182,6 +188,13 @@ mlir::LogicalResult DistributeKernels(mlir::ModuleOp kernels) {
     llvm::SmallVector<mlir::scf::ForallOp> foralls(kernel.getBody().getOps<mlir::scf::ForallOp>());
     if (foralls.size() > 1) {
       return kernel.emitOpError("has ") << foralls.size() << " workgroup loops; expected one";
+    }
+    auto expected = kernel->getAttrOfType<mlir::IntegerAttr>("kiln.workgroup_loops");
+    kernel->removeAttr("kiln.workgroup_loops");
+    const int64_t rank = foralls.empty() ? 0 : foralls.front().getRank();
+    if (expected && expected.getInt() != rank) {
+      return kernel.emitOpError("was tiled into ")
+             << rank << " workgroup dimensions where the dispatch counts " << expected.getInt();
     }
     for (mlir::scf::ForallOp forall : foralls) {
       if (mlir::failed(DistributeForall(forall))) return mlir::failure();

@@ -122,8 +122,11 @@ llvm::SmallVector<int64_t> ChooseWorkgroupTiles(mlir::linalg::LinalgOp root) {
     if (iterators[l] != mlir::utils::IteratorType::parallel) continue;
     int64_t extent = mlir::ShapedType::isDynamic(ranges[l]) ? INT64_MAX : ranges[l];
     int64_t tile = std::max<int64_t>(1, std::min(extent, budget));
-    tiles[l] = tile;
     budget = std::max<int64_t>(1, budget / tile);
+    // A tile that covers a static loop whole is no tile: the loop stays in
+    // the workgroup (a one-trip workgroup loop would be folded away in the
+    // kernel, and the host and the kernel must count the same loops).
+    tiles[l] = tile >= extent ? 0 : tile;
   }
   return tiles;
 }

@@ -3,6 +3,7 @@
 namespace kiln::compiler {
 
 void registerInputPasses() {
+  mlir::registerPass(createDecomposeAggregatesPass);
   mlir::registerPass(createDetachUnreadInitsPass);
   mlir::registerPass(createTensorInputPass);
 }

@@ -6,6 +6,9 @@
 //   --kiln-detach-unread-inits  inits a linalg op never reads become
 //       tensor.empty, so that producers fuse into their consumers
 //       (detach_unread_inits.cc).
+//   --kiln-decompose-aggregates  linalg.softmax (and any op with linalg's
+//       AggregatedOpInterface) into the linalg ops it is made of
+//       (decompose_aggregates.cc).
 //   --kiln-tensor-input  the input pipeline (upstream's elementwise-to-linalg,
 //       the detaching above, elementwise fusion) on each function that
 //       computes on tensors, and on no other (tensor_input.cc).
@@ -17,6 +20,7 @@
 
 namespace kiln::compiler {
 
+std::unique_ptr<mlir::Pass> createDecomposeAggregatesPass();
 std::unique_ptr<mlir::Pass> createDetachUnreadInitsPass();
 std::unique_ptr<mlir::Pass> createTensorInputPass();
 

@@ -1,6 +1,7 @@
 // TensorInput (--kiln-tensor-input): the input pipeline of tensor programs,
 // run on each function that computes on tensors and on nothing else:
 //
+//   --kiln-decompose-aggregates     linalg.softmax -> its linalg ops
 //   convert-elementwise-to-linalg   arith/math on whole tensors -> linalg.generic
 //   --kiln-detach-unread-inits      no false dependences through unread inits
 //   resolve-ranked-shaped-type-result-dims, canonicalize
@@ -49,6 +50,7 @@ struct TensorInputPass : mlir::PassWrapper<TensorInputPass, mlir::OperationPass<
     pipeline.getDependentDialects(registry);
   }
   static void Build(mlir::OpPassManager& pipeline) {
+    pipeline.addPass(createDecomposeAggregatesPass());
     pipeline.addPass(mlir::createConvertElementwiseToLinalgPass());
     pipeline.addPass(createDetachUnreadInitsPass());
     // The conversion sizes its inits with tensor.dim of its operands, some of

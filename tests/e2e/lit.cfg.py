@@ -99,6 +99,10 @@ config.substitutions.append(("%kiln-dump-module", tool("kiln-dump-module")))
 # The device dispatch tests run on (--device=%device) and the targets whose
 # kernels this build has (--target=%kiln_targets).
 config.substitutions.append(("%device", device))
+# The device's target as IREE's backends spell it: tests of generated kernels
+# compile for the device they run on.
+TARGET_BACKENDS = {"cpu": "llvm-cpu", "vulkan": "vulkan-spirv", "cuda": "cuda"}
+config.substitutions.append(("%target_backend", TARGET_BACKENDS.get(target, target)))
 config.substitutions.append(("%kiln_targets", ",".join(built_targets)))
 # The folder holding samples/custom_dispatch/cpu's kernels.so (simple_mul,
 # simple_add, simple_mul_inplace), for --object-search-path in dispatch tests.

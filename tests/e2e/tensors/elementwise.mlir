@@ -1,10 +1,11 @@
 // Arithmetic and math on whole tensors: kiln fuses the chain into one
-// dispatch and generates its kernel (on the cpu: LLVM, linked by lld).
-// RUN: %kiln-compile %s -o %t.kmod
-// RUN: %kiln-run-module --module=%t.kmod --function=chain --input="5xf32=0 1 2 -3 4" --input="5xf32=1 1 1 1 1" | FileCheck %s --check-prefix=CHAIN
-// RUN: %kiln-run-module --module=%t.kmod --function=chain --input=1000003xf32=1 --input=1000003xf32=2 --expected_output=1000003xf32=1 | FileCheck %s --check-prefix=LARGE
-// RUN: %kiln-run-module --device=cpu-sync --module=%t.kmod --function=chain --input=7xf32=1 --input=7xf32=2 --expected_output=7xf32=1 | FileCheck %s --check-prefix=LARGE
-// RUN: %kiln-run-module --module=%t.kmod --function=empty_ok --input=0xf32 | FileCheck %s --check-prefix=EMPTY
+// dispatch and generates its kernel for the device the suite runs on (cpu:
+// LLVM, linked by lld; vulkan: SPIR-V).
+// RUN: %kiln-compile %s --iree-hal-target-backends=%target_backend -o %t.kmod
+// RUN: %kiln-run-module --device=%device --module=%t.kmod --function=chain --input="5xf32=0 1 2 -3 4" --input="5xf32=1 1 1 1 1" | FileCheck %s --check-prefix=CHAIN
+// RUN: %kiln-run-module --device=%device --module=%t.kmod --function=chain --input=1000003xf32=1 --input=1000003xf32=2 --expected_output=1000003xf32=1 | FileCheck %s --check-prefix=LARGE
+// RUN: %kiln-run-module --device=%device --module=%t.kmod --function=chain --input=7xf32=1 --input=7xf32=2 --expected_output=7xf32=1 | FileCheck %s --check-prefix=LARGE
+// RUN: %kiln-run-module --device=%device --module=%t.kmod --function=empty_ok --input=0xf32 | FileCheck %s --check-prefix=EMPTY
 // RUN: %kiln-dump-module %t.kmod | FileCheck %s --check-prefix=DUMP
 
 // max(a * b - b, 0) then exp of its negation, elementwise.
@@ -41,7 +42,7 @@ func.func @empty_ok(%a: tensor<?xf32>) -> tensor<?xf32> {
 // One generated executable per function: the chain is one dispatch.
 // DUMP: executables: 2
 // DUMP-NEXT:   @chain_dispatch_0
-// DUMP-NEXT:     variant llvm-cpu system-elf-x86_64:
+// DUMP-NEXT:     variant {{(llvm-cpu system-elf-x86_64|vulkan-spirv vulkan-spirv-fb|cuda cuda-nvptx-fb)}}
 // DUMP-NEXT:     export 0 @chain_dispatch_0 workgroup_size [128, 1, 1]
 // DUMP-NEXT:     dispatch of @chain_dispatch_0 in function {{[0-9]+}} 'chain' at offset {{[0-9]+}} ({{.*}}elementwise.mlir:
 // DUMP-NEXT:   @empty_ok_dispatch_0

@@ -48,8 +48,9 @@ func.func @scale(%a: tensor<?xf32>, %s: f32) -> tensor<?xf32> {
 
 // A reduction: its accumulator's linalg.fill is cloned into the dispatch
 // (and fills the result's binding), constants are cloned, each workgroup
-// takes one row of work (the row is 1024 or more elements long), and the
-// workgroups of a 2-D static result split it x = columns, y = rows.
+// takes one row of work (the row is 1024 or more elements long), and a 2-D
+// static result of 6 rows of 300 is cut into 2 workgroups of 3 whole rows
+// (a tile that covers a static loop whole leaves it untiled).
 
 #row = affine_map<(i, j) -> (i, j)>
 #out = affine_map<(i, j) -> (i)>
@@ -78,12 +79,12 @@ func.func @rowsum(%a: tensor<?x?xf32>) -> tensor<?xf32> {
 
 // CHECK-LABEL: hal.executable.source private @static2d_dispatch_0
 // CHECK: %[[C:.+]] = arith.constant dense<2.000000e+00> : tensor<6x300xf32>
-// CHECK: linalg.generic {{.*}} ins(%{{.+}}, %[[C]] : tensor<6x300xf32>, tensor<6x300xf32>) {{.*}} attrs = {kiln.workgroup_tiles = array<i64: 3, 300>}
+// CHECK: linalg.generic {{.*}} ins(%{{.+}}, %[[C]] : tensor<6x300xf32>, tensor<6x300xf32>) {{.*}} attrs = {kiln.workgroup_tiles = array<i64: 3, 0>}
 // CHECK-LABEL: func.func @static2d(
 func.func @static2d(%a: tensor<6x300xf32>) -> tensor<6x300xf32> {
   %c = arith.constant dense<2.0> : tensor<6x300xf32>
   %e = tensor.empty() : tensor<6x300xf32>
-  // CHECK: flow.dispatch @static2d_dispatch_0::@static2d_dispatch_0[%c1, %c2, %c1](%arg0) : (tensor<6x300xf32>) -> tensor<6x300xf32>
+  // CHECK: flow.dispatch @static2d_dispatch_0::@static2d_dispatch_0[%c2, %c1, %c1](%arg0) : (tensor<6x300xf32>) -> tensor<6x300xf32>
   %r = linalg.generic {indexing_maps = [#row, #row, #row], iterator_types = ["parallel", "parallel"]}
       ins(%a, %c : tensor<6x300xf32>, tensor<6x300xf32>) outs(%e : tensor<6x300xf32>) {
   ^bb0(%x: f32, %y: f32, %unused: f32):
