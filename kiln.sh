@@ -134,9 +134,9 @@ setup() {
 
 # The end-to-end demo: compile samples/programs/demo.mlir with kiln-compile and
 # run some of its functions with kiln-run-module (iree-run-module's flags and
-# output), then the custom-dispatch sample (hand-written kernels dispatched on
-# tensors) on the CPU driver, the only driver so far (cuda and vulkan come
-# with their own samples).
+# output), then the custom-dispatch sample on the CPU driver: two hand-written
+# kernels dispatched on tensors with, between them, an arith.addf on tensors
+# whose kernel kiln generates (cuda and vulkan come with their own samples).
 run_demo() {
   local bin="${BUILD_DIR}/bin"
   local module="${BUILD_DIR}/demo/demo.kmod"

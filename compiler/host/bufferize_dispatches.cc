@@ -446,6 +446,32 @@ void Bufferizer::LowerOp(Operation* op) {
     erased_.push_back(op);
     return;
   }
+  if (auto barrier = llvm::dyn_cast<Util::OptimizationBarrierOp>(op)) {
+    // A tensor passes through as the same buffer (the barrier has done its
+    // work: nothing fused or folded across it); other values keep a barrier.
+    llvm::SmallVector<Value> kept_operands;
+    llvm::SmallVector<Value> kept_results;
+    for (auto [operand, result] : llvm::zip(barrier.getOperands(), barrier.getResults())) {
+      if (!llvm::isa<mlir::TensorType>(operand.getType())) {
+        kept_operands.push_back(operand);
+        kept_results.push_back(result);
+        continue;
+      }
+      TensorState* state = StateOf(op, operand);
+      if (!state) return;
+      tensors_[result] = *state;
+    }
+    if (kept_operands.size() == barrier.getNumOperands()) return;
+    if (!kept_operands.empty()) {
+      auto kept = Util::OptimizationBarrierOp::create(before, loc, mlir::ValueRange(kept_operands).getTypes(),
+                                                      kept_operands);
+      for (auto [old_result, new_result] : llvm::zip(kept_results, kept.getResults())) {
+        old_result.replaceAllUsesWith(new_result);
+      }
+    }
+    erased_.push_back(op);
+    return;
+  }
   if (auto tie = llvm::dyn_cast<Flow::TensorTieShapeOp>(op)) {
     // The same buffer, known by the tied dims from here on. Where they are
     // not the dims the buffer was sized by, the next use checks them.

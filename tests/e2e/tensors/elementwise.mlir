@@ -6,6 +6,7 @@
 // RUN: %kiln-run-module --device=%device --module=%t.kmod --function=chain --input=1000003xf32=1 --input=1000003xf32=2 --expected_output=1000003xf32=1 | FileCheck %s --check-prefix=LARGE
 // RUN: %kiln-run-module --device=%device --module=%t.kmod --function=chain --input=7xf32=1 --input=7xf32=2 --expected_output=7xf32=1 | FileCheck %s --check-prefix=LARGE
 // RUN: %kiln-run-module --device=%device --module=%t.kmod --function=empty_ok --input=0xf32 | FileCheck %s --check-prefix=EMPTY
+// RUN: %kiln-run-module --device=%device --module=%t.kmod --function=barrier --input="2xf32=0 1" | FileCheck %s --check-prefix=BARRIER
 // RUN: %kiln-dump-module %t.kmod | FileCheck %s --check-prefix=DUMP
 
 // max(a * b - b, 0) then exp of its negation, elementwise.
@@ -39,10 +40,23 @@ func.func @empty_ok(%a: tensor<?xf32>) -> tensor<?xf32> {
 // EMPTY-NEXT: result[0]: hal.buffer_view
 // EMPTY-NEXT: 0xf32=
 
-// One generated executable per function: the chain is one dispatch.
-// DUMP: executables: 2
+// util.optimization_barrier stops fusion: two dispatches, the same values.
+func.func @barrier(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = arith.negf %a : tensor<?xf32>
+  %1 = util.optimization_barrier %0 : tensor<?xf32>
+  %2 = math.exp %1 : tensor<?xf32>
+  return %2 : tensor<?xf32>
+}
+// BARRIER: EXEC @barrier
+// BARRIER-NEXT: result[0]: hal.buffer_view
+// BARRIER-NEXT: 2xf32=1 0.367879
+
+// The chain is one dispatch; the barrier's function has two.
+// DUMP: executables: 4
 // DUMP-NEXT:   @chain_dispatch_0
 // DUMP-NEXT:     variant {{(llvm-cpu system-elf-x86_64|vulkan-spirv vulkan-spirv-fb|cuda cuda-nvptx-fb)}}
 // DUMP-NEXT:     export 0 @chain_dispatch_0 workgroup_size [128, 1, 1]
 // DUMP-NEXT:     dispatch of @chain_dispatch_0 in function {{[0-9]+}} 'chain' at offset {{[0-9]+}} ({{.*}}elementwise.mlir:
 // DUMP-NEXT:   @empty_ok_dispatch_0
+// DUMP:   @barrier_dispatch_0
+// DUMP:   @barrier_dispatch_1

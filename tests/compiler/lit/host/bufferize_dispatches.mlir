@@ -113,3 +113,32 @@ module @tied_and_multiple {
     return %0, %3, %2 : tensor<4xf32>, tensor<4xf32>, tensor<2x4xi32>
   }
 }
+
+// -----
+
+// util.optimization_barrier on a tensor: the same buffer passes through
+// (fusion already stopped at it); a scalar beside it keeps its barrier.
+#layout3 = #hal.pipeline.layout<constants = 1, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>
+]>
+// CHECK-LABEL: module @barrier
+module @barrier {
+  hal.executable private @ex {
+    hal.executable.binary public @elf attributes {data = dense<[1, 2, 3, 4]> : vector<4xi8>, format = "system-elf-x86_64"}
+    hal.executable.export public @copy ordinal(0) layout(#layout3)
+  }
+  // CHECK: func.func @f(%[[A:.+]]: !hal.buffer_view, %[[N:.+]]: i32)
+  func.func @f(%a: tensor<4xf32>, %n: i32) -> (tensor<4xf32>, i32) {
+    %c1 = arith.constant 1 : index
+    // CHECK: %[[ABUF:.+]] = hal.buffer_view.buffer<%[[A]]
+    // CHECK: %[[KEPT:.+]] = util.optimization_barrier %[[N]] : i32
+    // CHECK-NOT: util.optimization_barrier
+    %t, %m = util.optimization_barrier %a, %n : tensor<4xf32>, i32
+    // CHECK: hal.command_buffer.dispatch
+    // CHECK-NEXT: (%[[ABUF]] : !hal.buffer)
+    %r = flow.dispatch @ex::@copy[%c1](%m, %t) : (i32, tensor<4xf32>) -> tensor<4xf32>
+    // CHECK: return %{{.+}}, %[[KEPT]]
+    return %r, %m : tensor<4xf32>, i32
+  }
+}
