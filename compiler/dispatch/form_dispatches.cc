@@ -164,6 +164,7 @@ class DispatchFormer {
 
   // Outlines every root of the function; `formed` says whether there was any.
   mlir::LogicalResult Run(bool& formed) {
+    MaterializeHostConstants();
     llvm::SmallVector<mlir::linalg::LinalgOp> roots;
     func_.walk([&](mlir::linalg::LinalgOp op) {
       if (IsRoot(op)) roots.push_back(op);
@@ -178,12 +179,40 @@ class DispatchFormer {
 
  private:
   mlir::LogicalResult Outline(mlir::linalg::LinalgOp root);
+  void MaterializeHostConstants();
 
   mlir::ModuleOp module_;
   mlir::func::FuncOp func_;
   mlir::SymbolTable symbols_;
   int next_ordinal_ = 0;
 };
+
+// A tensor constant that the host itself needs (returned, passed to a call
+// or to a hand-written dispatch) is written into a buffer by a generated
+// kernel: a linalg.copy of it, into which the constant is cloned like any
+// other. Constants only linalg ops read stay where they are: they are cloned
+// into those ops' dispatches.
+void DispatchFormer::MaterializeHostConstants() {
+  llvm::SmallVector<mlir::arith::ConstantOp> constants;
+  func_.walk([&](mlir::arith::ConstantOp op) {
+    if (llvm::isa<RankedTensorType>(op.getType())) constants.push_back(op);
+  });
+  for (mlir::arith::ConstantOp constant : constants) {
+    auto type = llvm::cast<RankedTensorType>(constant.getType());
+    llvm::SmallVector<mlir::OpOperand*> host_uses;
+    for (mlir::OpOperand& use : constant->getUses()) {
+      if (!llvm::isa<mlir::linalg::LinalgOp>(use.getOwner())) host_uses.push_back(&use);
+    }
+    if (host_uses.empty()) continue;
+    OpBuilder b(constant);
+    b.setInsertionPointAfter(constant);
+    Value empty = mlir::tensor::EmptyOp::create(b, constant.getLoc(), type.getShape(),
+                                                type.getElementType());
+    Value copy = mlir::linalg::CopyOp::create(b, constant.getLoc(), constant.getResult(), empty)
+                     .getResult(0);
+    for (mlir::OpOperand* use : host_uses) use->set(copy);
+  }
+}
 
 mlir::LogicalResult DispatchFormer::Outline(mlir::linalg::LinalgOp root) {
   const Location loc = root.getLoc();
