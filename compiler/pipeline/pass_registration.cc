@@ -4,6 +4,7 @@
 #include "compiler/host/passes.h"
 #include "compiler/input/passes.h"
 #include "compiler/targets/cpu/lower_kernels_to_llvm.h"
+#include "compiler/targets/cuda/lower_kernels_to_nvvm.h"
 #include "compiler/targets/gpu/distribute_to_threads.h"
 #include "compiler/targets/passes.h"
 #include "compiler/targets/vulkan/lower_kernels_to_spirv.h"
@@ -27,6 +28,7 @@ void RegisterPasses() {
   registerSerializeExecutablesPass();
   cpu::registerLowerKernelsToLLVMPass();
   gpu::registerDistributeToThreadsPass();
+  cuda::registerLowerKernelsToNVVMPass();
   vulkan::registerLowerKernelsToSPIRVPass();
   registerHostPasses();
   registerVMBackendPasses();

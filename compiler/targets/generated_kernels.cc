@@ -1,6 +1,7 @@
 #include "compiler/targets/generated_kernels.h"
 
 #include "compiler/targets/cpu/cpu_target.h"
+#include "compiler/targets/cuda/cuda_target.h"
 #include "compiler/targets/vulkan/vulkan_target.h"
 
 namespace kiln::compiler {
@@ -22,6 +23,19 @@ Result<TargetObjects> CompileGeneratedKernels(mlir::ModuleOp kernels, const std:
     objects.objects.push_back(std::move(object));
     return objects;
   }
+  if (target == "cuda") {
+    // One PTX image for the default architecture, which the driver JITs for
+    // any newer GPU; its target_arch names the image in the executable.
+    const cuda::CudaTargetOptions options;
+    objects.backend = "cuda";
+    objects.format = "cuda-nvptx-fb";
+    objects.target_arch = options.sm;
+    KILN_ASSIGN_OR_RETURN(std::string ptx, cuda::CompileCudaKernels(kernels, options));
+    ObjectSource object;
+    object.data.assign(ptx.begin(), ptx.end());
+    objects.objects.push_back(std::move(object));
+    return objects;
+  }
   if (target == "vulkan") {
     objects.backend = "vulkan-spirv";
     objects.format = "vulkan-spirv-fb";
@@ -32,7 +46,7 @@ Result<TargetObjects> CompileGeneratedKernels(mlir::ModuleOp kernels, const std:
     return objects;
   }
   return UnimplementedError("kiln does not generate kernels for the " + target +
-                            " target yet (it generates them for cpu and vulkan)");
+                            " target (it generates them for cpu, cuda and vulkan)");
 }
 
 }  // namespace kiln::compiler

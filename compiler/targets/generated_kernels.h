@@ -6,11 +6,15 @@
 //
 //   cpu     compiler/targets/cpu: LLVM -> x86-64 -> a shared object linked
 //           by lld's library ("llvm-cpu", "system-elf-x86_64")
+//   cuda    compiler/targets/cuda: each workgroup's tile spread over its
+//           threads (compiler/targets/gpu), PTX for sm_75 and newer from
+//           LLVM's NVPTX backend ("cuda", "cuda-nvptx-fb", target_arch
+//           "sm_75")
 //   vulkan  compiler/targets/vulkan: each workgroup's tile spread over its
 //           threads (compiler/targets/gpu), SPIR-V for Vulkan 1.2
 //           ("vulkan-spirv", "vulkan-spirv-fb")
 //
-// cuda is not generated yet: asking for it is an error that says so.
+// Any other target is an error that names it.
 #pragma once
 
 #include <string>

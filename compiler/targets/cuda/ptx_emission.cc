@@ -1,0 +1,162 @@
+// The LLVM-dialect module -> PTX text path (ptx_emission.h).
+#include "compiler/targets/cuda/ptx_emission.h"
+
+#include <memory>
+#include <mutex>
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+namespace kiln::compiler::cuda {
+namespace {
+
+constexpr char kTriple[] = "nvptx64-nvidia-cuda";
+
+void InitializeNVPTXTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+Result<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(const CudaTargetOptions& options) {
+  InitializeNVPTXTarget();
+  const llvm::Triple triple{llvm::StringRef(kTriple)};
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target) return InternalError("no LLVM target for " + triple.str() + ": " + error);
+  // LLVM takes an unknown CPU name with only a warning on stderr and emits
+  // PTX for its default; an unknown sm must be an error instead, found before
+  // the target machine is made for it.
+  std::unique_ptr<llvm::MCSubtargetInfo> generic(target->createMCSubtargetInfo(triple, "", ""));
+  if (!generic || !generic->isCPUStringValid(options.sm)) {
+    return InvalidArgumentError("unknown CUDA architecture '" + options.sm +
+                                "' (LLVM's NVPTX backend takes sm_NN, e.g. sm_75)");
+  }
+  std::unique_ptr<llvm::TargetMachine> machine(
+      target->createTargetMachine(triple, options.sm, options.ptx_feature, llvm::TargetOptions(),
+                                  std::nullopt, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine) {
+    return InvalidArgumentError("cannot create an NVPTX target machine for '" + options.sm +
+                                "' with features '" + options.ptx_feature + "'");
+  }
+  return machine;
+}
+
+void Optimize(llvm::Module& module, llvm::TargetMachine& machine) {
+  llvm::LoopAnalysisManager loop_analyses;
+  llvm::FunctionAnalysisManager function_analyses;
+  llvm::CGSCCAnalysisManager cgscc_analyses;
+  llvm::ModuleAnalysisManager module_analyses;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(module_analyses);
+  builder.registerCGSCCAnalyses(cgscc_analyses);
+  builder.registerFunctionAnalyses(function_analyses);
+  builder.registerLoopAnalyses(loop_analyses);
+  builder.crossRegisterProxies(loop_analyses, function_analyses, cgscc_analyses, module_analyses);
+  llvm::ModulePassManager passes =
+      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  passes.run(module, module_analyses);
+}
+
+// Helpers are private: once inlined into the kernels, O3 drops them.
+void InternalizeHelpers(llvm::Module& module, const std::vector<std::string>& kernels) {
+  for (llvm::Function& function : module) {
+    if (function.isDeclaration()) continue;
+    if (llvm::is_contained(kernels, function.getName().str())) continue;
+    function.setLinkage(llvm::GlobalValue::InternalLinkage);
+  }
+}
+
+Status CheckNoUndefinedFunctions(const llvm::Module& module) {
+  std::vector<std::string> undefined;
+  for (const llvm::Function& function : module) {
+    if (function.isDeclaration() && !function.isIntrinsic() && !function.use_empty()) {
+      undefined.push_back(function.getName().str());
+    }
+  }
+  if (undefined.empty()) return OkStatus();
+  return InvalidArgumentError(
+      "the CUDA kernels call functions that no PTX module defines (there is no libdevice or "
+      "libm at run time): " +
+      llvm::join(undefined, ", "));
+}
+
+Result<std::string> EmitAssembly(llvm::Module& module, llvm::TargetMachine& machine) {
+  llvm::SmallString<0> buffer;
+  llvm::raw_svector_ostream stream(buffer);
+  llvm::legacy::PassManager passes;
+  if (machine.addPassesToEmitFile(passes, stream, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+    return InternalError("the NVPTX target cannot emit PTX");
+  }
+  passes.run(module);
+  return std::string(buffer.str());
+}
+
+// Whether `ptx` has `.entry <name>` followed by its parameter list.
+bool HasEntry(const std::string& ptx, const std::string& name) {
+  const std::string directive = ".entry " + name;
+  for (size_t at = ptx.find(directive); at != std::string::npos; at = ptx.find(directive, at + 1)) {
+    const size_t end = at + directive.size();
+    if (end < ptx.size() && (ptx[end] == '(' || ptx[end] == '\n' || ptx[end] == ' ')) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<std::string> EmitPtx(mlir::ModuleOp llvm_module, const std::vector<std::string>& kernels,
+                            const CudaTargetOptions& options) {
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine, CreateTargetMachine(options));
+
+  mlir::MLIRContext& context = *llvm_module.getContext();
+  mlir::registerBuiltinDialectTranslation(context);
+  mlir::registerLLVMDialectTranslation(context);
+  mlir::registerNVVMDialectTranslation(context);
+  llvm::LLVMContext llvm_context;
+  std::unique_ptr<llvm::Module> module =
+      mlir::translateModuleToLLVMIR(llvm_module, llvm_context, "kiln_cuda_kernels");
+  if (!module) {
+    return InvalidArgumentError(
+        "cannot translate the CUDA kernels to LLVM IR (the diagnostics name the op)");
+  }
+  module->setTargetTriple(machine->getTargetTriple());
+  module->setDataLayout(machine->createDataLayout());
+  {
+    std::string message;
+    llvm::raw_string_ostream stream(message);
+    if (llvm::verifyModule(*module, &stream)) {
+      return InternalError("the translated LLVM IR is invalid: " + message);
+    }
+  }
+  InternalizeHelpers(*module, kernels);
+  Optimize(*module, *machine);
+  KILN_RETURN_IF_ERROR(CheckNoUndefinedFunctions(*module));
+  KILN_ASSIGN_OR_RETURN(std::string ptx, EmitAssembly(*module, *machine));
+  for (const std::string& kernel : kernels) {
+    if (!HasEntry(ptx, kernel)) {
+      return InternalError("the PTX has no '.entry " + kernel + "' for kernel @" + kernel);
+    }
+  }
+  return ptx;
+}
+
+}  // namespace kiln::compiler::cuda

@@ -1,0 +1,436 @@
+// The CUDA backend of generated kernels (compiler/targets/cuda): contract
+// kernels parsed from text, compiled by CompileCudaKernels into PTX, then
+// checked two ways: the `.entry` of each kernel with kiln's CUDA dispatch
+// ABI (the layout's bindings as .u64 pointers, then its constants as .u32,
+// and the block size as .reqntid), and ptxas for sm_90 (the lent H100's
+// architecture, which the driver JITs the sm_75 PTX for), run as a
+// subprocess; the ptxas half skips with a message where the CUDA toolkit is
+// not installed. No GPU is needed.
+#include "compiler/targets/cuda/cuda_target.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/dialects/registration.h"
+#include "gtest/gtest.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+namespace kiln::compiler::cuda {
+namespace {
+
+// ptxas: /usr/local/cuda/bin first, then PATH; "" when there is none.
+std::string FindPtxas() {
+  std::string dirs = "/usr/local/cuda/bin";
+  if (const char* path = std::getenv("PATH")) dirs += std::string(":") + path;
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string candidate = dirs.substr(start, end - start) + "/ptxas";
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return "";
+}
+
+// Runs `ptxas -arch=sm_90` on the PTX; returns its exit status and output.
+std::pair<int, std::string> RunPtxas(const std::string& tool, const std::string& ptx) {
+  std::string path = ::testing::TempDir() + "kiln_cuda_target_test_XXXXXX";
+  const int fd = ::mkstemp(path.data());
+  if (fd < 0) return {-1, "cannot create a temporary file"};
+  const bool written = ::write(fd, ptx.data(), ptx.size()) == static_cast<ssize_t>(ptx.size());
+  ::close(fd);
+  if (!written) return {-1, "cannot write " + path};
+  const std::string command = tool + " -arch=sm_90 -o " + path + ".cubin " + path + " 2>&1";
+  std::string output;
+  int status = -1;
+  if (FILE* pipe = ::popen(command.c_str(), "r")) {
+    char buffer[512];
+    while (size_t n = std::fread(buffer, 1, sizeof(buffer), pipe)) output.append(buffer, n);
+    status = ::pclose(pipe);
+    if (status != -1 && WIFEXITED(status)) status = WEXITSTATUS(status);
+  }
+  ::unlink(path.c_str());
+  ::unlink((path + ".cubin").c_str());
+  return {status, output};
+}
+
+// The `.entry name(...)` header of a kernel: its parameter types in order
+// (".u64", ".u32", ...) and the directives after them; `found` is false
+// when there is no such entry.
+struct Entry {
+  bool found = false;
+  std::vector<std::string> parameter_types;
+  std::string directives;  // What follows the parameter list up to the body.
+};
+
+Entry FindEntry(const std::string& ptx, const std::string& name) {
+  Entry entry;
+  const std::string header = ".entry " + name + "(";
+  const size_t at = ptx.find(header);
+  if (at == std::string::npos) return entry;
+  entry.found = true;
+  const size_t close = ptx.find(')', at);
+  const std::string list = ptx.substr(at + header.size(), close - at - header.size());
+  for (size_t param = list.find(".param"); param != std::string::npos;
+       param = list.find(".param", param + 1)) {
+    const size_t type = list.find('.', param + 1);
+    const size_t type_end = list.find_first_of(" \t", type);
+    entry.parameter_types.push_back(list.substr(type, type_end - type));
+  }
+  entry.directives = ptx.substr(close + 1, ptx.find('{', close) - close - 1);
+  return entry;
+}
+
+std::vector<std::string> Abi(int bindings, int constants) {
+  std::vector<std::string> types(bindings, ".u64");
+  types.insert(types.end(), constants, ".u32");
+  return types;
+}
+
+class CudaTargetTest : public ::testing::Test {
+ protected:
+  CudaTargetTest() {
+    mlir::DialectRegistry registry;
+    RegisterDialects(registry);
+    context_.appendDialectRegistry(registry);
+    context_.loadAllAvailableDialects();
+  }
+
+  Result<std::string> Compile(const char* source, const CudaTargetOptions& options = {}) {
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(source, &context_);
+    if (!module) return InvalidArgumentError("the test's kernel source does not parse");
+    return CompileCudaKernels(*module, options);
+  }
+
+  // Compiles `source` and checks the PTX: for sm_75, one `.entry name` whose
+  // parameters are `bindings` pointers then `constants` 32-bit values, with
+  // `.reqntid 128, 1, 1`, calling nothing external. Returns the PTX for
+  // further checks (and CheckWithPtxas).
+  std::string CompileAndCheck(const char* source, const std::string& name, int bindings,
+                              int constants) {
+    Result<std::string> ptx = Compile(source);
+    EXPECT_TRUE(ptx.ok()) << ptx.status().ToString();
+    if (!ptx.ok()) return "";
+    EXPECT_NE(ptx->find(".target sm_75"), std::string::npos) << *ptx;
+    EXPECT_NE(ptx->find(".version 7.8"), std::string::npos) << *ptx;
+    EXPECT_NE(ptx->find(".address_size 64"), std::string::npos) << *ptx;
+    Entry entry = FindEntry(*ptx, name);
+    EXPECT_TRUE(entry.found) << *ptx;
+    EXPECT_EQ(entry.parameter_types, Abi(bindings, constants)) << *ptx;
+    EXPECT_NE(entry.directives.find(".reqntid 128, 1, 1"), std::string::npos) << *ptx;
+    // No libdevice or libm at run time: nothing external may be called.
+    EXPECT_EQ(ptx->find(".extern"), std::string::npos) << *ptx;
+    return *ptx;
+  }
+
+  // ptxas for sm_90; skips the test when the toolkit is not installed.
+  void CheckWithPtxas(const std::string& ptx) {
+    if (ptx.empty()) return;
+    const std::string ptxas = FindPtxas();
+    if (ptxas.empty()) GTEST_SKIP() << "ptxas is not installed (the CUDA toolkit)";
+    auto [status, output] = RunPtxas(ptxas, ptx);
+    EXPECT_EQ(status, 0) << output << "\n" << ptx;
+  }
+
+  mlir::MLIRContext context_;
+};
+
+// The contract form: a 1-D elementwise add tiled by 1024, the last tile
+// partial (affine.min).
+TEST_F(CudaTargetTest, ElementwiseAddWithPartialLastTile) {
+  const std::string ptx = CompileAndCheck(R"mlir(
+#layout = #hal.pipeline.layout<constants = 1, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>]>
+#map = affine_map<(d0) -> (d0)>
+#min = affine_map<()[s0, s1] -> (1024, s0 - s1)>
+module {
+  func.func @add_dispatch_0() attributes {kiln.workgroup_size = array<i64: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1024 = arith.constant 1024 : index
+    %n = hal.interface.constant.load layout(#layout) ordinal(0) : index
+    %a = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : memref<?xf32>{%n}
+    %b = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) flags(ReadOnly) : memref<?xf32>{%n}
+    %out = hal.interface.binding.subspan layout(#layout) binding(2) alignment(64) offset(%c0) : memref<?xf32>{%n}
+    %id = hal.interface.workgroup.id[0] : index
+    %begin = arith.muli %id, %c1024 : index
+    %size = affine.min #min()[%n, %begin]
+    %sa = memref.subview %a[%begin] [%size] [1] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+    %sb = memref.subview %b[%begin] [%size] [1] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+    %so = memref.subview %out[%begin] [%size] [1] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+    linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+        ins(%sa, %sb : memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>)
+        outs(%so : memref<?xf32, strided<[1], offset: ?>>) {
+    ^bb0(%x: f32, %y: f32, %z: f32):
+      %s = arith.addf %x, %y : f32
+      linalg.yield %s : f32
+    }
+    return
+  }
+}
+)mlir",
+                                          "add_dispatch_0", 3, 1);
+  // The block id, the thread id and the float add.
+  EXPECT_NE(ptx.find("%ctaid.x"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("%tid.x"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("add.rn.f32"), std::string::npos) << ptx;
+  CheckWithPtxas(ptx);
+}
+
+// math.exp without libdevice (a polynomial), with no kiln.workgroup_size
+// (128x1x1).
+TEST_F(CudaTargetTest, Exp) {
+  const std::string ptx = CompileAndCheck(R"mlir(
+#layout = #hal.pipeline.layout<constants = 1, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>]>
+#map = affine_map<(d0) -> (d0)>
+#min = affine_map<()[s0, s1] -> (1024, s0 - s1)>
+module {
+  func.func @exp_dispatch_0() {
+    %c0 = arith.constant 0 : index
+    %c1024 = arith.constant 1024 : index
+    %n = hal.interface.constant.load layout(#layout) ordinal(0) : index
+    %in = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : memref<?xf32>{%n}
+    %out = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : memref<?xf32>{%n}
+    %id = hal.interface.workgroup.id[0] : index
+    %begin = arith.muli %id, %c1024 : index
+    %size = affine.min #min()[%n, %begin]
+    %si = memref.subview %in[%begin] [%size] [1] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+    %so = memref.subview %out[%begin] [%size] [1] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+    linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+        ins(%si : memref<?xf32, strided<[1], offset: ?>>) outs(%so : memref<?xf32, strided<[1], offset: ?>>) {
+    ^bb0(%x: f32, %y: f32):
+      %e = math.exp %x : f32
+      linalg.yield %e : f32
+    }
+    return
+  }
+}
+)mlir",
+                                          "exp_dispatch_0", 2, 1);
+  EXPECT_NE(ptx.find("fma.rn.f32"), std::string::npos) << ptx;
+  CheckWithPtxas(ptx);
+}
+
+// Two dynamic dims, 16x16 tiles on a 2-D grid and a transposed read:
+// out[i][j] = 2 * in[j][i] + 1, with descriptors whose strides are the
+// dynamic sizes.
+TEST_F(CudaTargetTest, TwoDimensionalTransposedRead) {
+  const std::string ptx = CompileAndCheck(R"mlir(
+#layout = #hal.pipeline.layout<constants = 2, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>]>
+#transposed = affine_map<(d0, d1) -> (d1, d0)>
+#identity = affine_map<(d0, d1) -> (d0, d1)>
+#tile = affine_map<(d0)[s0] -> (16, s0 - d0)>
+module {
+  func.func @transpose_dispatch_0() attributes {kiln.workgroup_size = array<i64: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %one = arith.constant 1.0 : f32
+    %two = arith.constant 2.0 : f32
+    %m = hal.interface.constant.load layout(#layout) ordinal(0) : index
+    %n = hal.interface.constant.load layout(#layout) ordinal(1) : index
+    %in = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : memref<?x?xf32>{%n, %m}
+    %out = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : memref<?x?xf32>{%m, %n}
+    %col_tile = hal.interface.workgroup.id[0] : index
+    %row_tile = hal.interface.workgroup.id[1] : index
+    %r0 = arith.muli %row_tile, %c16 : index
+    %c0_ = arith.muli %col_tile, %c16 : index
+    %rows = affine.min #tile(%r0)[%m]
+    %cols = affine.min #tile(%c0_)[%n]
+    %sin = memref.subview %in[%c0_, %r0] [%cols, %rows] [1, 1] : memref<?x?xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+    %sout = memref.subview %out[%r0, %c0_] [%rows, %cols] [1, 1] : memref<?x?xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#transposed, #identity], iterator_types = ["parallel", "parallel"]}
+        ins(%sin : memref<?x?xf32, strided<[?, 1], offset: ?>>)
+        outs(%sout : memref<?x?xf32, strided<[?, 1], offset: ?>>) {
+    ^bb0(%x: f32, %y: f32):
+      %d = arith.mulf %x, %two : f32
+      %s = arith.addf %d, %one : f32
+      linalg.yield %s : f32
+    }
+    return
+  }
+}
+)mlir",
+                                          "transpose_dispatch_0", 2, 2);
+  EXPECT_NE(ptx.find("%ctaid.y"), std::string::npos) << ptx;
+  CheckWithPtxas(ptx);
+}
+
+// A row sum, one row per workgroup: the accumulator's fill, a barrier
+// (bar.sync), the reduction loop.
+TEST_F(CudaTargetTest, RowSum) {
+  const std::string ptx = CompileAndCheck(R"mlir(
+#layout = #hal.pipeline.layout<constants = 2, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>]>
+#row = affine_map<(i, j) -> (i, j)>
+#out = affine_map<(i, j) -> (i)>
+module {
+  func.func @rowsum_dispatch_0() attributes {kiln.workgroup_size = array<i64: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %rows = hal.interface.constant.load layout(#layout) ordinal(0) : index
+    %cols = hal.interface.constant.load layout(#layout) ordinal(1) : index
+    %in = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : memref<?x?xf32>{%rows, %cols}
+    %out = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : memref<?xf32>{%rows}
+    %id = hal.interface.workgroup.id[0] : index
+    %row = memref.subview %in[%id, 0] [1, %cols] [1, 1] : memref<?x?xf32> to memref<1x?xf32, strided<[?, 1], offset: ?>>
+    %acc = memref.subview %out[%id] [1] [1] : memref<?xf32> to memref<1xf32, strided<[1], offset: ?>>
+    linalg.fill ins(%zero : f32) outs(%acc : memref<1xf32, strided<[1], offset: ?>>)
+    linalg.generic {indexing_maps = [#row, #out], iterator_types = ["parallel", "reduction"]}
+        ins(%row : memref<1x?xf32, strided<[?, 1], offset: ?>>) outs(%acc : memref<1xf32, strided<[1], offset: ?>>) {
+    ^bb0(%x: f32, %a: f32):
+      %y = arith.addf %x, %a : f32
+      linalg.yield %y : f32
+    }
+    return
+  }
+}
+)mlir",
+                                          "rowsum_dispatch_0", 2, 2);
+  EXPECT_NE(ptx.find("bar.sync"), std::string::npos) << ptx;
+  CheckWithPtxas(ptx);
+}
+
+// An intermediate buffer between two ops, in shared memory (a .shared
+// array sized by the tile), with a barrier between producer and consumer.
+TEST_F(CudaTargetTest, IntermediateInSharedMemory) {
+  const std::string ptx = CompileAndCheck(R"mlir(
+#layout = #hal.pipeline.layout<constants = 1, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>]>
+#map = affine_map<(d0) -> (d0)>
+#first = affine_map<(d0) -> (0)>
+#min = affine_map<()[s0, s1] -> (1024, s0 - s1)>
+module {
+  func.func @softish_dispatch_0() attributes {kiln.workgroup_size = array<i64: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1024 = arith.constant 1024 : index
+    %n = hal.interface.constant.load layout(#layout) ordinal(0) : index
+    %in = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : memref<?xf32>{%n}
+    %out = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : memref<?xf32>{%n}
+    %id = hal.interface.workgroup.id[0] : index
+    %begin = arith.muli %id, %c1024 : index
+    %size = affine.min #min()[%n, %begin]
+    %sin = memref.subview %in[%begin] [%size] [1] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+    %sout = memref.subview %out[%begin] [%size] [1] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+    %tmp = memref.alloc(%size) : memref<?xf32>
+    linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+        ins(%sin : memref<?xf32, strided<[1], offset: ?>>) outs(%tmp : memref<?xf32>) {
+    ^bb0(%x: f32, %y: f32):
+      %e = math.exp %x : f32
+      linalg.yield %e : f32
+    }
+    linalg.generic {indexing_maps = [#map, #first, #map], iterator_types = ["parallel"]}
+        ins(%tmp, %tmp : memref<?xf32>, memref<?xf32>) outs(%sout : memref<?xf32, strided<[1], offset: ?>>) {
+    ^bb0(%x: f32, %f: f32, %y: f32):
+      %d = arith.divf %x, %f : f32
+      linalg.yield %d : f32
+    }
+    memref.dealloc %tmp : memref<?xf32>
+    return
+  }
+}
+)mlir",
+                                          "softish_dispatch_0", 2, 1);
+  EXPECT_NE(ptx.find(".shared .align 16 .b8"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("[4096]"), std::string::npos) << ptx;  // 1024 x f32.
+  EXPECT_NE(ptx.find("st.shared."), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("ld.shared."), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("bar.sync"), std::string::npos) << ptx;
+  CheckWithPtxas(ptx);
+}
+
+// Every binding and constant of the layout is a parameter, used or not (the
+// driver passes them all), and two kernels of one module are two entries.
+TEST_F(CudaTargetTest, UnusedBindingsAndConstantsStayParameters) {
+  Result<std::string> ptx = Compile(R"mlir(
+#layout = #hal.pipeline.layout<constants = 3, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>]>
+module {
+  func.func @first() attributes {kiln.workgroup_size = array<i64: 64, 2, 1>} {
+    %c0 = arith.constant 0 : index
+    %k = hal.interface.constant.load layout(#layout) ordinal(1) : f32
+    %out = hal.interface.binding.subspan layout(#layout) binding(2) alignment(64) offset(%c0) : memref<4xf32>
+    memref.store %k, %out[%c0] : memref<4xf32>
+    return
+  }
+  func.func @second() {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %k = hal.interface.constant.load layout(#layout) ordinal(2) : i32
+    %out = hal.interface.binding.subspan layout(#layout) binding(2) alignment(64) offset(%c0) : memref<4xi32>
+    memref.store %k, %out[%c1] : memref<4xi32>
+    return
+  }
+}
+)mlir");
+  ASSERT_TRUE(ptx.ok()) << ptx.status().ToString();
+  Entry first = FindEntry(*ptx, "first");
+  ASSERT_TRUE(first.found) << *ptx;
+  EXPECT_EQ(first.parameter_types, Abi(3, 3)) << *ptx;
+  EXPECT_NE(first.directives.find(".reqntid 64, 2, 1"), std::string::npos) << *ptx;
+  Entry second = FindEntry(*ptx, "second");
+  ASSERT_TRUE(second.found) << *ptx;
+  EXPECT_EQ(second.parameter_types, Abi(3, 3)) << *ptx;
+  CheckWithPtxas(*ptx);
+}
+
+// A math op with no libdevice-free lowering (exp on f64: the polynomial
+// approximations are f32 only) is an error that names the op and its
+// location, not a crash or a call to __nv_exp.
+TEST_F(CudaTargetTest, UnsupportedMathIsAnError) {
+  auto ptx = Compile(R"mlir(
+#layout = #hal.pipeline.layout<constants = 0, bindings = [#hal.pipeline.binding<storage_buffer>]>
+module {
+  func.func @exp_f64() {
+    %c0 = arith.constant 0 : index
+    %out = hal.interface.binding.subspan layout(#layout) binding(0) offset(%c0) : memref<4xf64>
+    %x = memref.load %out[%c0] : memref<4xf64>
+    %y = math.exp %x : f64
+    memref.store %y, %out[%c0] : memref<4xf64>
+    return
+  }
+}
+)mlir");
+  ASSERT_FALSE(ptx.ok());
+  EXPECT_NE(ptx.status().message().find(":8:10: 'math.exp' op on 'f64' has no lowering"),
+            std::string::npos)
+      << ptx.status().ToString();
+}
+
+// An unknown architecture is an error, not PTX for LLVM's default.
+TEST_F(CudaTargetTest, UnknownArchitectureIsAnError) {
+  CudaTargetOptions options;
+  options.sm = "sm_7";
+  auto ptx = Compile(R"mlir(
+module {
+  func.func @empty() {
+    return
+  }
+}
+)mlir",
+                     options);
+  ASSERT_FALSE(ptx.ok());
+  EXPECT_NE(ptx.status().message().find("unknown CUDA architecture 'sm_7'"), std::string::npos)
+      << ptx.status().ToString();
+}
+
+}  // namespace
+}  // namespace kiln::compiler::cuda
