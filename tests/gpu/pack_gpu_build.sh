@@ -24,7 +24,7 @@ mkdir -p "${root}/build" "${root}/tools"
     ! -name '*.o' ! -name '*.a' ! -path '*/CMakeFiles/*' ! -name '.ninja*' \
     ! -name 'build.ninja' ! -name 'CMakeCache.txt' ! -name '*.cmake' ! -path './Testing/*' \
     ! -path '*/fuzz/*corpus*' ! -name kiln-opt ! -name kiln_compiler_fuzz_regression_test \
-    ! -name kiln_cpu_target_test -print0) |
+    ! -name 'kiln_*_target_test' -print0) |
   (cd "${build}" && xargs -0 cp --parents -t "${root}/build")
 # Every folder, even those left empty: ctest runs tests in their own.
 (cd "${build}" && find . -type d ! -path '*/CMakeFiles*' ! -path './Testing*' -print0) |
