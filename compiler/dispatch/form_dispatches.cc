@@ -85,18 +85,40 @@ constexpr int64_t kThreadsPerWorkgroup = 128;
 
 // Producers cloned into the dispatch that reads them instead of being passed
 // in: they only make or fill the buffer the dispatch writes, or are constants.
+// A linalg op whose one result is read by one consumer only, an all-parallel
+// linalg op that reads it elementwise (a permutation of its loops): a matmul
+// or convolution and its epilogue (bias, activation), a reduction and what
+// scales by it. It joins its consumer's dispatch, and tiling fuses it into
+// each workgroup's tile (the consumer's parallel loops cut it; the reduction
+// stays whole).
+bool FusesIntoItsConsumer(Operation* op) {
+  auto producer = llvm::dyn_cast<mlir::linalg::LinalgOp>(op);
+  if (!producer || !producer.hasPureTensorSemantics() || op->getNumResults() != 1 ||
+      llvm::isa<mlir::linalg::FillOp>(op) || !op->getResult(0).hasOneUse()) {
+    return false;
+  }
+  mlir::OpOperand& use = *op->getResult(0).getUses().begin();
+  auto consumer = llvm::dyn_cast<mlir::linalg::LinalgOp>(use.getOwner());
+  if (!consumer || !consumer.hasPureTensorSemantics() || consumer.isDpsInit(&use) ||
+      consumer.getNumReductionLoops() != 0 || consumer->getBlock() != op->getBlock()) {
+    return false;
+  }
+  return consumer.getMatchingIndexingMap(&use).isPermutation();
+}
+
 bool IsClonedIntoDispatch(Operation* op) {
   if (llvm::isa<mlir::tensor::EmptyOp, mlir::arith::ConstantOp>(op)) return true;
   if (auto fill = llvm::dyn_cast<mlir::linalg::FillOp>(op)) {
     return fill.hasPureTensorSemantics();
   }
-  return false;
+  return FusesIntoItsConsumer(op);
 }
 
 // A linalg.fill that only initializes the outputs of other linalg ops is
 // cloned into them; one whose result is used otherwise is a dispatch itself.
+// An op that fuses into its consumer is part of the consumer's dispatch.
 bool IsRoot(mlir::linalg::LinalgOp op) {
-  if (!op.hasPureTensorSemantics()) return false;
+  if (!op.hasPureTensorSemantics() || FusesIntoItsConsumer(op)) return false;
   if (!llvm::isa<mlir::linalg::FillOp>(op.getOperation())) return true;
   for (mlir::OpOperand& use : op->getResult(0).getUses()) {
     auto consumer = llvm::dyn_cast<mlir::linalg::LinalgOp>(use.getOwner());

@@ -1,12 +1,13 @@
 // Reductions and contractions on tensors, each a generated kernel: a row
-// sum with a captured scalar, a full (0-d) reduction, a matmul with a bias
-// and ReLU epilogue, with dynamic and odd sizes.
+// sum with a captured scalar, a full (0-d) reduction, a matmul fused with its
+// bias and ReLU epilogue, with dynamic and odd sizes.
 // RUN: %kiln-compile %s --iree-hal-target-backends=%target_backend -o %t.kmod
 // RUN: %kiln-run-module --device=%device --module=%t.kmod --function=rowsum --input="2x3xf32=1 2 3 4 5 6" --input=f32=2 | FileCheck %s --check-prefix=ROWSUM
 // RUN: %kiln-run-module --device=%device --module=%t.kmod --function=rowsum --input=129x1000xf32=0.5 --input=f32=3 --expected_output=129xf32=1500 | FileCheck %s --check-prefix=OK
 // RUN: %kiln-run-module --device=%device --module=%t.kmod --function=total --input="7xf32=1 2 3 4 5 6 7" | FileCheck %s --check-prefix=TOTAL
 // RUN: %kiln-run-module --device=%device --module=%t.kmod --function=matmul_bias_relu --input="2x3xf32=1 2 3 4 5 6" --input="3x2xf32=1 0 0 1 1 1" --input="2xf32=-5 1" | FileCheck %s --check-prefix=MATMUL
 // RUN: %kiln-run-module --device=%device --module=%t.kmod --function=matmul_bias_relu --input=7x129xf32=1 --input=129x1xf32=2 --input=1xf32=-1 --expected_output=7x1xf32=257 | FileCheck %s --check-prefix=OK
+// RUN: %kiln-dump-module %t.kmod | FileCheck %s --check-prefix=DUMP
 
 func.func @rowsum(%a: tensor<?x?xf32>, %s: f32) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index
@@ -63,6 +64,9 @@ func.func @matmul_bias_relu(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %bias: ten
   return %r : tensor<?x?xf32>
 }
 // [1 2 3; 4 5 6] x [1 0; 0 1; 1 1] = [4 5; 10 11], + [-5 1], max 0.
+// The matmul and its epilogue are one dispatch.
+// DUMP: dispatch of @matmul_bias_relu_dispatch_0 in function
+// DUMP-NOT: @matmul_bias_relu_dispatch_1
 // MATMUL: EXEC @matmul_bias_relu
 // MATMUL-NEXT: result[0]: hal.buffer_view
 // MATMUL-NEXT: 2x2xf32=[0 6][5 12]

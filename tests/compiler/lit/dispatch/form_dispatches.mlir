@@ -93,3 +93,36 @@ func.func @static2d(%a: tensor<6x300xf32>) -> tensor<6x300xf32> {
   } -> tensor<6x300xf32>
   return %r : tensor<6x300xf32>
 }
+
+// -----
+
+// A matmul whose one use is an elementwise epilogue (bias + ReLU) joins the
+// epilogue's dispatch: the epilogue is the root, the matmul and the fill of
+// its accumulator are cloned in, and tiling fuses them into each tile.
+// CHECK-LABEL: hal.executable.source private @linear_dispatch_0
+// CHECK: func.func @linear_dispatch_0()
+// CHECK: %[[FILL:.+]] = linalg.fill
+// CHECK: %[[MM:.+]] = linalg.matmul {{.*}}outs(%[[FILL]] :
+// CHECK: linalg.generic {{.*}}ins(%[[MM]], %{{.+}} : tensor<?x?xf32>, tensor<?xf32>) {{.*}}kiln.workgroup_tiles
+// CHECK-NOT: hal.executable.source
+// CHECK-LABEL: func.func @linear(
+// CHECK: flow.dispatch @linear_dispatch_0::@linear_dispatch_0
+// CHECK-NOT: flow.dispatch
+func.func @linear(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %bias: tensor<?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %b, %c1 : tensor<?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%f : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<?x?xf32>, tensor<?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %z = arith.maximumf %s, %zero : f32
+    linalg.yield %z : f32
+  } -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
