@@ -37,6 +37,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -46,6 +47,7 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace kiln::compiler {
 namespace {
@@ -167,6 +169,10 @@ mlir::LogicalResult TileKernels(mlir::ModuleOp kernels) {
   for (auto kernel : kernels.getOps<mlir::func::FuncOp>()) {
     if (mlir::failed(TileRoot(kernel))) return mlir::failure();
   }
+  // What tiling left unused (the clones of binding loads it made, the dims
+  // of untiled inits) goes before bufferization sees it.
+  mlir::IRRewriter rewriter(kernels.getContext());
+  (void)mlir::runRegionDCE(rewriter, kernels->getRegions());
   return mlir::success();
 }
 
@@ -226,8 +232,9 @@ struct DistributeToWorkgroupsPass
         all_kernels.push_back(kernels);
       }
     });
-    // What tiling leaves behind (clones of the binding loads, the dims of
-    // the untiled init) goes before bufferization sees it.
+    // Tiles simplified before bufferization (the GPU targets need static
+    // bounds of tile sizes). The canonicalizer folds workgroup loops of one
+    // trip, which the host must then not count: DistributeKernels checks it.
     mlir::OpPassManager cleanup(mlir::ModuleOp::getOperationName());
     cleanup.addPass(mlir::createCanonicalizerPass());
     cleanup.addPass(mlir::createCSEPass());
@@ -241,6 +248,18 @@ struct DistributeToWorkgroupsPass
           mlir::failed(BufferizeKernels(kernels)) || mlir::failed(DistributeKernels(kernels)) ||
           mlir::failed(runPipeline(tidy, kernels))) {
         return signalPassFailure();
+      }
+      // The copies bufferization leaves (a pad into its destination, a
+      // slice that had to be materialized) become linalg copies, which every
+      // target lowers like any other op (a memref.copy of strided memrefs
+      // would need a runtime library on the CPU).
+      llvm::SmallVector<mlir::memref::CopyOp> copies;
+      kernels.walk([&](mlir::memref::CopyOp copy) { copies.push_back(copy); });
+      mlir::IRRewriter rewriter(kernels.getContext());
+      for (mlir::memref::CopyOp copy : copies) {
+        rewriter.setInsertionPoint(copy);
+        mlir::linalg::makeMemRefCopyOp(rewriter, copy.getLoc(), copy.getSource(), copy.getTarget());
+        rewriter.eraseOp(copy);
       }
     }
   }

@@ -52,6 +52,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -106,8 +107,22 @@ bool FusesIntoItsConsumer(Operation* op) {
   return consumer.getMatchingIndexingMap(&use).isPermutation();
 }
 
+// The tensor ops that only reshape, slice, pad or assemble tensors: they
+// join the dispatch of the linalg op that reads them (inside a kernel they
+// are views of its bindings, or fuse into its tiles) instead of running on
+// the host, which has no kernels of its own. (tensor.cast stays on the host:
+// it only retypes a buffer, see --kiln-hal-bufferize-dispatches.)
+bool ShapesTensors(Operation* op) {
+  return llvm::isa<mlir::tensor::ExtractSliceOp, mlir::tensor::InsertSliceOp,
+                   mlir::tensor::ExpandShapeOp, mlir::tensor::CollapseShapeOp,
+                   mlir::tensor::ReshapeOp, mlir::tensor::PadOp,
+                   mlir::tensor::ConcatOp, mlir::tensor::SplatOp, mlir::tensor::FromElementsOp>(
+      op);
+}
+
 bool IsClonedIntoDispatch(Operation* op) {
   if (llvm::isa<mlir::tensor::EmptyOp, mlir::arith::ConstantOp>(op)) return true;
+  if (ShapesTensors(op)) return true;
   if (auto fill = llvm::dyn_cast<mlir::linalg::FillOp>(op)) {
     return fill.hasPureTensorSemantics();
   }
@@ -209,29 +224,51 @@ class DispatchFormer {
   int next_ordinal_ = 0;
 };
 
-// A tensor constant that the host itself needs (returned, passed to a call
-// or to a hand-written dispatch) is written into a buffer by a generated
-// kernel: a linalg.copy of it, into which the constant is cloned like any
-// other. Constants only linalg ops read stay where they are: they are cloned
+// A tensor constant, or the result of a tensor-shaping op (a slice, a
+// reshape, a pad, ...), that the host itself needs (returned, passed to a
+// call or to a hand-written dispatch) is written into a buffer by a
+// generated kernel: a linalg.copy of it, into which the op is cloned like any
+// other producer. Where only linalg ops read them they stay: they are cloned
 // into those ops' dispatches.
 void DispatchFormer::MaterializeHostConstants() {
-  llvm::SmallVector<mlir::arith::ConstantOp> constants;
-  func_.walk([&](mlir::arith::ConstantOp op) {
-    if (llvm::isa<RankedTensorType>(op.getType())) constants.push_back(op);
+  // Tensor constants and the tensor-shaping ops (ShapesTensors): their
+  // results are only ever computed inside dispatches.
+  llvm::SmallVector<Operation*> made_in_dispatches;
+  func_.walk([&](Operation* op) {
+    bool constant = llvm::isa<mlir::arith::ConstantOp>(op) &&
+                    llvm::isa<RankedTensorType>(op->getResult(0).getType());
+    if (constant || (ShapesTensors(op) && op->getNumResults() == 1 &&
+                     llvm::isa<RankedTensorType>(op->getResult(0).getType()))) {
+      made_in_dispatches.push_back(op);
+    }
   });
-  for (mlir::arith::ConstantOp constant : constants) {
-    auto type = llvm::cast<RankedTensorType>(constant.getType());
+  for (Operation* op : made_in_dispatches) {
+    Value value = op->getResult(0);
+    auto type = llvm::cast<RankedTensorType>(value.getType());
     llvm::SmallVector<mlir::OpOperand*> host_uses;
-    for (mlir::OpOperand& use : constant->getUses()) {
-      if (!llvm::isa<mlir::linalg::LinalgOp>(use.getOwner())) host_uses.push_back(&use);
+    for (mlir::OpOperand& use : value.getUses()) {
+      Operation* user = use.getOwner();
+      if (!llvm::isa<mlir::linalg::LinalgOp>(user) && !ShapesTensors(user)) {
+        host_uses.push_back(&use);
+      }
     }
     if (host_uses.empty()) continue;
-    OpBuilder b(constant);
-    b.setInsertionPointAfter(constant);
-    Value empty = mlir::tensor::EmptyOp::create(b, constant.getLoc(), type.getShape(),
-                                                type.getElementType());
-    Value copy = mlir::linalg::CopyOp::create(b, constant.getLoc(), constant.getResult(), empty)
-                     .getResult(0);
+    OpBuilder b(op->getContext());
+    b.setInsertionPointAfter(op);
+    // The copy's size from what the op was made of (a tensor.dim of its
+    // result would be one more host use of it).
+    llvm::SmallVector<mlir::OpFoldResult> sizes;
+    mlir::ReifiedRankedShapedTypeDims reified;
+    if (type.hasStaticShape()) {
+      for (int64_t d : type.getShape()) sizes.push_back(b.getIndexAttr(d));
+    } else if (mlir::succeeded(mlir::reifyResultShapes(b, op, reified))) {
+      sizes = reified[0];
+    } else {
+      continue;  // Left to bufferization, which names the op it cannot place.
+    }
+    Value empty = mlir::tensor::EmptyOp::create(b, op->getLoc(), sizes, type.getElementType());
+    if (empty.getType() != type) empty = mlir::tensor::CastOp::create(b, op->getLoc(), type, empty);
+    Value copy = mlir::linalg::CopyOp::create(b, op->getLoc(), value, empty).getResult(0);
     for (mlir::OpOperand* use : host_uses) use->set(copy);
   }
 }
@@ -503,7 +540,10 @@ struct FormDispatchesPass
   void runOnOperation() override {
     // The host code a function's dispatches leave (dims computed twice, the
     // producers they cloned) is folded in that function alone.
+    // (The dims a dispatch's host side took of ops now cloned into it become
+    // dims of what those ops were made of, so that the ops go.)
     mlir::OpPassManager cleanup(mlir::func::FuncOp::getOperationName());
+    cleanup.addPass(mlir::memref::createResolveRankedShapeTypeResultDimsPass());
     cleanup.addPass(mlir::createCanonicalizerPass());
     cleanup.addPass(mlir::createCSEPass());
     llvm::SmallVector<mlir::func::FuncOp> functions(

@@ -472,6 +472,28 @@ void Bufferizer::LowerOp(Operation* op) {
     erased_.push_back(op);
     return;
   }
+  if (auto cast = llvm::dyn_cast<mlir::tensor::CastOp>(op)) {
+    // The same buffer under another type. A dim the cast makes static is
+    // that constant from here on, checked at the next use.
+    auto source = StateOf(op, cast.getSource());
+    auto type = llvm::dyn_cast<RankedTensorType>(cast.getType());
+    if (!source) return;
+    if (!type) {
+      Error(loc) << "a cast to the unranked " << cast.getType() << " is not supported";
+      return;
+    }
+    TensorState state = *source;
+    state.type = type;
+    state.view = nullptr;
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      if (type.isDynamicDim(i) || !source->type.isDynamicDim(i)) continue;
+      state.dims[i] = host::IndexConstant(before, loc, type.getDimSize(i));
+      state.sized = false;
+    }
+    tensors_[cast.getResult()] = std::move(state);
+    erased_.push_back(op);
+    return;
+  }
   if (auto tie = llvm::dyn_cast<Flow::TensorTieShapeOp>(op)) {
     // The same buffer, known by the tied dims from here on. Where they are
     // not the dims the buffer was sized by, the next use checks them.
