@@ -45,8 +45,9 @@ Result<TargetObjects> CompileGeneratedKernels(mlir::ModuleOp kernels, const std:
     objects.objects.push_back(std::move(object));
     return objects;
   }
-  return UnimplementedError("kiln does not generate kernels for the " + target +
-                            " target (it generates them for cpu, cuda and vulkan)");
+  // Target lists are normalized to these three before serialization.
+  return InvalidArgumentError("unknown target '" + target + "' for generated kernels (kiln "
+                              "generates them for cpu, cuda and vulkan)");
 }
 
 }  // namespace kiln::compiler
