@@ -313,6 +313,20 @@ LogicalResult PrepareKernels(mlir::ModuleOp module) {
 // The pipeline
 //===----------------------------------------------------------------------===//
 
+// Bufferization leaves the intermediates of a kernel (a fused producer's
+// tile) as memref.alloc without a dealloc; on the CPU an alloc is malloc, and
+// a kernel runs once per workgroup per dispatch. Nothing a kernel allocates
+// outlives it (kernels return nothing), so each alloc is freed at the end of
+// the block that made it.
+void FreeIntermediates(mlir::ModuleOp module) {
+  llvm::SmallVector<mlir::memref::AllocOp> allocs;
+  module.walk([&](mlir::memref::AllocOp alloc) { allocs.push_back(alloc); });
+  for (mlir::memref::AllocOp alloc : allocs) {
+    OpBuilder builder(alloc->getBlock()->getTerminator());
+    mlir::memref::DeallocOp::create(builder, alloc.getLoc(), alloc.getResult());
+  }
+}
+
 // Everything upstream's passes lower before the conversion to LLVM.
 void BuildPreLoweringPipeline(mlir::OpPassManager& pm) {
   pm.addNestedPass<mlir::func::FuncOp>(mlir::createConvertLinalgToLoopsPass());
@@ -414,6 +428,7 @@ class LowerKernelsToLLVMPass
   void runOnOperation() final {
     mlir::ModuleOp module = getOperation();
     if (mlir::failed(PrepareKernels(module))) return signalPassFailure();
+    FreeIntermediates(module);
     mlir::OpPassManager pre_lowering(mlir::ModuleOp::getOperationName());
     BuildPreLoweringPipeline(pre_lowering);
     if (mlir::failed(runPipeline(pre_lowering, module))) return signalPassFailure();

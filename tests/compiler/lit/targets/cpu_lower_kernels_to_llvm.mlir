@@ -157,6 +157,27 @@ func.func @calls_helper() {
 
 // -----
 
+// An intermediate a kernel allocates (a fused producer's tile) is freed at
+// the end of the block that made it: a kernel runs once per workgroup of
+// every dispatch, and nothing it allocates outlives it.
+#layout = #hal.pipeline.layout<constants = 0, bindings = [#hal.pipeline.binding<storage_buffer>]>
+
+// CHECK-LABEL: llvm.func @intermediate(
+func.func @intermediate() {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 1.0 : f32
+  %out = hal.interface.binding.subspan layout(#layout) binding(0) offset(%c0) : memref<4xf32>
+  // CHECK: llvm.call @malloc
+  // CHECK: llvm.call @free(%{{.+}}) : (!llvm.ptr) -> ()
+  // CHECK: llvm.return
+  %tile = memref.alloc() : memref<4xf32>
+  linalg.fill ins(%cst : f32) outs(%tile : memref<4xf32>)
+  memref.copy %tile, %out : memref<4xf32> to memref<4xf32>
+  return
+}
+
+// -----
+
 // Errors: what the CPU ABI cannot honour, at the op.
 #layout = #hal.pipeline.layout<constants = 0, bindings = [#hal.pipeline.binding<storage_buffer>]>
 
