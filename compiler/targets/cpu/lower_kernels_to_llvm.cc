@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "compiler/dialects/hal/hal_dialect.h"
+#include "compiler/targets/llvm_binding.h"
 #include "llvm/ADT/DenseSet.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -160,66 +161,18 @@ class BindingSubspanOpLowering
 
   LogicalResult matchAndRewrite(HAL::InterfaceBindingSubspanOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter& rewriter) const override {
-    // PrepareKernels has checked the type: a ranked memref in the default
-    // memory space with a contiguous or statically strided layout.
+    // PrepareKernels has checked the type (CheckBindingSubspanType).
     auto type = llvm::cast<mlir::MemRefType>(op.getType());
-    Type descriptor_type = getTypeConverter()->convertType(type);
-    if (!descriptor_type) return rewriter.notifyMatchFailure(op, "unconvertible memref type");
+    if (!getTypeConverter()->convertType(type)) {
+      return rewriter.notifyMatchFailure(op, "unconvertible memref type");
+    }
     const Location loc = op.getLoc();
     auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
-
     Value base = LoadThroughStatePointer(rewriter, loc, StateArgument(op), kBindings, ptr,
                                          op.getBinding().getSExtValue());
-    if (Value byte_offset = adaptor.getByteOffset()) {
-      base = LLVM::GEPOp::create(rewriter, loc, ptr, rewriter.getI8Type(), base,
-                                 llvm::ArrayRef<LLVM::GEPArg>{byte_offset});
-    }
-
-    auto descriptor = mlir::MemRefDescriptor::poison(rewriter, loc, descriptor_type);
-    descriptor.setAllocatedPtr(rewriter, loc, base);
-    descriptor.setAlignedPtr(rewriter, loc, base);
-    descriptor.setConstantOffset(rewriter, loc, 0);
-
-    const int64_t rank = type.getRank();
-    llvm::SmallVector<Value> sizes;
-    auto dynamic_dims = adaptor.getDynamicDims().begin();
-    for (int64_t i = 0; i < rank; ++i) {
-      Value size = type.isDynamicDim(i)
-                       ? *dynamic_dims++
-                       : createIndexAttrConstant(rewriter, loc, getIndexType(), type.getDimSize(i));
-      descriptor.setSize(rewriter, loc, i, size);
-      sizes.push_back(size);
-    }
-
-    if (type.getLayout().isIdentity()) {
-      // Row-major and contiguous: each stride is the product of the sizes to
-      // its right, folded to a constant while those sizes are static.
-      std::optional<int64_t> static_stride = 1;
-      Value stride;
-      for (int64_t i = rank - 1; i >= 0; --i) {
-        if (static_stride) {
-          descriptor.setConstantStride(rewriter, loc, i, *static_stride);
-        } else {
-          descriptor.setStride(rewriter, loc, i, stride);
-        }
-        if (i == 0) break;
-        if (static_stride && !type.isDynamicDim(i)) {
-          static_stride = *static_stride * type.getDimSize(i);
-          continue;
-        }
-        Value previous =
-            static_stride ? createIndexAttrConstant(rewriter, loc, getIndexType(), *static_stride)
-                          : stride;
-        stride = LLVM::MulOp::create(rewriter, loc, previous, sizes[i]);
-        static_stride.reset();
-      }
-    } else {
-      auto [strides, offset] = type.getStridesAndOffset();
-      for (int64_t i = 0; i < rank; ++i) {
-        descriptor.setConstantStride(rewriter, loc, i, strides[i]);
-      }
-    }
-    rewriter.replaceOp(op, {static_cast<Value>(descriptor)});
+    rewriter.replaceOp(op,
+                       BuildBindingDescriptor(rewriter, loc, *getTypeConverter(), type, base,
+                                              adaptor.getByteOffset(), adaptor.getDynamicDims()));
     return success();
   }
 };
@@ -227,36 +180,6 @@ class BindingSubspanOpLowering
 //===----------------------------------------------------------------------===//
 // Before the conversion: checking the contract and giving kernels the ABI
 //===----------------------------------------------------------------------===//
-
-// A subspan's memref must be expressible as a descriptor built from a bare
-// pointer: sizes come from the op, but strides cannot come from anywhere
-// except the type, and the offset is the op's byte offset.
-LogicalResult CheckSubspanType(HAL::InterfaceBindingSubspanOp op) {
-  auto type = llvm::dyn_cast<mlir::MemRefType>(op.getType());
-  if (!type) {
-    return op.emitOpError() << "result " << op.getType()
-                            << " is not a ranked memref; the CPU backend cannot build it";
-  }
-  if (type.getMemorySpace()) {
-    return op.emitOpError() << "result " << type
-                            << " has a memory space; CPU bindings are plain host memory";
-  }
-  if (type.getLayout().isIdentity()) return success();
-  int64_t offset = 0;
-  llvm::SmallVector<int64_t> strides;
-  if (mlir::failed(type.getStridesAndOffset(strides, offset))) {
-    return op.emitOpError() << "result " << type << " has a layout that is not strided";
-  }
-  if (llvm::any_of(strides, mlir::ShapedType::isDynamic)) {
-    return op.emitOpError() << "result " << type
-                            << " has dynamic strides, which a binding cannot supply";
-  }
-  if (offset != 0 && !mlir::ShapedType::isDynamic(offset)) {
-    return op.emitOpError() << "result " << type << " has the static offset " << offset
-                            << "; express it as the op's byte offset instead";
-  }
-  return success();
-}
 
 bool IsKernel(mlir::func::FuncOp function) { return function.isPublic() && !function.isExternal(); }
 
@@ -282,7 +205,7 @@ LogicalResult PrepareKernels(mlir::ModuleOp module) {
                              "receive the dispatch state";
         failed = true;
       } else if (auto subspan = llvm::dyn_cast<HAL::InterfaceBindingSubspanOp>(op)) {
-        failed |= mlir::failed(CheckSubspanType(subspan));
+        failed |= mlir::failed(CheckBindingSubspanType(subspan, "CPU", "plain host memory"));
       }
     });
     if (!kernel) continue;

@@ -7,6 +7,7 @@
 
 #include "compiler/dialects/hal/hal_dialect.h"
 #include "compiler/targets/gpu/distribute_to_threads.h"
+#include "compiler/targets/llvm_binding.h"
 #include "llvm/ADT/StringMap.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -94,55 +95,6 @@ Value KernelParameter(mlir::Operation* op, int64_t index) {
 // Before the conversion: checking the contract and giving kernels the ABI
 //===----------------------------------------------------------------------===//
 
-// A subspan's memref must be expressible as a descriptor built from a bare
-// pointer: sizes come from the op, strides only from the type, the offset is
-// the op's byte offset.
-LogicalResult CheckSubspan(HAL::InterfaceBindingSubspanOp op) {
-  const uint64_t binding = op.getBinding().getZExtValue();
-  if (binding >= op.getLayout().getBindings().size()) {
-    return op.emitOpError() << "uses binding " << binding << " of a layout with "
-                            << op.getLayout().getBindings().size();
-  }
-  auto type = llvm::dyn_cast<mlir::MemRefType>(op.getType());
-  if (!type) {
-    return op.emitOpError() << "result " << op.getType()
-                            << " is not a ranked memref; the CUDA backend cannot build it";
-  }
-  if (type.getMemorySpace()) {
-    return op.emitOpError() << "result " << type
-                            << " has a memory space; CUDA bindings are global memory";
-  }
-  if (type.getLayout().isIdentity()) return success();
-  int64_t offset = 0;
-  llvm::SmallVector<int64_t> strides;
-  if (mlir::failed(type.getStridesAndOffset(strides, offset))) {
-    return op.emitOpError() << "result " << type << " has a layout that is not strided";
-  }
-  if (llvm::any_of(strides, mlir::ShapedType::isDynamic)) {
-    return op.emitOpError() << "result " << type
-                            << " has dynamic strides, which a binding cannot supply";
-  }
-  if (offset != 0 && !mlir::ShapedType::isDynamic(offset)) {
-    return op.emitOpError() << "result " << type << " has the static offset " << offset
-                            << "; express it as the op's byte offset instead";
-  }
-  return success();
-}
-
-LogicalResult CheckConstantLoad(HAL::InterfaceConstantLoadOp op) {
-  const int64_t count = op.getLayout().getConstants();
-  const int64_t ordinal = op.getOrdinal().getSExtValue();
-  if (ordinal < 0 || ordinal >= count) {
-    return op.emitOpError() << "reads constant " << ordinal << " of a layout with " << count;
-  }
-  Type type = op.getType();
-  if (!type.isIndex() && !type.isF32() && !type.isInteger(32)) {
-    return op.emitOpError() << "reads a constant as " << type
-                            << "; constants are read as i32, f32 or index";
-  }
-  return success();
-}
-
 // Each kernel takes its layout's bindings as pointers, then its constants as
 // i32 (still a func.func, so that upstream's func-to-llvm lowers it with the
 // rest). The layout is the one its interface ops name, read before any
@@ -164,10 +116,10 @@ LogicalResult PrepareKernels(mlir::ModuleOp module) {
         failed = true;
         return;
       }
+      // (The binding, the constant's ordinal and its type are in range of the
+      // layout by the ops' own verifiers.)
       if (auto subspan = llvm::dyn_cast<HAL::InterfaceBindingSubspanOp>(op)) {
-        failed |= mlir::failed(CheckSubspan(subspan));
-      } else if (auto load = llvm::dyn_cast<HAL::InterfaceConstantLoadOp>(op)) {
-        failed |= mlir::failed(CheckConstantLoad(load));
+        failed |= mlir::failed(CheckBindingSubspanType(subspan, "CUDA", "global memory"));
       }
       HAL::PipelineLayoutAttr named = LayoutOf(op);
       if (!named) return;
@@ -376,7 +328,7 @@ class ConstantLoadLowering : public mlir::ConvertOpToLLVMPattern<HAL::InterfaceC
 
   LogicalResult matchAndRewrite(HAL::InterfaceConstantLoadOp op, OpAdaptor,
                                 ConversionPatternRewriter& rewriter) const override {
-    // PrepareKernels has checked the ordinal and the type.
+    // The op's verifier has checked the ordinal and the type.
     const KernelParameters parameters = ParametersOf(op.getLayout());
     Value bits = KernelParameter(op, parameters.bindings + op.getOrdinal().getSExtValue());
     Type type = op.getType();
@@ -397,61 +349,15 @@ class BindingSubspanLowering : public mlir::ConvertOpToLLVMPattern<HAL::Interfac
 
   LogicalResult matchAndRewrite(HAL::InterfaceBindingSubspanOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter& rewriter) const override {
-    // PrepareKernels has checked the type: a ranked memref in the default
-    // memory space with a contiguous or statically strided layout.
+    // PrepareKernels has checked the type (CheckBindingSubspanType).
     auto type = llvm::cast<mlir::MemRefType>(op.getType());
-    Type descriptor_type = getTypeConverter()->convertType(type);
-    if (!descriptor_type) return rewriter.notifyMatchFailure(op, "unconvertible memref type");
-    const Location loc = op.getLoc();
-    auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
-    Value base = KernelParameter(op, op.getBinding().getSExtValue());
-    if (Value byte_offset = adaptor.getByteOffset()) {
-      base = LLVM::GEPOp::create(rewriter, loc, ptr, rewriter.getI8Type(), base,
-                                 llvm::ArrayRef<LLVM::GEPArg>{byte_offset});
+    if (!getTypeConverter()->convertType(type)) {
+      return rewriter.notifyMatchFailure(op, "unconvertible memref type");
     }
-    auto descriptor = mlir::MemRefDescriptor::poison(rewriter, loc, descriptor_type);
-    descriptor.setAllocatedPtr(rewriter, loc, base);
-    descriptor.setAlignedPtr(rewriter, loc, base);
-    descriptor.setConstantOffset(rewriter, loc, 0);
-
-    const int64_t rank = type.getRank();
-    llvm::SmallVector<Value> sizes;
-    auto dynamic_dims = adaptor.getDynamicDims().begin();
-    for (int64_t i = 0; i < rank; ++i) {
-      Value size = type.isDynamicDim(i)
-                       ? *dynamic_dims++
-                       : createIndexAttrConstant(rewriter, loc, getIndexType(), type.getDimSize(i));
-      descriptor.setSize(rewriter, loc, i, size);
-      sizes.push_back(size);
-    }
-    if (!type.getLayout().isIdentity()) {
-      auto [strides, offset] = type.getStridesAndOffset();
-      for (int64_t i = 0; i < rank; ++i) descriptor.setConstantStride(rewriter, loc, i, strides[i]);
-      rewriter.replaceOp(op, {static_cast<Value>(descriptor)});
-      return success();
-    }
-    // Row-major and contiguous: each stride is the product of the sizes to
-    // its right, a constant while those sizes are static.
-    std::optional<int64_t> static_stride = 1;
-    Value stride;
-    for (int64_t i = rank - 1; i >= 0; --i) {
-      if (static_stride) {
-        descriptor.setConstantStride(rewriter, loc, i, *static_stride);
-      } else {
-        descriptor.setStride(rewriter, loc, i, stride);
-      }
-      if (i == 0) break;
-      if (static_stride && !type.isDynamicDim(i)) {
-        static_stride = *static_stride * type.getDimSize(i);
-        continue;
-      }
-      Value previous = static_stride
-                           ? createIndexAttrConstant(rewriter, loc, getIndexType(), *static_stride)
-                           : stride;
-      stride = LLVM::MulOp::create(rewriter, loc, previous, sizes[i]);
-      static_stride.reset();
-    }
-    rewriter.replaceOp(op, {static_cast<Value>(descriptor)});
+    rewriter.replaceOp(op,
+                       BuildBindingDescriptor(rewriter, op.getLoc(), *getTypeConverter(), type,
+                                              KernelParameter(op, op.getBinding().getSExtValue()),
+                                              adaptor.getByteOffset(), adaptor.getDynamicDims()));
     return success();
   }
 };
