@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "lld/Common/Driver.h"
+#include "compiler/targets/llvm_optimization.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -150,22 +151,6 @@ Status RestrictExports(llvm::Module& module, const std::vector<std::string>& exp
     }
   }
   return OkStatus();
-}
-
-void Optimize(llvm::Module& module, llvm::TargetMachine& machine) {
-  llvm::LoopAnalysisManager loop_analyses;
-  llvm::FunctionAnalysisManager function_analyses;
-  llvm::CGSCCAnalysisManager cgscc_analyses;
-  llvm::ModuleAnalysisManager module_analyses;
-  llvm::PassBuilder builder(&machine);
-  builder.registerModuleAnalyses(module_analyses);
-  builder.registerCGSCCAnalyses(cgscc_analyses);
-  builder.registerFunctionAnalyses(function_analyses);
-  builder.registerLoopAnalyses(loop_analyses);
-  builder.crossRegisterProxies(loop_analyses, function_analyses, cgscc_analyses, module_analyses);
-  llvm::ModulePassManager passes =
-      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  passes.run(module, module_analyses);
 }
 
 Result<std::vector<char>> EmitObject(llvm::Module& module, llvm::TargetMachine& machine) {
@@ -317,7 +302,7 @@ Result<std::vector<uint8_t>> EmitSharedObject(mlir::ModuleOp llvm_module,
     }
   }
   KILN_RETURN_IF_ERROR(RestrictExports(*module, options.exported_symbols));
-  Optimize(*module, *machine);
+  OptimizeWithLLVM(*module, *machine);
   KILN_ASSIGN_OR_RETURN(std::vector<char> object, EmitObject(*module, *machine));
   KILN_RETURN_IF_ERROR(CheckUndefinedSymbols(object));
   return LinkSharedObject(object);

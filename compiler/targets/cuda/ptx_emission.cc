@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 
+#include "compiler/targets/llvm_optimization.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -59,22 +60,6 @@ Result<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(const CudaTarge
                                 "' with features '" + options.ptx_feature + "'");
   }
   return machine;
-}
-
-void Optimize(llvm::Module& module, llvm::TargetMachine& machine) {
-  llvm::LoopAnalysisManager loop_analyses;
-  llvm::FunctionAnalysisManager function_analyses;
-  llvm::CGSCCAnalysisManager cgscc_analyses;
-  llvm::ModuleAnalysisManager module_analyses;
-  llvm::PassBuilder builder(&machine);
-  builder.registerModuleAnalyses(module_analyses);
-  builder.registerCGSCCAnalyses(cgscc_analyses);
-  builder.registerFunctionAnalyses(function_analyses);
-  builder.registerLoopAnalyses(loop_analyses);
-  builder.crossRegisterProxies(loop_analyses, function_analyses, cgscc_analyses, module_analyses);
-  llvm::ModulePassManager passes =
-      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  passes.run(module, module_analyses);
 }
 
 // Helpers are private: once inlined into the kernels, O3 drops them.
@@ -148,7 +133,7 @@ Result<std::string> EmitPtx(mlir::ModuleOp llvm_module, const std::vector<std::s
     }
   }
   InternalizeHelpers(*module, kernels);
-  Optimize(*module, *machine);
+  OptimizeWithLLVM(*module, *machine);
   KILN_RETURN_IF_ERROR(CheckNoUndefinedFunctions(*module));
   KILN_ASSIGN_OR_RETURN(std::string ptx, EmitAssembly(*module, *machine));
   for (const std::string& kernel : kernels) {
