@@ -8,9 +8,6 @@
 // not installed. No GPU is needed.
 #include "compiler/targets/cuda/cuda_target.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -22,46 +19,10 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "tests/compiler/targets/external_tool.h"
 
 namespace kiln::compiler::cuda {
 namespace {
-
-// ptxas: /usr/local/cuda/bin first, then PATH; "" when there is none.
-std::string FindPtxas() {
-  std::string dirs = "/usr/local/cuda/bin";
-  if (const char* path = std::getenv("PATH")) dirs += std::string(":") + path;
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    std::string candidate = dirs.substr(start, end - start) + "/ptxas";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    start = end + 1;
-  }
-  return "";
-}
-
-// Runs `ptxas -arch=sm_90` on the PTX; returns its exit status and output.
-std::pair<int, std::string> RunPtxas(const std::string& tool, const std::string& ptx) {
-  std::string path = ::testing::TempDir() + "kiln_cuda_target_test_XXXXXX";
-  const int fd = ::mkstemp(path.data());
-  if (fd < 0) return {-1, "cannot create a temporary file"};
-  const bool written = ::write(fd, ptx.data(), ptx.size()) == static_cast<ssize_t>(ptx.size());
-  ::close(fd);
-  if (!written) return {-1, "cannot write " + path};
-  const std::string command = tool + " -arch=sm_90 -o " + path + ".cubin " + path + " 2>&1";
-  std::string output;
-  int status = -1;
-  if (FILE* pipe = ::popen(command.c_str(), "r")) {
-    char buffer[512];
-    while (size_t n = std::fread(buffer, 1, sizeof(buffer), pipe)) output.append(buffer, n);
-    status = ::pclose(pipe);
-    if (status != -1 && WIFEXITED(status)) status = WEXITSTATUS(status);
-  }
-  ::unlink(path.c_str());
-  ::unlink((path + ".cubin").c_str());
-  return {status, output};
-}
 
 // The `.entry name(...)` header of a kernel: its parameter types in order
 // (".u64", ".u32", ...) and the directives after them; `found` is false
@@ -136,10 +97,10 @@ class CudaTargetTest : public ::testing::Test {
   // ptxas for sm_90; skips the test when the toolkit is not installed.
   void CheckWithPtxas(const std::string& ptx) {
     if (ptx.empty()) return;
-    const std::string ptxas = FindPtxas();
+    const std::string ptxas = testing::FindTool("ptxas", "/usr/local/cuda/bin");
     if (ptxas.empty()) GTEST_SKIP() << "ptxas is not installed (the CUDA toolkit)";
-    auto [status, output] = RunPtxas(ptxas, ptx);
-    EXPECT_EQ(status, 0) << output << "\n" << ptx;
+    testing::ToolRun run = testing::RunToolOnFile(ptxas, "-arch=sm_90 -o /dev/null", ptx);
+    EXPECT_EQ(run.status, 0) << run.output << "\n" << ptx;
   }
 
   mlir::MLIRContext context_;

@@ -7,9 +7,6 @@
 // plus the descriptor decorations of the bindings.
 #include "compiler/targets/vulkan/vulkan_target.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -25,47 +22,10 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "tests/compiler/targets/external_tool.h"
 
 namespace kiln::compiler::vulkan {
 namespace {
-
-// spirv-val's path, or "" when it is not on PATH.
-std::string FindSpirvVal() {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    std::string candidate = dirs.substr(start, end - start) + "/spirv-val";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    start = end + 1;
-  }
-  return "";
-}
-
-// Runs spirv-val on the module; returns its exit status and output.
-std::pair<int, std::string> RunSpirvVal(const std::string& tool,
-                                        const std::vector<uint8_t>& bytes) {
-  std::string path = ::testing::TempDir() + "kiln_vulkan_target_test_XXXXXX";
-  const int fd = ::mkstemp(path.data());
-  if (fd < 0) return {-1, "cannot create a temporary file"};
-  const bool written =
-      ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
-  ::close(fd);
-  if (!written) return {-1, "cannot write " + path};
-  const std::string command = tool + " --target-env vulkan1.2 " + path + " 2>&1";
-  std::string output;
-  int status = -1;
-  if (FILE* pipe = ::popen(command.c_str(), "r")) {
-    char buffer[512];
-    while (size_t n = std::fread(buffer, 1, sizeof(buffer), pipe)) output.append(buffer, n);
-    status = ::pclose(pipe);
-    if (status != -1 && WIFEXITED(status)) status = WEXITSTATUS(status);
-  }
-  ::unlink(path.c_str());
-  return {status, output};
-}
 
 // (descriptor set, binding) of every decorated variable id, from the
 // OpDecorate instructions (opcode 71; DescriptorSet is decoration 34,
@@ -119,10 +79,12 @@ class VulkanTargetTest : public ::testing::Test {
     for (uint32_t b = 0; b < bindings; ++b) expected.insert({0, b});
     EXPECT_EQ(DescriptorBindings(info->words), expected);
 
-    const std::string spirv_val = FindSpirvVal();
+    const std::string spirv_val = testing::FindTool("spirv-val");
     if (spirv_val.empty()) GTEST_SKIP() << "spirv-val is not installed (spirv-tools)";
-    auto [status, output] = RunSpirvVal(spirv_val, *bytes);
-    EXPECT_EQ(status, 0) << output;
+    testing::ToolRun run = testing::RunToolOnFile(
+        spirv_val, "--target-env vulkan1.2",
+        std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+    EXPECT_EQ(run.status, 0) << run.output;
   }
 
   mlir::MLIRContext context_;
