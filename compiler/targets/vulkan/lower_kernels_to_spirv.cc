@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -158,7 +159,8 @@ LogicalResult FlattenSubspan(HAL::InterfaceBindingSubspanOp subspan) {
                                     "contiguous memrefs only";
   }
   Type element = type.getElementType();
-  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0) {
+  if (!element.isIntOrFloat() ||
+      (element.getIntOrFloatBitWidth() % 8 != 0 && !element.isInteger(1))) {
     return subspan.emitOpError() << "result " << type
                                  << " has elements that are not whole bytes; the Vulkan "
                                     "backend cannot bind them";
@@ -229,6 +231,76 @@ LogicalResult FlattenSubspan(HAL::InterfaceBindingSubspanOp subspan) {
   }
   rewriter.eraseOp(subspan);
   return mlir::success();
+}
+
+// Element types SPIR-V cannot keep in memory, and the type that holds them:
+// i1 (a bool has no size in SPIR-V) as a byte, 0 or 1, as kiln's buffers hold
+// it; bf16 (arithmetic on it was emulated in f32 before) as its 16 bits.
+Type StorageType(Type element) {
+  if (element.isInteger(1)) return mlir::IntegerType::get(element.getContext(), 8);
+  if (element.isBF16()) return mlir::IntegerType::get(element.getContext(), 16);
+  return {};
+}
+
+// Retypes `memref` (a flattened binding or a workgroup allocation whose
+// only users are loads and stores) to hold StorageType of its elements,
+// converting each loaded and stored value.
+LogicalResult LegalizeStorage(mlir::TypedValue<mlir::MemRefType> memref) {
+  mlir::MemRefType type = memref.getType();
+  Type element = type.getElementType();
+  Type storage = StorageType(element);
+  if (!storage) return mlir::success();
+  for (mlir::Operation* user : memref.getUsers()) {
+    if (!llvm::isa<mlir::memref::LoadOp, mlir::memref::StoreOp>(user)) {
+      return user->emitOpError() << "uses a memref of " << element
+                                 << " in a way the Vulkan backend cannot emulate (only loads "
+                                    "and stores)";
+    }
+  }
+  memref.setType(mlir::MemRefType::Builder(type).setElementType(storage));
+  mlir::IRRewriter rewriter(memref.getContext());
+  for (mlir::Operation* user : llvm::make_early_inc_range(memref.getUsers())) {
+    const Location loc = user->getLoc();
+    if (auto load = llvm::dyn_cast<mlir::memref::LoadOp>(user)) {
+      rewriter.setInsertionPointAfter(load);
+      load.getResult().setType(storage);
+      Value value;
+      if (element.isInteger(1)) {
+        Value zero = mlir::arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(storage));
+        value = mlir::arith::CmpIOp::create(rewriter, loc, mlir::arith::CmpIPredicate::ne,
+                                            load.getResult(), zero);
+      } else {
+        value = mlir::arith::BitcastOp::create(rewriter, loc, element, load.getResult());
+      }
+      rewriter.replaceAllUsesExcept(load.getResult(), value, value.getDefiningOp());
+    } else {
+      auto store = llvm::cast<mlir::memref::StoreOp>(user);
+      rewriter.setInsertionPoint(store);
+      Value value = store.getValueToStore();
+      Value stored = element.isInteger(1)
+                         ? mlir::arith::ExtUIOp::create(rewriter, loc, storage, value).getResult()
+                         : mlir::arith::BitcastOp::create(rewriter, loc, storage, value).getResult();
+      rewriter.modifyOpInPlace(store, [&] { store.getValueMutable().assign(stored); });
+    }
+  }
+  return mlir::success();
+}
+
+LogicalResult LegalizeStorageTypes(mlir::ModuleOp module) {
+  llvm::SmallVector<mlir::TypedValue<mlir::MemRefType>> memrefs;
+  module.walk([&](mlir::Operation* op) {
+    if (llvm::isa<HAL::InterfaceBindingSubspanOp, mlir::memref::AllocOp, mlir::memref::AllocaOp>(
+            op)) {
+      for (Value result : op->getResults()) {
+        if (auto memref = llvm::dyn_cast<mlir::TypedValue<mlir::MemRefType>>(result)) {
+          memrefs.push_back(memref);
+        }
+      }
+    }
+  });
+  bool failed = false;
+  for (auto memref : memrefs) failed |= mlir::failed(LegalizeStorage(memref));
+  return mlir::failure(failed);
 }
 
 LogicalResult FlattenSubspans(mlir::ModuleOp module) {
@@ -440,6 +512,13 @@ class BarrierLowering : public mlir::OpConversionPattern<mlir::gpu::BarrierOp> {
 //===----------------------------------------------------------------------===//
 
 void BuildPreLoweringPipeline(mlir::OpPassManager& pm) {
+  // bf16 has no arithmetic in Vulkan's SPIR-V: it is computed in f32 (and
+  // kept in memory as 16 bits, LegalizeStorageTypes); math functions on
+  // narrow floats too, as GLSL's extended instructions take f32.
+  mlir::arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  pm.addPass(mlir::arith::createArithEmulateUnsupportedFloats(emulate));
+  pm.addPass(mlir::math::createMathExtendToSupportedTypes());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   // Subviews (the workgroup tile, each thread's point) into the indices of
@@ -451,7 +530,11 @@ void BuildPreLoweringPipeline(mlir::OpPassManager& pm) {
 void BuildIndexLoweringPipeline(mlir::OpPassManager& pm) {
   pm.addPass(mlir::affine::createAffineExpandIndexOpsPass());
   pm.addPass(mlir::createLowerAffinePass());
-  pm.addPass(mlir::arith::createArithExpandOpsPass());
+  // With bf16: its conversions to and from f32 as integer operations on the
+  // 16 bits the storage legalization left.
+  mlir::arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(mlir::arith::createArithExpandOpsPass(expand));
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
 }
@@ -553,6 +636,7 @@ class LowerKernelsToSPIRVPass
     BuildPreLoweringPipeline(pre_lowering);
     if (mlir::failed(runPipeline(pre_lowering, module))) return signalPassFailure();
     if (mlir::failed(FlattenSubspans(module))) return signalPassFailure();
+    if (mlir::failed(LegalizeStorageTypes(module))) return signalPassFailure();
     if (mlir::failed(CheckWorkgroupMemory(module, options_))) return signalPassFailure();
     mlir::OpPassManager index_lowering(mlir::ModuleOp::getOperationName());
     BuildIndexLoweringPipeline(index_lowering);

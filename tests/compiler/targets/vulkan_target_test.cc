@@ -280,6 +280,47 @@ module {
                   "softish_dispatch_0", 2);
 }
 
+// Element types SPIR-V cannot keep in storage buffers: bf16 (computed in
+// f32, held as 16 bits) and i1 (held as one byte, 0 or 1).
+TEST_F(VulkanTargetTest, Bf16AndI1AreEmulated) {
+  CompileAndCheck(R"mlir(
+#layout = #hal.pipeline.layout<constants = 1, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>,
+  #hal.pipeline.binding<storage_buffer>]>
+#map = affine_map<(d0) -> (d0)>
+#min = affine_map<()[s0, s1] -> (1024, s0 - s1)>
+module {
+  func.func @narrow_dispatch_0() {
+    %c0 = arith.constant 0 : index
+    %c1024 = arith.constant 1024 : index
+    %n = hal.interface.constant.load layout(#layout) ordinal(0) : index
+    %in = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : memref<?xbf16>{%n}
+    %out = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : memref<?xbf16>{%n}
+    %positive = hal.interface.binding.subspan layout(#layout) binding(2) alignment(64) offset(%c0) : memref<?xi1>{%n}
+    %id = hal.interface.workgroup.id[0] : index
+    %begin = arith.muli %id, %c1024 : index
+    %size = affine.min #min()[%n, %begin]
+    %si = memref.subview %in[%begin] [%size] [1] : memref<?xbf16> to memref<?xbf16, strided<[1], offset: ?>>
+    %so = memref.subview %out[%begin] [%size] [1] : memref<?xbf16> to memref<?xbf16, strided<[1], offset: ?>>
+    %sp = memref.subview %positive[%begin] [%size] [1] : memref<?xi1> to memref<?xi1, strided<[1], offset: ?>>
+    linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+        ins(%si : memref<?xbf16, strided<[1], offset: ?>>)
+        outs(%so, %sp : memref<?xbf16, strided<[1], offset: ?>>, memref<?xi1, strided<[1], offset: ?>>) {
+    ^bb0(%x: bf16, %y: bf16, %p: i1):
+      %e = math.exp %x : bf16
+      %s = arith.addf %e, %x : bf16
+      %zero = arith.constant 0.0 : bf16
+      %gt = arith.cmpf ogt, %s, %zero : bf16
+      linalg.yield %s, %gt : bf16, i1
+    }
+    return
+  }
+}
+)mlir",
+                  "narrow_dispatch_0", 3);
+}
+
 // An op the backend cannot lower (GLSL.std.450 has no erf) is an error that
 // names the op and its location, not a crash.
 TEST_F(VulkanTargetTest, UnsupportedOpIsAnError) {

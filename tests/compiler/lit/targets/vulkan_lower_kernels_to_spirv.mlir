@@ -119,3 +119,40 @@ func.func @erf_kernel() {
   memref.store %y, %out[%c0] : memref<4xf32>
   return
 }
+
+// -----
+
+// Element types SPIR-V cannot hold in a storage buffer: a bf16 binding is
+// an array of i16 whose loads become f32 by a shift (arithmetic on bf16 is
+// done in f32), an i1 binding is an array of bytes written 0 or 1.
+
+#layout_narrow = #hal.pipeline.layout<constants = 0, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>]>
+// CHECK-LABEL: spirv.module
+// CHECK-DAG:     spirv.GlobalVariable @{{.+}} bind(0, 0) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<i16, stride=2> [0])>, StorageBuffer>
+// CHECK-DAG:     spirv.GlobalVariable @{{.+}} bind(0, 1) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<i8, stride=1> [0])>, StorageBuffer>
+// CHECK:         spirv.func @positive()
+// CHECK:           %[[BITS:.+]] = spirv.Load "StorageBuffer" %{{.+}} : i16
+// CHECK:           spirv.UConvert %[[BITS]] : i16 to i32
+// CHECK:           spirv.ShiftLeftLogical
+// CHECK:           spirv.Bitcast %{{.+}} : i32 to f32
+// CHECK:           spirv.FOrdGreaterThan %{{.+}} : f32
+// CHECK:           %[[BYTE:.+]] = spirv.Select %{{.+}} : i1, i8
+// CHECK:           spirv.Store "StorageBuffer" %{{.+}}, %[[BYTE]] : i8
+module {
+  func.func @positive() {
+    %c0 = arith.constant 0 : index
+    %in = hal.interface.binding.subspan layout(#layout_narrow) binding(0) offset(%c0) flags(ReadOnly) : memref<4xbf16>
+    %out = hal.interface.binding.subspan layout(#layout_narrow) binding(1) offset(%c0) : memref<4xi1>
+    %zero = arith.constant 0.0 : bf16
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                    iterator_types = ["parallel"]}
+        ins(%in : memref<4xbf16>) outs(%out : memref<4xi1>) {
+    ^bb0(%x: bf16, %y: i1):
+      %gt = arith.cmpf ogt, %x, %zero : bf16
+      linalg.yield %gt : i1
+    }
+    return
+  }
+}
