@@ -277,9 +277,10 @@ LogicalResult LegalizeStorage(mlir::TypedValue<mlir::MemRefType> memref) {
       auto store = llvm::cast<mlir::memref::StoreOp>(user);
       rewriter.setInsertionPoint(store);
       Value value = store.getValueToStore();
-      Value stored = element.isInteger(1)
-                         ? mlir::arith::ExtUIOp::create(rewriter, loc, storage, value).getResult()
-                         : mlir::arith::BitcastOp::create(rewriter, loc, storage, value).getResult();
+      Value stored =
+          element.isInteger(1)
+              ? mlir::arith::ExtUIOp::create(rewriter, loc, storage, value).getResult()
+              : mlir::arith::BitcastOp::create(rewriter, loc, storage, value).getResult();
       rewriter.modifyOpInPlace(store, [&] { store.getValueMutable().assign(stored); });
     }
   }
