@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "compiler/targets/gpu/cooperative_reduction.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -246,6 +247,7 @@ bool Intersects(const llvm::DenseSet<BufferRoot>& a, const llvm::DenseSet<Buffer
 struct Threads {
   Value id;
   Value count;
+  int64_t static_count;
 };
 
 Threads CreateThreads(mlir::func::FuncOp kernel, mlir::RewriterBase& rewriter) {
@@ -267,8 +269,9 @@ Threads CreateThreads(mlir::func::FuncOp kernel, mlir::RewriterBase& rewriter) {
         mlir::ValueRange{linear, id(mlir::gpu::Dimension::y, size[1]),
                          id(mlir::gpu::Dimension::z, size[2])});
   }
-  Value count = mlir::arith::ConstantIndexOp::create(rewriter, loc, size[0] * size[1] * size[2]);
-  return {linear, count};
+  const int64_t static_count = size[0] * size[1] * size[2];
+  Value count = mlir::arith::ConstantIndexOp::create(rewriter, loc, static_count);
+  return {linear, count, static_count};
 }
 
 LogicalResult DistributeOp(mlir::linalg::LinalgOp op, const Threads& threads,
@@ -276,6 +279,10 @@ LogicalResult DistributeOp(mlir::linalg::LinalgOp op, const Threads& threads,
   if (!op.hasPureBufferSemantics()) {
     return op.emitOpError("still works on tensors; GPU kernels must be bufferized first");
   }
+  mlir::FailureOr<bool> cooperative = DistributeReductionCooperatively(
+      op, threads.id, threads.static_count, [](Value v) { return UpperBound(v); }, rewriter);
+  if (mlir::failed(cooperative)) return mlir::failure();
+  if (*cooperative) return mlir::success();
   auto tileable = llvm::dyn_cast<mlir::TilingInterface>(op.getOperation());
   if (!tileable) return op.emitOpError("cannot be distributed over threads (not tileable)");
   const Location loc = op.getLoc();

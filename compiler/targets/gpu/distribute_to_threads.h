@@ -25,10 +25,11 @@
 // dimension (coalesced accesses where that is the contiguous dimension of
 // the output). Each point is the op tiled to size 1 in the parallel dims
 // (upstream TilingInterface) and lowered with upstream linalg-to-loops; a
-// reduction dimension stays a sequential loop inside the thread. A kernel
-// whose tile has a single parallel point (a row sum tiled one row per
-// workgroup) therefore runs on one thread: cooperative reductions
-// (subgroup/shared-memory trees) are a later step.
+// reduction dimension stays a sequential loop inside the thread, except in
+// a reduction whose tile has fewer output points than threads (a row sum
+// tiled a few rows per workgroup): there the threads share each point's
+// reduction, strided partials combined as a tree in workgroup memory
+// (cooperative_reduction.h).
 //
 // Dependences through memory. Ops of one kernel run one after the other, but
 // their threads are not in lockstep: a thread may read an element another

@@ -104,15 +104,19 @@ func.func @transpose() attributes {kiln.workgroup_size = array<i64: 128, 1, 1>} 
 // -----
 
 // A fill and a row reduction into the same accumulator: a barrier between
-// them (the threads are not in lockstep). The reduction dimension stays a
-// sequential loop in the thread; with one row per workgroup only one
-// thread works (cooperative reductions are a later step).
+// them (the threads are not in lockstep). With one row per workgroup, the
+// threads share the row (a cooperative reduction): 128 lanes each sum the
+// elements lane, lane + 128, ... in order into their slot of a workgroup
+// buffer, starting from the sum's neutral element; the 128 partials are
+// added as a tree (a barrier after each level); lane 0 adds the total to
+// the accumulator's initial value.
 #layout2 = #hal.pipeline.layout<constants = 2, bindings = [
   #hal.pipeline.binding<storage_buffer, ReadOnly>,
   #hal.pipeline.binding<storage_buffer>]>
 #row = affine_map<(i, j) -> (i, j)>
 #rowout = affine_map<(i, j) -> (i)>
 // CHECK-LABEL: func.func @rowsum()
+// CHECK:         %[[PARTIAL:.+]] = memref.alloc() : memref<128x1xf32, #gpu.address_space<workgroup>>
 // CHECK:         %[[TID:.+]] = gpu.thread_id x upper_bound 128
 func.func @rowsum() attributes {kiln.workgroup_size = array<i64: 128, 1, 1>} {
   %c0 = arith.constant 0 : index
@@ -129,10 +133,30 @@ func.func @rowsum() attributes {kiln.workgroup_size = array<i64: 128, 1, 1>} {
 // CHECK:           memref.store %cst
 // CHECK:         }
 // CHECK-NEXT:    gpu.barrier
-// CHECK-NEXT:    scf.for %{{.+}} = %[[TID]] to %c1 step %c128 {
-// CHECK:           scf.for %{{.+}} = %c0 to %{{.+}} step %c1 {
+// CHECK:         %[[LANE:.+]] = arith.remui %[[TID]], %[[LANES:.+]] : index
+// CHECK:         scf.if
+// CHECK:           memref.store %{{.+}}, %[[PARTIAL]][%[[TID]], %{{.+}}]
+// CHECK:           %[[SLOT:.+]] = memref.subview %[[PARTIAL]][%[[TID]], 0] [1, 1] [1, 1]
+// CHECK:           scf.for %{{.+}} = %[[LANE]] to %{{.+}} step %[[LANES]] {
+// CHECK:             memref.load %[[SLOT]]
 // CHECK:             arith.addf
-// CHECK:             memref.store
+// CHECK:             memref.store %{{.+}}, %[[SLOT]]
+// CHECK:         gpu.barrier
+// CHECK:         arith.cmpi ult, %[[LANE]], %c64
+// CHECK:         scf.if
+// CHECK:           %[[PARTNER:.+]] = arith.addi %[[TID]], %c64
+// CHECK:           %[[MINE:.+]] = memref.load %[[PARTIAL]][%[[TID]], %{{.+}}]
+// CHECK:           %[[THEIRS:.+]] = memref.load %[[PARTIAL]][%[[PARTNER]], %{{.+}}]
+// CHECK:           %[[SUM:.+]] = arith.addf %[[THEIRS]], %[[MINE]]
+// CHECK:           memref.store %[[SUM]], %[[PARTIAL]][%[[TID]], %{{.+}}]
+// CHECK:         gpu.barrier
+// CHECK-COUNT-6: gpu.barrier
+// CHECK:         arith.cmpi eq, %[[LANE]], %{{.+}}
+// CHECK:         scf.if
+// CHECK:           %[[INIT:.+]] = memref.load %subview
+// CHECK:           %[[TOTAL:.+]] = memref.load %[[PARTIAL]][%[[TID]], %{{.+}}]
+// CHECK:           %[[RESULT:.+]] = arith.addf %[[TOTAL]], %[[INIT]]
+// CHECK:           memref.store %[[RESULT]], %subview
   linalg.fill ins(%zero : f32) outs(%acc : memref<1xf32, strided<[1], offset: ?>>)
   linalg.generic {indexing_maps = [#row, #rowout], iterator_types = ["parallel", "reduction"]}
       ins(%row : memref<1x?xf32, strided<[?, 1], offset: ?>>) outs(%acc : memref<1xf32, strided<[1], offset: ?>>) {
@@ -228,5 +252,31 @@ func.func @unbounded() {
   %tmp = memref.alloc(%n) : memref<?xf32>
   linalg.copy ins(%out : memref<?xf32>) outs(%tmp : memref<?xf32>)
   linalg.copy ins(%tmp : memref<?xf32>) outs(%out : memref<?xf32>)
+  return
+}
+
+// -----
+
+// A contraction (a dot product per row) is not shared by the threads: it
+// accumulates along its reduction loop in order within one thread, the
+// order its expected values encode.
+#layout_dot = #hal.pipeline.layout<constants = 0, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>]>
+// CHECK-LABEL: func.func @rowdot()
+// CHECK-NOT:     memref.alloc
+// CHECK:         %[[TID:.+]] = gpu.thread_id x upper_bound 128
+// CHECK:         scf.for %{{.+}} = %[[TID]] to %c4 step %c128 {
+// CHECK:           scf.for %{{.+}} = %c0 to %c1024 step %c1 {
+// CHECK:             arith.mulf
+// CHECK:             arith.addf
+// CHECK-NOT:     gpu.barrier
+func.func @rowdot() attributes {kiln.workgroup_size = array<i64: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %a = hal.interface.binding.subspan layout(#layout_dot) binding(0) offset(%c0) flags(ReadOnly) : memref<4x1024xf32>
+  %b = hal.interface.binding.subspan layout(#layout_dot) binding(1) offset(%c0) flags(ReadOnly) : memref<1024xf32>
+  %out = hal.interface.binding.subspan layout(#layout_dot) binding(2) offset(%c0) : memref<4xf32>
+  linalg.matvec ins(%a, %b : memref<4x1024xf32>, memref<1024xf32>) outs(%out : memref<4xf32>)
   return
 }

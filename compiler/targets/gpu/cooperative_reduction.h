@@ -1,0 +1,47 @@
+// Cooperative reductions: the threads of a GPU workgroup share each
+// reduction of its tile instead of one thread reducing a whole row.
+//
+// A linalg op with one reduction loop whose result is combined by one
+// associative op with a neutral element (a sum, product, max, min, and, or,
+// xor: what a softmax, a layernorm or a mean reduces with) is distributed so
+// that R threads (a power of two, as many as the workgroup's threads allow
+// for the tile's output points, at most 128) reduce each output point: lane
+// r accumulates the elements r, r + R, r + 2R, ... of the reduction loop in
+// order into its own partial, starting from the neutral element; the R
+// partials are then combined as a binary tree in workgroup memory (a
+// barrier between levels), and lane 0 combines the result into the output's
+// initial value. This is the summation order of IREE's GPU reductions: a
+// 40,960-long f32 sum is 128 strided in-order partial sums reduced as a
+// tree.
+//
+// Contractions and convolutions are not reductions here: they accumulate in
+// order along their reduction loops within one thread (the order their
+// expected values encode), as do ops with several reduction loops or
+// results, combiners that are not one associative op, and tiles with more
+// output points than threads.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Support/LLVM.h"
+
+namespace kiln::compiler::gpu {
+
+// A static upper bound of an index value, where one is known.
+using UpperBoundFn = llvm::function_ref<std::optional<int64_t>(mlir::Value)>;
+
+// Distributes `op` (on buffers) over the workgroup's `thread_count` threads,
+// `thread_id` the linear id of this one, as described above, and erases it:
+// true. False, with nothing changed, when `op` is not such a reduction (the
+// caller distributes it a point per thread); failure with an error at the op
+// when it is one but cannot be lowered.
+mlir::FailureOr<bool> DistributeReductionCooperatively(mlir::linalg::LinalgOp op,
+                                                       mlir::Value thread_id, int64_t thread_count,
+                                                       UpperBoundFn upper_bound,
+                                                       mlir::RewriterBase& rewriter);
+
+}  // namespace kiln::compiler::gpu
