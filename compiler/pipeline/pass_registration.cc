@@ -4,6 +4,7 @@
 #include "compiler/host/passes.h"
 #include "compiler/input/passes.h"
 #include "compiler/targets/cpu/lower_kernels_to_llvm.h"
+#include "compiler/targets/cpu/split_reductions.h"
 #include "compiler/targets/cuda/lower_kernels_to_nvvm.h"
 #include "compiler/targets/gpu/distribute_to_threads.h"
 #include "compiler/targets/passes.h"
@@ -27,6 +28,7 @@ void RegisterPasses() {
   registerDispatchPasses();
   registerSerializeExecutablesPass();
   cpu::registerLowerKernelsToLLVMPass();
+  cpu::registerSplitReductionsPass();
   gpu::registerDistributeToThreadsPass();
   cuda::registerLowerKernelsToNVVMPass();
   vulkan::registerLowerKernelsToSPIRVPass();

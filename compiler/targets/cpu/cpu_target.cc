@@ -7,6 +7,7 @@
 #include "compiler/dialects/hal/hal_dialect.h"
 #include "compiler/targets/cpu/lower_kernels_to_llvm.h"
 #include "compiler/targets/cpu/shared_object.h"
+#include "compiler/targets/cpu/split_reductions.h"
 #include "compiler/targets/kernel_context.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -59,6 +60,7 @@ Result<std::vector<uint8_t>> CompileCpuKernels(mlir::ModuleOp kernels,
   }
 
   mlir::PassManager pm(&copy->context());
+  pm.addPass(createSplitReductionsPass());
   pm.addPass(createLowerKernelsToLLVMPass());
   if (mlir::failed(pm.run(module))) {
     return copy->Error("cannot lower the CPU kernels to LLVM");
