@@ -4,7 +4,10 @@
 //   --kiln-hal-bufferize-dispatches      tensors -> buffer views and buffers;
 //       each flow.dispatch -> its own one-shot command buffer, submitted and
 //       awaited; the device and executables in globals set by an initializer;
-//       the declared size of every operand checked against its buffer.
+//       the declared size of every operand checked against its buffer;
+//       tensor constants (util.unfoldable_constant,
+//       flow.tensor.dynamic_constant) -> buffers filled from module data;
+//       check ops on tensors -> check ops on buffer views.
 //   --kiln-hal-schedule-command-buffers  a block's adjacent submissions share
 //       one command buffer, with execution barriers where dispatches conflict.
 //   --kiln-hal-memoize-command-buffers   static submissions record a reusable

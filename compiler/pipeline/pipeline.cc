@@ -4,6 +4,7 @@
 #include "compiler/host/passes.h"
 #include "compiler/input/passes.h"
 #include "compiler/targets/passes.h"
+#include "compiler/vm/conversion/check_to_vm.h"
 #include "compiler/vm/conversion/hal_to_vm.h"
 #include "compiler/vm/conversion/passes.h"
 #include "compiler/vm/passes.h"
@@ -52,7 +53,8 @@ void BuildPipeline(mlir::OpPassManager& pm, const PipelineOptions& options) {
   // the fused and immediate instruction forms, then registers.
   pm.addPass(CreateSCFToCFPass());
   pm.addPass(mlir::createCanonicalizerPass());
-  RegisterHALToVMConversion();  // hal -> vm in the same conversion.
+  RegisterHALToVMConversion();    // hal -> vm in the same conversion,
+  RegisterCheckToVMConversion();  // and check -> vm.
   pm.addPass(CreateConvertToVMPass());
   pm.addPass(CreateFuseVMInstructionsPass());
   pm.addPass(createAllocateRegistersPass());

@@ -15,7 +15,7 @@
 //     value, arguments '_' results; a '*' ending the arguments takes any
 //     further arguments (a variadic tail), which the native function checks.
 //   - arguments: the fixed arguments in order, "name:type" separated by
-//     spaces. A type is i32, i64 (also index and byte sizes), or the ref type
+//     spaces. A type is i32, i64 (also index and byte sizes), f32, or the ref type
 //     the argument holds (hal.device, hal.allocator, hal.buffer,
 //     hal.buffer_view, hal.executable, hal.command_buffer, hal.fence,
 //     vm.buffer); a trailing '?' on a ref type means null is accepted.
@@ -61,6 +61,12 @@ namespace kiln::hal {
     "buffer:hal.buffer",                                                                          \
     "a new buffer; memory_types 0 and buffer_usage 0 select the defaults (device-local; "         \
     "transfer, dispatch and mapping)")                                                            \
+  X(AllocatorAllocateInitialized, "allocator.allocate.initialized", "rr_r",                       \
+    "allocator:hal.allocator source:vm.buffer", "",                                               \
+    "buffer:hal.buffer",                                                                          \
+    "a new buffer (default memory and usage) holding a copy of the source's bytes (a program's "  \
+    "constant tensors): written directly where the device has host-visible device memory, else " \
+    "through a staging copy on the device's queue, waited for (hal/transfer.h)")                  \
   X(BufferLength, "buffer.length", "r_I",                                                         \
     "buffer:hal.buffer", "",                                                                      \
     "length:i64",                                                                                 \
@@ -207,12 +213,12 @@ inline constexpr std::string_view kHalModuleName = "hal";
 // One "name:type" of an entry's arguments or results.
 struct HalImportValue {
   std::string_view name;
-  std::string_view type;   // "i32", "i64", "hal.buffer", "vm.buffer", ...
+  std::string_view type;   // "i32", "i64", "f32", "hal.buffer", "vm.buffer", ...
   bool nullable = false;   // A ref type written with a trailing '?'.
-  constexpr bool is_ref() const { return type != "i32" && type != "i64"; }
+  constexpr bool is_ref() const { return type != "i32" && type != "i64" && type != "f32"; }
   // The calling-convention character of the value (vm/signature.h).
   constexpr char signature_char() const {
-    return type == "i32" ? 'i' : type == "i64" ? 'I' : 'r';
+    return type == "i32" ? 'i' : type == "i64" ? 'I' : type == "f32" ? 'f' : 'r';
   }
 };
 
@@ -248,15 +254,20 @@ constexpr size_t HalImportValueCount(std::string_view list) {
 }
 
 // Whether `import` is variadic (its signature's arguments end with '*').
-constexpr bool IsVariadic(const HalImportInfo& import) {
+// (Also for the entries of other import tables with the same fields, such as
+// check_imports.h.)
+template <typename ImportInfo>
+constexpr bool IsVariadic(const ImportInfo& import) {
   const size_t underscore = import.signature.find('_');
   return underscore > 0 && import.signature[underscore - 1] == '*';
 }
 
 namespace hal_imports_detail {
 
-// The signature the typed arguments and results spell.
-constexpr bool SignatureMatches(const HalImportInfo& import) {
+// The signature the typed arguments and results spell (for any table whose
+// entries have these fields).
+template <typename ImportInfo>
+constexpr bool SignatureMatches(const ImportInfo& import) {
   std::string_view signature = import.signature;
   const size_t underscore = signature.find('_');
   if (underscore == std::string_view::npos) return false;

@@ -11,6 +11,7 @@
 #include "hal/element_type.h"
 #include "hal/module/hal_imports.h"
 #include "hal/module/hal_types.h"
+#include "hal/transfer.h"
 #include "vm/byte_buffer.h"
 #include "vm/native_module.h"
 
@@ -191,6 +192,20 @@ Status AllocatorAllocate(HalState&, Args args, Results results) {
   size_t length = 0;
   KILN_RETURN_IF_ERROR(GetSize(args, 3, "byte length", /*whole_allowed=*/false, &length));
   KILN_ASSIGN_OR_RETURN(Ref<Buffer> buffer, allocator->allocator().Allocate(params, length));
+  results[0] = Wrapped(WrapForVm(std::move(buffer)));
+  return OkStatus();
+}
+
+// A program's constant bytes (a rodata) in a new buffer of the allocator's
+// device, by the transfer the tools use for their inputs.
+Status AllocatorAllocateInitialized(HalState&, Args args, Results results) {
+  const VmAllocator* allocator = nullptr;
+  KILN_RETURN_IF_ERROR(GetHolder(args, 0, "allocator", /*nullable=*/false, &allocator));
+  const ByteBuffer* source = nullptr;
+  KILN_RETURN_IF_ERROR(GetHolder(args, 1, "source", /*nullable=*/false, &source));
+  KILN_ASSIGN_OR_RETURN(Ref<Buffer> buffer,
+                        UploadBuffer(*allocator->device(), source->bytes(),
+                                     std::to_string(source->length()) + " bytes of constant data"));
   results[0] = Wrapped(WrapForVm(std::move(buffer)));
   return OkStatus();
 }
@@ -692,7 +707,7 @@ Result<Ref<vm::Module>> CreateHalModule(vm::Instance& instance, std::vector<Ref<
       });
   // Every import of the contract table (hal_imports.h), served by the
   // function of the same name: an entry without one does not compile.
-#define KILN_HAL_EXPORT(id, ...) \
+#define KILN_HAL_EXPORT(id, ...)                                           \
   module->ExportVariadic(std::string(GetHalImport(HalImport::k##id).name), \
                          std::string(GetHalImport(HalImport::k##id).signature), id);
   KILN_FOR_EACH_HAL_IMPORT(KILN_HAL_EXPORT)

@@ -95,6 +95,7 @@ config.substitutions.append((r"(?<![\w/.%-])FileCheck(?![\w/.-])", config.filech
 config.substitutions.append((r"(?<![\w/.%=-])not(?![\w/.=-])", config.not_tool))
 config.substitutions.append(("%kiln-compile", tool("kiln-compile")))
 config.substitutions.append(("%kiln-run-module", tool("kiln-run-module")))
+config.substitutions.append(("%kiln-check-module", tool("kiln-check-module")))
 config.substitutions.append(("%kiln-dump-module", tool("kiln-dump-module")))
 # The device dispatch tests run on (--device=%device) and the targets whose
 # kernels this build has (--target=%kiln_targets).

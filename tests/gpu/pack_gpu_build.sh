@@ -36,6 +36,15 @@ find "${root}/build" -type f \( -perm -u+x -o -name '*.so' \) -print0 |
   xargs -0 -r sh -c 'for f; do if head -c4 "$f" | grep -q ELF; then strip --strip-debug "$f"; fi; done' _
 if [[ -f "${root}/build/bin/kiln-compile" ]]; then strip --strip-all "${root}/build/bin/kiln-compile"; fi
 
+# The kiln tools the e2e suite runs on the GPU machine must be in the pack
+# (the copy above takes all of bin/; a build without one is not worth packing).
+for tool in kiln-compile kiln-run-module kiln-check-module kiln-dump-module; do
+  if [[ ! -x "${root}/build/bin/${tool}" ]]; then
+    echo "pack_gpu_build.sh: ${build}/bin/${tool} is missing (build it first)" >&2
+    exit 1
+  fi
+done
+
 # The test tools the e2e suite runs with.
 cp -r /usr/lib/llvm-15/build/utils/lit "${root}/tools/lit"
 cp "$(readlink -f /usr/bin/FileCheck-15)" "${root}/tools/FileCheck-15"

@@ -1,6 +1,7 @@
 // Device tensors: moving a HostTensor into a hal::BufferView on a device and
 // reading a buffer view back, the way the tools hand tensors to a program and
-// take its results.
+// take its results. The bytes move through hal/transfer.h (shared with the
+// `hal` module's allocator.allocate.initialized):
 //
 // Upload allocates host-visible memory through the device's allocator (the
 // memory a program's dispatches can bind and the host can write), writes the
@@ -21,15 +22,13 @@
 #include "base/result.h"
 #include "hal/buffer_view.h"
 #include "hal/device.h"
+#include "hal/transfer.h"
 #include "tools/common/host_tensor.h"
 
 namespace kiln::tools {
 
-// How UploadTensor and DownloadTensor move the bytes.
-enum class TransferPath {
-  kAuto,     // Directly when the host can map the buffer, else through staging.
-  kStaging,  // Always through a staging buffer (tests exercise the GPU path on the CPU).
-};
+// How UploadTensor and DownloadTensor move the bytes (hal/transfer.h).
+using TransferPath = hal::TransferPath;
 
 // A buffer view on `device` holding a copy of `tensor`.
 Result<Ref<hal::BufferView>> UploadTensor(hal::Device& device, const HostTensor& tensor,

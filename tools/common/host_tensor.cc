@@ -78,7 +78,8 @@ bool FloatsMatch(double expected, double actual, const Tolerance& tolerance) {
   return std::fabs(actual - expected) <= tolerance.atol + tolerance.rtol * std::fabs(expected);
 }
 
-// "[1, 2]": the row-major index `index` as coordinates in `shape`.
+}  // namespace
+
 std::string FormatCoordinates(std::span<const int64_t> shape, int64_t index) {
   std::vector<int64_t> coordinates(shape.size());
   for (size_t i = shape.size(); i-- > 0;) {
@@ -92,6 +93,8 @@ std::string FormatCoordinates(std::span<const int64_t> shape, int64_t index) {
   }
   return text + "]";
 }
+
+namespace {
 
 std::string UnsupportedTypeMessage(ElementType type) {
   char code[16];

@@ -68,6 +68,10 @@ Result<int64_t> CheckedElementCount(std::span<const int64_t> shape, size_t eleme
 // "2x3xf32", "f32" for a 0-d tensor, "0x4xi8": iree's shape-and-type prefix.
 std::string FormatShapeAndType(std::span<const int64_t> shape, hal::ElementType type);
 
+// "[1, 2]": row-major element `index` of `shape` as coordinates ("[]" for a
+// 0-d tensor).
+std::string FormatCoordinates(std::span<const int64_t> shape, int64_t index);
+
 // IEEE half and bfloat16 conversions. To-half conversions round to nearest,
 // ties to even, overflow to infinity and keep NaN a (quiet) NaN.
 uint16_t FloatToHalf(float value);

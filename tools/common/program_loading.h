@@ -17,6 +17,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/ref.h"
 #include "base/result.h"
@@ -36,10 +37,12 @@ Result<Ref<vm::BytecodeModule>> LoadModule(const vm::Instance& instance, const s
 Result<const vm::ExportedFunction*> FindExport(const vm::BytecodeModule& module,
                                                std::string_view name);
 
-// A context holding the hal module (serving `device`) and then `module`; the
-// module's initialiser runs here.
+// A context holding the hal module (serving `device`), then `extra_modules`
+// (kiln-check-module's `check` module), then `module`; the module's
+// initialiser runs here.
 Result<Ref<vm::Context>> CreateProgramContext(Ref<vm::Instance> instance, Ref<hal::Device> device,
                                               Ref<vm::BytecodeModule> module,
-                                              vm::ContextOptions options);
+                                              vm::ContextOptions options,
+                                              std::vector<Ref<vm::Module>> extra_modules = {});
 
 }  // namespace kiln::tools

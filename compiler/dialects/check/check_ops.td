@@ -1,6 +1,12 @@
 // The check dialect: test assertions in a program (IREE's `check` spelling,
 // so IREE's check tests parse unchanged). A failed expectation reports and
 // the program continues; kiln-check-module counts the failures.
+//
+// Lowering: the `_const` forms canonicalize to the plain ones with the
+// constant as a util.unfoldable_constant; bufferization
+// (--kiln-hal-bufferize-dispatches) gives tensor operands as buffer views and
+// the function's device; the conversion to the vm dialect calls the `check`
+// module (hal/module/check_imports.h) with the op's source location.
 #ifndef KILN_COMPILER_DIALECTS_CHECK_CHECK_OPS
 #define KILN_COMPILER_DIALECTS_CHECK_CHECK_OPS
 
@@ -14,7 +20,8 @@ def Check_Dialect : Dialect {
   let name = "check";
   let cppNamespace = "::kiln::compiler::Check";
   let summary = "Assertions of test programs.";
-  let dependentDialects = ["::kiln::compiler::HAL::HALDialect"];
+  let dependentDialects = ["::kiln::compiler::HAL::HALDialect",
+                           "::kiln::compiler::Util::UtilDialect"];
 }
 
 class Check_Op<string mnemonic, list<Trait> traits = []>
@@ -77,6 +84,8 @@ def Check_ExpectEqConstOp
   let assemblyFormat = [{
     (`<` $device^ `>`)? `` `(` $lhs `,` $value `)` attr-dict `:` type($lhs)
   }];
+  // -> check.expect_eq with the value as a util.unfoldable_constant.
+  let hasCanonicalizer = 1;
 }
 
 // Elementwise |lhs - rhs| <= atol + rtol * |rhs| (numpy's isclose).
@@ -112,6 +121,8 @@ def Check_ExpectAlmostEqConstOp
     (`<` $device^ `>`)? `` `(` $lhs `,` $value (`` `,` `atol` $atol^)? (`` `,` `rtol` $rtol^)? `)`
     attr-dict `:` type($lhs)
   }];
+  // -> check.expect_almost_eq with the value as a util.unfoldable_constant.
+  let hasCanonicalizer = 1;
 }
 
 #endif  // KILN_COMPILER_DIALECTS_CHECK_CHECK_OPS

@@ -261,6 +261,27 @@ def HAL_AllocatorAllocateOp : HAL_Op<"allocator.allocate"> {
   }];
 }
 
+def HAL_AllocatorAllocateInitializedOp : HAL_Op<"allocator.allocate.initialized"> {
+  let summary = "Allocates a buffer holding the bytes of a constant.";
+  let description = [{
+    ```mlir
+    %buffer = hal.allocator.allocate.initialized<%allocator : !hal.allocator>
+        value(dense<[1, 2]> : tensor<2xi32>) : !hal.buffer
+    ```
+    A new buffer (the runtime's default memory and usage) holding the
+    constant's bytes in the runtime's tensor layout (little-endian, i1 one
+    byte per element), which travel in the module as read-only data: the
+    host side of util.unfoldable_constant and flow.tensor.dynamic_constant on
+    tensors. Each execution makes a new buffer, so a program may write it.
+  }];
+  let arguments = (ins HAL_Allocator:$allocator, ElementsAttr:$value);
+  let results = (outs HAL_Buffer:$result);
+  let assemblyFormat = [{
+    `<` $allocator `:` type($allocator) `>` `value` `(` $value `)` `:` type($result)
+    attr-dict-with-keyword
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Buffers and buffer views
 //===----------------------------------------------------------------------===//

@@ -1,8 +1,8 @@
 // --kiln-convert-to-vm: instruction selection. The module's body moves into a
 // `vm.module` (named after the module, else "module"), then one full dialect
-// conversion turns func/arith/math/cf/util and hal (hal_to_vm.h, through
-// RegisterVMConversionExtension) into vm ops over the five register banks
-// (vm_type_converter.h).
+// conversion turns func/arith/math/cf/util, hal (hal_to_vm.h) and check
+// (check_to_vm.h), the latter two through RegisterVMConversionExtension, into vm ops over the five
+// register banks (vm_type_converter.h).
 //
 // Before converting, the pass drops unreachable blocks and declarations
 // nothing calls, marks globals that are stored as mutable at the VM level
@@ -21,6 +21,7 @@
 
 #include "compiler/dialects/util/util_dialect.h"
 #include "compiler/dialects/vm/vm_dialect.h"
+#include "compiler/vm/conversion/check_to_vm.h"
 #include "compiler/vm/conversion/hal_to_vm.h"
 #include "compiler/vm/conversion/passes.h"
 #include "compiler/vm/conversion/patterns.h"
@@ -134,8 +135,8 @@ bool ConvertToVMPass::Prepare(mlir::ModuleOp module, FunctionSymbols& symbols,
                  "'@module.function'";
           importable = false;
         }
-        for (mlir::TypeRange types : {mlir::TypeRange(type.getInputs()),
-                                      mlir::TypeRange(type.getResults())}) {
+        for (mlir::TypeRange types :
+             {mlir::TypeRange(type.getInputs()), mlir::TypeRange(type.getResults())}) {
           for (mlir::Type t : types) {
             if (!ConvertToVMType(t)) {
               f.emitError(UnsupportedTypeMessage(t));
@@ -269,7 +270,8 @@ void ConvertToVMPass::runOnOperation() {
 }  // namespace
 
 std::unique_ptr<mlir::Pass> CreateConvertToVMPass() {
-  RegisterHALToVMConversion();  // Once; hal ops are converted in the same conversion.
+  RegisterHALToVMConversion();    // Once; hal ops are converted in the same conversion.
+  RegisterCheckToVMConversion();  // So are check ops.
   return std::make_unique<ConvertToVMPass>();
 }
 

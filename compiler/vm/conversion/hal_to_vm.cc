@@ -6,6 +6,7 @@
 
 #include "compiler/dialects/hal/hal_dialect.h"
 #include "compiler/dialects/vm/vm_dialect.h"
+#include "compiler/vm/conversion/import_builder.h"
 #include "compiler/vm/conversion/passes.h"
 #include "compiler/vm/conversion/selection_builder.h"
 #include "compiler/vm/conversion/vm_type_converter.h"
@@ -21,168 +22,10 @@ using mlir::Operation;
 using mlir::Type;
 using mlir::Value;
 
-// The VM type of one "name:type" of the import table.
-Type ImportValueType(mlir::MLIRContext* context, const hal::HalImportValue& value) {
-  if (value.type == "i32") return mlir::IntegerType::get(context, 32);
-  if (value.type == "i64") return mlir::IntegerType::get(context, 64);
-  Type object;
-  if (value.type == "vm.buffer") object = VM::BufferType::get(context);
-  else if (value.type == "hal.device") object = HAL::DeviceType::get(context);
-  else if (value.type == "hal.allocator") object = HAL::AllocatorType::get(context);
-  else if (value.type == "hal.buffer") object = HAL::BufferType::get(context);
-  else if (value.type == "hal.buffer_view") object = HAL::BufferViewType::get(context);
-  else if (value.type == "hal.executable") object = HAL::ExecutableType::get(context);
-  else if (value.type == "hal.command_buffer") object = HAL::CommandBufferType::get(context);
-  else if (value.type == "hal.fence") object = HAL::FenceType::get(context);
-  else object = mlir::NoneType::get(context);  // !vm.ref<?>
-  return VM::RefType::get(context, object);
+// The import of `id` in the hal contract table.
+NativeImport HalImportOf(HalImport id) {
+  return NativeImport::Of(hal::kHalModuleName, hal::GetHalImport(id));
 }
-
-// The function type of an import (its fixed arguments; a variadic tail is
-// the declaration's `is_variadic`).
-mlir::FunctionType ImportType(mlir::MLIRContext* context, const hal::HalImportInfo& import) {
-  llvm::SmallVector<Type> inputs, results;
-  for (size_t i = 0; i < hal::HalImportValueCount(import.arguments); ++i) {
-    inputs.push_back(ImportValueType(context, hal::HalImportValueAt(import.arguments, i)));
-  }
-  for (size_t i = 0; i < hal::HalImportValueCount(import.results); ++i) {
-    results.push_back(ImportValueType(context, hal::HalImportValueAt(import.results, i)));
-  }
-  return mlir::FunctionType::get(context, inputs, results);
-}
-
-std::string ImportName(const hal::HalImportInfo& import) {
-  return (llvm::Twine(hal::kHalModuleName) + "." +
-          llvm::StringRef(import.name.data(), import.name.size()))
-      .str();
-}
-
-// Builds the calls of one hal op: values in the import's types, rodata for
-// strings, the import declared on first use.
-class ImportBuilder {
- public:
-  ImportBuilder(mlir::ConversionPatternRewriter& rewriter, Operation* op)
-      : rewriter_(rewriter), op_(op), sb_(rewriter, op->getLoc()) {}
-
-  mlir::MLIRContext* context() { return op_->getContext(); }
-  mlir::ConversionPatternRewriter& rewriter() { return rewriter_; }
-  SelectionBuilder& sb() { return sb_; }
-  VM::ModuleOp module() { return op_->getParentOfType<VM::ModuleOp>(); }
-
-  Value I32(int64_t value) { return sb_.Constant(Bank::kI32, static_cast<uint32_t>(value)); }
-  Value I64(int64_t value) { return sb_.Constant(Bank::kI64, static_cast<uint64_t>(value)); }
-  Value Null(Type object) {
-    return sb_.Def(Opcode::kConstRefNull, VM::RefType::get(context(), object), {});
-  }
-
-  // `value` (a converted operand or an import result) as `type`: i64 <-> i32.
-  Value Fit(Value value, Type type) {
-    if (!value || value.getType() == type) return value;
-    if (type.isInteger(32) && value.getType().isInteger(64)) {
-      // A constant (ordinals, workgroup counts, slots) is made as an i32.
-      if (Operation* def = value.getDefiningOp();
-          def && VM::GetOpcode(def) == Opcode::kConstI64) {
-        if (auto constant = def->getAttrOfType<mlir::IntegerAttr>("value")) {
-          return I32(constant.getInt());
-        }
-      }
-      return sb_.Def(Opcode::kTruncI64I32, type, value);
-    }
-    if (type.isInteger(64) && value.getType().isInteger(32)) {
-      return sb_.Def(Opcode::kExtI32I64S, type, value);
-    }
-    return value;
-  }
-  Value AsI32(Value value) { return Fit(value, rewriter_.getI32Type()); }
-  Value AsI64(Value value) { return Fit(value, rewriter_.getI64Type()); }
-
-  // A vm.buffer of `text`: a module rodata, shared by equal strings.
-  Value Text(llvm::StringRef text) {
-    VM::ModuleOp m = module();
-    std::string name;
-    for (auto rodata : m.getBody().front().getOps<VM::RodataOp>()) {
-      auto value = llvm::dyn_cast<mlir::StringAttr>(rodata.getValue());
-      if (value && value.getValue() == text && rodata.getSymName().starts_with("__hal_string")) {
-        name = rodata.getSymName().str();
-        break;
-      }
-    }
-    if (name.empty()) {
-      name = UniqueName(m, "__hal_string");
-      mlir::OpBuilder::InsertionGuard guard(rewriter_);
-      rewriter_.setInsertionPointToEnd(&m.getBody().front());
-      mlir::OperationState state(op_->getLoc(), VM::RodataOp::getOperationName());
-      state.addAttribute("sym_name", rewriter_.getStringAttr(name));
-      state.addAttribute("value", rewriter_.getStringAttr(text));
-      rewriter_.create(state);
-    }
-    return Rodata(name);
-  }
-
-  Value Rodata(llvm::StringRef symbol) {
-    return sb_.Def(Opcode::kConstRefRodata, VM::RefType::get(context(), VM::BufferType::get(context())),
-                   {}, {rewriter_.getNamedAttr("rodata", mlir::FlatSymbolRefAttr::get(context(), symbol))});
-  }
-
-  static std::string UniqueName(VM::ModuleOp m, llvm::StringRef base) {
-    std::string name = base.str();
-    for (int n = 1; mlir::SymbolTable::lookupSymbolIn(m, name); ++n) {
-      name = (base + "_" + llvm::Twine(n)).str();
-    }
-    return name;
-  }
-
-  // The declaration of `id` in the enclosing vm.module.
-  mlir::FailureOr<std::string> Declare(HalImport id) {
-    const hal::HalImportInfo& import = hal::GetHalImport(id);
-    const std::string name = ImportName(import);
-    VM::ModuleOp m = module();
-    if (!m) return op_->emitOpError("must be inside a vm.module to become a hal import call");
-    if (Operation* existing = mlir::SymbolTable::lookupSymbolIn(m, name)) {
-      if (!llvm::isa<VM::ImportOp>(existing)) {
-        return op_->emitOpError("'@") << name << "' is defined, but is the hal import of that name";
-      }
-      return name;
-    }
-    mlir::OpBuilder::InsertionGuard guard(rewriter_);
-    rewriter_.setInsertionPointToStart(&m.getBody().front());
-    mlir::OperationState state(m.getLoc(), VM::ImportOp::getOperationName());
-    state.addAttribute("sym_name", rewriter_.getStringAttr(name));
-    state.addAttribute("function_type", mlir::TypeAttr::get(ImportType(context(), import)));
-    if (hal::IsVariadic(import)) state.addAttribute("is_variadic", rewriter_.getUnitAttr());
-    rewriter_.create(state);
-    return name;
-  }
-
-  // vm.call.import of `id` with `arguments` (fixed ones fitted to the
-  // table's types; a variadic tail as given).
-  mlir::FailureOr<Operation*> Call(HalImport id, llvm::SmallVector<Value> arguments,
-                                   mlir::SymbolRefAttr dispatch = {}) {
-    const hal::HalImportInfo& import = hal::GetHalImport(id);
-    mlir::FailureOr<std::string> name = Declare(id);
-    if (mlir::failed(name)) return mlir::failure();
-    mlir::FunctionType type = ImportType(context(), import);
-    if (arguments.size() < type.getNumInputs() ||
-        (!hal::IsVariadic(import) && arguments.size() != type.getNumInputs())) {
-      return op_->emitOpError("internal error: ")
-             << arguments.size() << " arguments for import '" << *name << "'";
-    }
-    for (unsigned i = 0; i < type.getNumInputs(); ++i) {
-      arguments[i] = Fit(arguments[i], type.getInput(i));
-    }
-    mlir::OperationState state(op_->getLoc(), VM::CallImportOp::getOperationName());
-    state.addOperands(arguments);
-    state.addTypes(type.getResults());
-    state.addAttribute("callee", mlir::FlatSymbolRefAttr::get(context(), *name));
-    if (dispatch) state.addAttribute("dispatch", dispatch);
-    return rewriter_.create(state);
-  }
-
- private:
-  mlir::ConversionPatternRewriter& rewriter_;
-  Operation* op_;
-  SelectionBuilder sb_;
-};
 
 // What one hal op calls.
 struct ImportCall {
@@ -210,7 +53,8 @@ class HalImportPattern : public mlir::OpConversionPattern<OpT> {
       rewriter.eraseOp(op);
       return mlir::success();
     }
-    mlir::FailureOr<Operation*> made = ib.Call(call->id, call->arguments, call->dispatch);
+    mlir::FailureOr<Operation*> made =
+        ib.Call(HalImportOf(call->id), call->arguments, call->dispatch);
     if (mlir::failed(made)) return mlir::failure();
     llvm::SmallVector<Value> results;
     for (auto [result, value] : llvm::zip(op->getResults(), (*made)->getResults())) {
@@ -255,9 +99,9 @@ void MaterializeExecutable(mlir::ConversionPatternRewriter& rewriter, VM::Module
       auto value = binary->getAttrOfType<mlir::StringAttr>(attr);
       return value ? value.getValue() : llvm::StringRef();
     };
-    auto variant = VM::ExecutableVariantAttr::get(context, name, text("kiln.backend"),
-                                                  binary.getFormat(), text("kiln.config"),
-                                                  rewriter.getArrayAttr(exports));
+    auto variant =
+        VM::ExecutableVariantAttr::get(context, name, text("kiln.backend"), binary.getFormat(),
+                                       text("kiln.config"), rewriter.getArrayAttr(exports));
     mlir::OperationState state(binary.getLoc(), VM::RodataOp::getOperationName());
     state.addAttribute("sym_name", rewriter.getStringAttr(ImportBuilder::UniqueName(m, base)));
     state.addAttribute("value", binary.getData());
@@ -303,8 +147,14 @@ void PopulateHALToVMPatterns(const mlir::TypeConverter& converter,
     return ImportCall{HI::kDeviceAllocator, {a.getDevice()}};
   });
   Add<HAL::AllocatorAllocateOp>(patterns, converter, [](auto, auto a, IB&) {
-    return ImportCall{HI::kAllocatorAllocate,
-                      {a.getAllocator(), a.getMemoryTypes(), a.getBufferUsage(), a.getResultSize()}};
+    return ImportCall{
+        HI::kAllocatorAllocate,
+        {a.getAllocator(), a.getMemoryTypes(), a.getBufferUsage(), a.getResultSize()}};
+  });
+  // The constant's bytes as a rodata.
+  Add<HAL::AllocatorAllocateInitializedOp>(patterns, converter, [](auto op, auto a, IB& ib) {
+    return ImportCall{HI::kAllocatorAllocateInitialized,
+                      {a.getAllocator(), ib.Data(op.getValue())}};
   });
 
   // Buffers and buffer views.
@@ -312,21 +162,23 @@ void PopulateHALToVMPatterns(const mlir::TypeConverter& converter,
     return ImportCall{HI::kBufferLength, {a.getBuffer()}};
   });
   Add<HAL::BufferSubspanOp>(patterns, converter, [](auto, auto a, IB&) {
-    return ImportCall{HI::kBufferSubspan, {a.getSourceBuffer(), a.getSourceOffset(), a.getLength()}};
+    return ImportCall{HI::kBufferSubspan,
+                      {a.getSourceBuffer(), a.getSourceOffset(), a.getLength()}};
   });
   Add<HAL::BufferAssertOp>(patterns, converter, [](auto op, auto a, IB& ib) {
     return ImportCall{HI::kBufferAssert,
                       {a.getBuffer(), ib.Text(op.getMessage()), a.getMinimumLength()}};
   });
-  Add<HAL::BufferViewCreateOp>(patterns, converter, [](auto op, auto a, IB& ib) -> std::optional<ImportCall> {
-    if (a.getSourceOffset() || a.getEncodingType()) {
-      op.emitOpError("with an offset or an encoding has no hal import");
-      return ImportCall{HI::kBufferViewCreate, {}};
-    }
-    llvm::SmallVector<Value> args = {a.getSourceBuffer(), a.getElementType()};
-    for (Value dim : a.getShape()) args.push_back(ib.AsI64(dim));
-    return ImportCall{HI::kBufferViewCreate, args};
-  });
+  Add<HAL::BufferViewCreateOp>(
+      patterns, converter, [](auto op, auto a, IB& ib) -> std::optional<ImportCall> {
+        if (a.getSourceOffset() || a.getEncodingType()) {
+          op.emitOpError("with an offset or an encoding has no hal import");
+          return ImportCall{HI::kBufferViewCreate, {}};
+        }
+        llvm::SmallVector<Value> args = {a.getSourceBuffer(), a.getElementType()};
+        for (Value dim : a.getShape()) args.push_back(ib.AsI64(dim));
+        return ImportCall{HI::kBufferViewCreate, args};
+      });
   Add<HAL::BufferViewBufferOp>(patterns, converter, [](auto, auto a, IB&) {
     return ImportCall{HI::kBufferViewBuffer, {a.getBufferView()}};
   });
@@ -337,8 +189,9 @@ void PopulateHALToVMPatterns(const mlir::TypeConverter& converter,
     return ImportCall{HI::kBufferViewElementType, {a.getBufferView()}};
   });
   Add<HAL::BufferViewDimOp>(patterns, converter, [](auto op, auto a, IB& ib) {
-    return ImportCall{HI::kBufferViewDim,
-                      {a.getBufferView(), ib.I32(static_cast<int64_t>(op.getIndex().getZExtValue()))}};
+    return ImportCall{
+        HI::kBufferViewDim,
+        {a.getBufferView(), ib.I32(static_cast<int64_t>(op.getIndex().getZExtValue()))}};
   });
   Add<HAL::BufferViewAssertOp>(patterns, converter, [](auto op, auto a, IB& ib) {
     llvm::SmallVector<Value> args = {a.getBufferView(), ib.Text(op.getMessage()),
@@ -370,8 +223,8 @@ void PopulateHALToVMPatterns(const mlir::TypeConverter& converter,
 
   // Command buffers.
   Add<HAL::CommandBufferCreateOp>(patterns, converter, [](auto op, auto a, IB& ib) {
-    const bool one_shot = HAL::bitEnumContainsAll(op.getModes(),
-                                                  HAL::CommandBufferModeBitfield::OneShot);
+    const bool one_shot =
+        HAL::bitEnumContainsAll(op.getModes(), HAL::CommandBufferModeBitfield::OneShot);
     return ImportCall{HI::kCommandBufferCreate, {a.getDevice(), ib.I32(one_shot ? 0 : 1)}};
   });
   Add<HAL::CommandBufferFinalizeOp>(patterns, converter, [](auto, auto a, IB&) {
@@ -383,8 +236,8 @@ void PopulateHALToVMPatterns(const mlir::TypeConverter& converter,
   Add<HAL::CommandBufferFillBufferOp>(patterns, converter, [](auto op, auto a, IB& ib) {
     const int64_t pattern_bytes = op.getPattern().getType().getIntOrFloatBitWidth() / 8;
     return ImportCall{HI::kCommandBufferFillBuffer,
-                      {a.getCommandBuffer(), a.getTargetBuffer(), a.getTargetOffset(), a.getLength(),
-                       a.getPattern(), ib.I32(pattern_bytes)}};
+                      {a.getCommandBuffer(), a.getTargetBuffer(), a.getTargetOffset(),
+                       a.getLength(), a.getPattern(), ib.I32(pattern_bytes)}};
   });
   Add<HAL::CommandBufferCopyBufferOp>(patterns, converter, [](auto, auto a, IB&) {
     return ImportCall{HI::kCommandBufferCopyBuffer,
@@ -394,9 +247,12 @@ void PopulateHALToVMPatterns(const mlir::TypeConverter& converter,
   // (cmd, executable, ordinal, x, y, z, constant count, constants..., then
   // (buffer or slot, offset, length) per binding).
   Add<HAL::CommandBufferDispatchOp>(patterns, converter, [](auto op, auto a, IB& ib) {
-    llvm::SmallVector<Value> args = {a.getCommandBuffer(), a.getExecutable(),
-                                     ib.AsI32(a.getEntryPoint()), ib.AsI32(a.getWorkgroupX()),
-                                     ib.AsI32(a.getWorkgroupY()), ib.AsI32(a.getWorkgroupZ()),
+    llvm::SmallVector<Value> args = {a.getCommandBuffer(),
+                                     a.getExecutable(),
+                                     ib.AsI32(a.getEntryPoint()),
+                                     ib.AsI32(a.getWorkgroupX()),
+                                     ib.AsI32(a.getWorkgroupY()),
+                                     ib.AsI32(a.getWorkgroupZ()),
                                      ib.I32(static_cast<int64_t>(a.getConstants().size()))};
     args.append(a.getConstants().begin(), a.getConstants().end());
     const bool slots = op.usesBindingTable();
@@ -406,8 +262,8 @@ void PopulateHALToVMPatterns(const mlir::TypeConverter& converter,
       args.push_back(ib.AsI64(offset));
       args.push_back(ib.AsI64(length));
     }
-    return ImportCall{slots ? HI::kCommandBufferDispatchIndirect : HI::kCommandBufferDispatch,
-                      args, op.getDispatchAttr()};
+    return ImportCall{slots ? HI::kCommandBufferDispatchIndirect : HI::kCommandBufferDispatch, args,
+                      op.getDispatchAttr()};
   });
 
   // Fences and queues. A missing wait fence is null.
@@ -417,18 +273,19 @@ void PopulateHALToVMPatterns(const mlir::TypeConverter& converter,
   Add<HAL::FenceCreateOp>(patterns, converter, [](auto, auto a, IB&) {
     return ImportCall{HI::kFenceCreate, {a.getDevice()}};
   });
-  Add<HAL::FenceAwaitOp>(patterns, converter, [](auto op, auto a, IB& ib) -> std::optional<ImportCall> {
-    // One await per fence (the import takes one).
-    for (size_t i = 0; i + 1 < a.getFences().size(); ++i) {
-      (void)ib.Call(HI::kFenceAwait, {a.getFences()[i], a.getTimeoutMillis()});
-    }
-    if (a.getFences().empty()) return std::nullopt;
-    return ImportCall{HI::kFenceAwait, {a.getFences().back(), a.getTimeoutMillis()}};
-  });
+  Add<HAL::FenceAwaitOp>(
+      patterns, converter, [](auto op, auto a, IB& ib) -> std::optional<ImportCall> {
+        // One await per fence (the import takes one).
+        for (size_t i = 0; i + 1 < a.getFences().size(); ++i) {
+          (void)ib.Call(HalImportOf(HI::kFenceAwait), {a.getFences()[i], a.getTimeoutMillis()});
+        }
+        if (a.getFences().empty()) return std::nullopt;
+        return ImportCall{HI::kFenceAwait, {a.getFences().back(), a.getTimeoutMillis()}};
+      });
   Add<HAL::DeviceQueueExecuteOp>(patterns, converter, [wait](auto, auto a, IB& ib) {
-    return ImportCall{HI::kDeviceQueueExecute,
-                      {a.getDevice(), wait(a.getWaitFence(), ib), a.getSignalFence(),
-                       a.getCommandBuffer()}};
+    return ImportCall{
+        HI::kDeviceQueueExecute,
+        {a.getDevice(), wait(a.getWaitFence(), ib), a.getSignalFence(), a.getCommandBuffer()}};
   });
   Add<HAL::DeviceQueueExecuteIndirectOp>(patterns, converter, [wait](auto, auto a, IB& ib) {
     llvm::SmallVector<Value> args = {a.getDevice(), wait(a.getWaitFence(), ib), a.getSignalFence(),
@@ -437,14 +294,14 @@ void PopulateHALToVMPatterns(const mlir::TypeConverter& converter,
     return ImportCall{HI::kDeviceQueueExecuteIndirect, args};
   });
   Add<HAL::DeviceQueueAllocaOp>(patterns, converter, [wait](auto, auto a, IB& ib) {
-    return ImportCall{HI::kDeviceQueueAlloca,
-                      {a.getDevice(), wait(a.getWaitFence(), ib), a.getSignalFence(),
-                       a.getResultSize()}};
+    return ImportCall{
+        HI::kDeviceQueueAlloca,
+        {a.getDevice(), wait(a.getWaitFence(), ib), a.getSignalFence(), a.getResultSize()}};
   });
   Add<HAL::DeviceQueueDeallocaOp>(patterns, converter, [wait](auto, auto a, IB& ib) {
-    return ImportCall{HI::kDeviceQueueDealloca,
-                      {a.getDevice(), wait(a.getWaitFence(), ib), a.getSignalFence(),
-                       a.getBuffer()}};
+    return ImportCall{
+        HI::kDeviceQueueDealloca,
+        {a.getDevice(), wait(a.getWaitFence(), ib), a.getSignalFence(), a.getBuffer()}};
   });
 }
 

@@ -13,7 +13,8 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in
 
 config.substitutions.append((r"(?<![\w/.%-])FileCheck(?![\w/.-])", config.filecheck))
 config.substitutions.append((r"(?<![\w/.%=-])not(?![\w/.=-])", config.not_tool))
-for tool in ("kiln-opt", "kiln-compile", "kiln-dump-module", "kiln-run-module"):
+for tool in ("kiln-opt", "kiln-compile", "kiln-dump-module", "kiln-run-module",
+             "kiln-check-module"):
     config.substitutions.append(("%" + tool, os.path.join(config.kiln_bin_dir, tool)))
 config.substitutions.append(("%kiln_source_dir", config.kiln_source_dir))
 config.environment["FILECHECK_OPTS"] = ""

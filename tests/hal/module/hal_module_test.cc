@@ -20,6 +20,7 @@
 #include "hal/element_type.h"
 #include "hal/module/hal_imports.h"
 #include "hal/module/hal_types.h"
+#include "hal/transfer.h"
 #include "schemas/executable_elf_generated.h"
 #include "tests/hal/elf_test_executable.h"
 #include "tests/hal/test_util.h"
@@ -197,6 +198,7 @@ TEST_P(HalModuleTest, ExportsTheContractSignatures) {
       {"devices.get", "i_r"},
       {"device.allocator", "r_r"},
       {"allocator.allocate", "riiI_r"},
+      {"allocator.allocate.initialized", "rr_r"},
       {"buffer.length", "r_I"},
       {"buffer.subspan", "rII_r"},
       {"buffer.assert", "rrI_"},
@@ -277,6 +279,46 @@ TEST_P(HalModuleTest, DevicesAndAllocation) {
   EXPECT_CONTAINS(results.status().message(),
                   "import 'hal.allocator.allocate' failed: argument 3 (byte length): -8 is "
                   "negative");
+}
+
+// A program's constant bytes in a new buffer: the same bytes read back,
+// whichever way the transfer went.
+TEST_P(HalModuleTest, AllocateInitialized) {
+  auto allocator = CallHal("device.allocator", {Variant::FromRef(WrapDevice(device_))}, 1);
+  ASSERT_TRUE(allocator.ok()) << allocator.status().ToString();
+  const std::vector<uint8_t> bytes = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0xFF};
+  auto source = vm::ByteBuffer::Allocate(bytes.size());
+  ASSERT_TRUE(source.ok());
+  std::memcpy((*source)->mutable_data(), bytes.data(), bytes.size());
+  auto made =
+      CallHal("allocator.allocate.initialized", {(*allocator)[0], Variant::FromRef(*source)}, 1);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  Ref<Buffer> buffer = UnwrapBuffer((*made)[0]);
+  ASSERT_TRUE(buffer);
+  EXPECT_EQ(buffer->byte_length(), bytes.size());
+  EXPECT_EQ(buffer->allowed_usage() & kBufferUsageDispatchStorage, kBufferUsageDispatchStorage);
+  std::vector<uint8_t> back(bytes.size());
+  ASSERT_TRUE(ReadBuffer(*device_, buffer, back, "constant").ok());
+  EXPECT_EQ(back, bytes);
+  // Each call makes a buffer of its own (programs may write it).
+  auto again =
+      CallHal("allocator.allocate.initialized", {(*allocator)[0], Variant::FromRef(*source)}, 1);
+  ASSERT_TRUE(again.ok());
+  EXPECT_NE(UnwrapBuffer((*again)[0]), buffer);
+  // Empty data is an empty buffer.
+  auto empty = vm::ByteBuffer::Allocate(0);
+  ASSERT_TRUE(empty.ok());
+  auto none =
+      CallHal("allocator.allocate.initialized", {(*allocator)[0], Variant::FromRef(*empty)}, 1);
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_EQ(UnwrapBuffer((*none)[0])->byte_length(), 0u);
+
+  Status status = CallHalError("allocator.allocate.initialized",
+                               {(*allocator)[0], Variant::FromRef(nullptr)}, 1);
+  EXPECT_CONTAINS(status.message(), "argument 1 (source): expected vm.buffer");
+  status = CallHalError("allocator.allocate.initialized",
+                        {Variant::FromRef(WrapDevice(device_)), Variant::FromRef(*source)}, 1);
+  EXPECT_CONTAINS(status.message(), "argument 0 (allocator): expected hal.allocator");
 }
 
 TEST_P(HalModuleTest, SubspanAndBufferViews) {
@@ -463,9 +505,9 @@ TEST_P(HalModuleTest, DispatchOfZeroWorkgroupsIsSkipped) {
   Ref<Buffer> lhs = MakeBuffer(*device_, std::vector<float>(4, 2.0f));
   Ref<Buffer> rhs = MakeBuffer(*device_, std::vector<float>(4, 3.0f));
   Ref<Buffer> out = MakeBuffer(*device_, std::vector<float>(4, -1.0f));
-  auto results = Invoke(*context, "mul",
-                        {Wrap(lhs), Wrap(rhs), Wrap(out), Variant::I64(16), Variant::I32(4),
-                         Variant::I32(0)});
+  auto results =
+      Invoke(*context, "mul",
+             {Wrap(lhs), Wrap(rhs), Wrap(out), Variant::I64(16), Variant::I32(4), Variant::I32(0)});
   ASSERT_TRUE(results.ok()) << results.status().ToString();
   EXPECT_EQ(ReadBuffer<float>(*out), std::vector<float>(4, -1.0f));
 }

@@ -36,6 +36,8 @@ func.func @devices_and_buffers(%view: !hal.buffer_view) -> !hal.buffer_view {
   %allocator = hal.device.allocator<%device : !hal.device> : !hal.allocator
   // CHECK: %[[BUFFER:.+]] = hal.allocator.allocate<%[[ALLOCATOR]] : !hal.allocator> type(%{{.+}}) usage(%{{.+}}) : !hal.buffer{%{{.+}}}
   %buffer = hal.allocator.allocate<%allocator : !hal.allocator> type(%zero) usage(%zero) : !hal.buffer{%c16}
+  // CHECK: hal.allocator.allocate.initialized<%[[ALLOCATOR]] : !hal.allocator> value(dense<[1, 2]> : tensor<2xi32>) : !hal.buffer
+  %initialized = hal.allocator.allocate.initialized<%allocator : !hal.allocator> value(dense<[1, 2]> : tensor<2xi32>) : !hal.buffer
   // CHECK: hal.buffer.length<%[[BUFFER]] : !hal.buffer> : index
   %length = hal.buffer.length<%buffer : !hal.buffer> : index
   // CHECK: hal.buffer.assert<%[[BUFFER]] : !hal.buffer> message("operand 1") minimum_length(%{{.+}})

@@ -29,3 +29,12 @@ func.func @g(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = flow.dispatch @src::@e[%c1](%a) : (tensor<4xf32>) -> %a
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A host constant of an element type the runtime has no encoding for.
+func.func @constant_element_type() -> tensor<2xi4> {
+  // expected-error @+1 {{tensor element type 'i4' is not supported}}
+  %c = util.unfoldable_constant dense<[1, 2]> : tensor<2xi4>
+  return %c : tensor<2xi4>
+}

@@ -93,3 +93,26 @@ module @dispatches {
   // CHECK-NEXT: vm.rodata @__hal_string{{.*}} "system-elf-x86_64"
   // CHECK-NOT: hal.executable
 }
+
+// -----
+
+// Constant buffers: the value's bytes become a rodata (shared by equal
+// values) that allocator.allocate.initialized copies into a new buffer.
+
+// CHECK-LABEL: vm.module @constants
+module @constants {
+  // CHECK: vm.import @hal.allocator.allocate.initialized(!vm.ref<!hal.allocator>, !vm.ref<!vm.buffer>) -> !vm.ref<!hal.buffer>
+  // CHECK: vm.func @f
+  func.func @f(%allocator: !hal.allocator) -> (!hal.buffer, !hal.buffer, !hal.buffer) {
+    // CHECK: %[[DATA:.+]] = vm.const.ref.rodata @__constant : !vm.ref<!vm.buffer>
+    // CHECK: vm.call.import @hal.allocator.allocate.initialized(%{{.+}}, %[[DATA]]) : (!vm.ref<!hal.allocator>, !vm.ref<!vm.buffer>) -> !vm.ref<!hal.buffer>
+    %a = hal.allocator.allocate.initialized<%allocator : !hal.allocator> value(dense<[1, 2, 3]> : tensor<3xi32>) : !hal.buffer
+    // CHECK: vm.const.ref.rodata @__constant_1
+    %b = hal.allocator.allocate.initialized<%allocator : !hal.allocator> value(dense<[true, false]> : tensor<2xi1>) : !hal.buffer
+    // CHECK: vm.const.ref.rodata @__constant :
+    %c = hal.allocator.allocate.initialized<%allocator : !hal.allocator> value(dense<[1, 2, 3]> : tensor<3xi32>) : !hal.buffer
+    return %a, %b, %c : !hal.buffer, !hal.buffer, !hal.buffer
+  }
+  // CHECK: vm.rodata @__constant dense<[1, 2, 3]> : tensor<3xi32>
+  // CHECK: vm.rodata @__constant_1 dense<[true, false]> : tensor<2xi1>
+}
