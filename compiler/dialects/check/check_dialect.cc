@@ -1,8 +1,10 @@
 #include "compiler/dialects/check/check_dialect.h"
 
-#include "compiler/dialects/check/check_dialect.cpp.inc"
 #include "compiler/dialects/util/util_dialect.h"
 #include "mlir/IR/PatternMatch.h"
+
+// The generated definitions load the util dialect (a dependent dialect).
+#include "compiler/dialects/check/check_dialect.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "compiler/dialects/check/check_ops.cpp.inc"
