@@ -16,8 +16,10 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
 namespace kiln::compiler {
@@ -66,6 +68,14 @@ struct TensorInputPass : mlir::PassWrapper<TensorInputPass, mlir::OperationPass<
     for (auto func : getOperation().getOps<mlir::func::FuncOp>()) {
       if (func.isExternal() || !ComputesOnTensors(func)) continue;
       if (mlir::failed(runPipeline(pipeline, func))) return signalPassFailure();
+      // Fusion reshapes some inits (expand_shape of a tensor.empty): they
+      // become empty tensors of the new shape, or bufferization would give
+      // the dispatch a private buffer and copy it whole into its output.
+      mlir::RewritePatternSet patterns(&getContext());
+      mlir::tensor::populateFoldTensorEmptyPatterns(patterns);
+      if (mlir::failed(mlir::applyPatternsGreedily(func, std::move(patterns)))) {
+        return signalPassFailure();
+      }
     }
   }
 };
