@@ -126,10 +126,10 @@ mlir::LogicalResult DistributeForall(mlir::scf::ForallOp forall) {
   rewriter.setInsertionPoint(forall);
   const Location loc = forall.getLoc();
   const int64_t rank = forall.getRank();
-  llvm::SmallVector<Value> lower = mlir::getValueOrCreateConstantIndexOp(
-      rewriter, loc, forall.getMixedLowerBound());
-  llvm::SmallVector<Value> upper = mlir::getValueOrCreateConstantIndexOp(
-      rewriter, loc, forall.getMixedUpperBound());
+  llvm::SmallVector<Value> lower =
+      mlir::getValueOrCreateConstantIndexOp(rewriter, loc, forall.getMixedLowerBound());
+  llvm::SmallVector<Value> upper =
+      mlir::getValueOrCreateConstantIndexOp(rewriter, loc, forall.getMixedUpperBound());
   llvm::SmallVector<Value> steps =
       mlir::getValueOrCreateConstantIndexOp(rewriter, loc, forall.getMixedStep());
   // The tile index along each loop: x for the innermost, y for the next,
@@ -165,7 +165,33 @@ mlir::LogicalResult DistributeForall(mlir::scf::ForallOp forall) {
   return mlir::success();
 }
 
+// Splat tensor constants (a bias of one value, the zeros a copy starts
+// from) become fills of empty tensors: tiling fuses them into each tile like
+// any producer, and bufferization writes the value instead of reading a
+// global array (which SPIR-V kernels cannot have in device memory).
+void SplatConstantsToFills(mlir::ModuleOp kernels) {
+  llvm::SmallVector<mlir::arith::ConstantOp> splats;
+  kernels.walk([&](mlir::arith::ConstantOp constant) {
+    auto type = llvm::dyn_cast<mlir::RankedTensorType>(constant.getType());
+    auto elements = llvm::dyn_cast<mlir::DenseElementsAttr>(constant.getValue());
+    if (type && type.hasStaticShape() && elements && elements.isSplat()) splats.push_back(constant);
+  });
+  mlir::IRRewriter rewriter(kernels.getContext());
+  for (mlir::arith::ConstantOp constant : splats) {
+    auto type = llvm::cast<mlir::RankedTensorType>(constant.getType());
+    auto elements = llvm::cast<mlir::DenseElementsAttr>(constant.getValue());
+    rewriter.setInsertionPoint(constant);
+    const mlir::Location loc = constant.getLoc();
+    mlir::Value value = mlir::arith::ConstantOp::create(
+        rewriter, loc, llvm::cast<mlir::TypedAttr>(elements.getSplatValue<mlir::Attribute>()));
+    mlir::Value empty =
+        mlir::tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());
+    rewriter.replaceOpWithNewOp<mlir::linalg::FillOp>(constant, value, empty);
+  }
+}
+
 mlir::LogicalResult TileKernels(mlir::ModuleOp kernels) {
+  SplatConstantsToFills(kernels);
   for (auto kernel : kernels.getOps<mlir::func::FuncOp>()) {
     if (mlir::failed(TileRoot(kernel))) return mlir::failure();
   }
@@ -220,8 +246,8 @@ struct DistributeToWorkgroupsPass
   void getDependentDialects(mlir::DialectRegistry& registry) const override {
     registry.insert<mlir::affine::AffineDialect, mlir::arith::ArithDialect,
                     mlir::bufferization::BufferizationDialect, mlir::memref::MemRefDialect,
-                    mlir::scf::SCFDialect, mlir::linalg::LinalgDialect,
-                    mlir::tensor::TensorDialect, HAL::HALDialect>();
+                    mlir::scf::SCFDialect, mlir::linalg::LinalgDialect, mlir::tensor::TensorDialect,
+                    HAL::HALDialect>();
     // The interfaces' external models come with kiln's dialect registry
     // (compiler/dialects/registration.cc).
   }

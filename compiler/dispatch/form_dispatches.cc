@@ -115,12 +115,24 @@ bool FusesIntoItsConsumer(Operation* op) {
 bool ShapesTensors(Operation* op) {
   return llvm::isa<mlir::tensor::ExtractSliceOp, mlir::tensor::InsertSliceOp,
                    mlir::tensor::ExpandShapeOp, mlir::tensor::CollapseShapeOp,
-                   mlir::tensor::ReshapeOp, mlir::tensor::PadOp,
-                   mlir::tensor::ConcatOp, mlir::tensor::SplatOp, mlir::tensor::FromElementsOp>(
-      op);
+                   mlir::tensor::ReshapeOp, mlir::tensor::PadOp, mlir::tensor::ConcatOp,
+                   mlir::tensor::SplatOp, mlir::tensor::FromElementsOp>(op);
+}
+
+// A tensor constant of distinct elements: it stays on the host, which
+// uploads it from the module's data into a buffer that the dispatches
+// reading it bind (inside a kernel it would need a global of its own, which
+// not every target has: SPIR-V kernels cannot hold initialized arrays in
+// device memory). Splat constants are one value: kernels compute them.
+bool IsHostConstant(Operation* op) {
+  auto constant = llvm::dyn_cast<mlir::arith::ConstantOp>(op);
+  if (!constant || !llvm::isa<RankedTensorType>(constant.getType())) return false;
+  auto elements = llvm::dyn_cast<mlir::DenseElementsAttr>(constant.getValue());
+  return !elements || !elements.isSplat();
 }
 
 bool IsClonedIntoDispatch(Operation* op) {
+  if (IsHostConstant(op)) return false;
   if (llvm::isa<mlir::tensor::EmptyOp, mlir::arith::ConstantOp>(op)) return true;
   if (ShapesTensors(op)) return true;
   if (auto fill = llvm::dyn_cast<mlir::linalg::FillOp>(op)) {
@@ -235,7 +247,7 @@ void DispatchFormer::MaterializeHostConstants() {
   // results are only ever computed inside dispatches.
   llvm::SmallVector<Operation*> made_in_dispatches;
   func_.walk([&](Operation* op) {
-    bool constant = llvm::isa<mlir::arith::ConstantOp>(op) &&
+    bool constant = llvm::isa<mlir::arith::ConstantOp>(op) && !IsHostConstant(op) &&
                     llvm::isa<RankedTensorType>(op->getResult(0).getType());
     if (constant || (ShapesTensors(op) && op->getNumResults() == 1 &&
                      llvm::isa<RankedTensorType>(op->getResult(0).getType()))) {
@@ -310,8 +322,8 @@ mlir::LogicalResult DispatchFormer::Outline(mlir::linalg::LinalgOp root) {
       if (v.getDefiningOp() && inside.contains(v.getDefiningOp())) continue;
       if (llvm::isa<mlir::TensorType>(v.getType())) {
         if (!llvm::isa<RankedTensorType>(v.getType())) {
-          return mlir::emitError(loc) << "unranked tensor operand of type " << v.getType()
-                                      << " is not supported";
+          return mlir::emitError(loc)
+                 << "unranked tensor operand of type " << v.getType() << " is not supported";
         }
         tensors.insert(v);
       } else {
@@ -389,13 +401,13 @@ mlir::LogicalResult DispatchFormer::Outline(mlir::linalg::LinalgOp root) {
     if (i < 2) {
       workload[i] = count;
     } else {
-      workload[2] = i == 2 ? count : Value(mlir::arith::MulIOp::create(host, loc, workload[2], count));
+      workload[2] =
+          i == 2 ? count : Value(mlir::arith::MulIOp::create(host, loc, workload[2], count));
     }
   }
 
   // The executable: layout, export and the kernel.
-  const std::string name =
-      (func_.getSymName() + "_dispatch_" + llvm::Twine(next_ordinal_++)).str();
+  const std::string name = (func_.getSymName() + "_dispatch_" + llvm::Twine(next_ordinal_++)).str();
   llvm::SmallVector<HAL::PipelineBindingAttr> bindings;
   for (size_t i = 0; i < tensors.size(); ++i) {
     bindings.push_back(HAL::PipelineBindingAttr::get(context, HAL::DescriptorType::StorageBuffer,
@@ -421,15 +433,14 @@ mlir::LogicalResult DispatchFormer::Outline(mlir::linalg::LinalgOp root) {
   for (int64_t size : workgroup_size) {
     workgroup_size_attrs.push_back(in_executable.getIndexAttr(size));
   }
-  HAL::ExecutableExportOp::create(in_executable, loc, in_executable.getStringAttr("public"),
-                                  in_executable.getStringAttr(unique_name),
-                                  in_executable.getIndexAttr(0), layout,
-                                  in_executable.getArrayAttr(workgroup_size_attrs), nullptr,
-                                  nullptr);
+  HAL::ExecutableExportOp::create(
+      in_executable, loc, in_executable.getStringAttr("public"),
+      in_executable.getStringAttr(unique_name), in_executable.getIndexAttr(0), layout,
+      in_executable.getArrayAttr(workgroup_size_attrs), nullptr, nullptr);
   auto kernels = mlir::ModuleOp::create(in_executable, loc);
   OpBuilder in_kernels = OpBuilder::atBlockEnd(kernels.getBody());
-  auto kernel = mlir::func::FuncOp::create(in_kernels, loc, unique_name,
-                                           in_kernels.getFunctionType({}, {}));
+  auto kernel =
+      mlir::func::FuncOp::create(in_kernels, loc, unique_name, in_kernels.getFunctionType({}, {}));
   kernel->setAttr("kiln.workgroup_size", in_kernels.getDenseI64ArrayAttr(workgroup_size));
   OpBuilder b = OpBuilder::atBlockBegin(kernel.addEntryBlock());
 
@@ -459,8 +470,8 @@ mlir::LogicalResult DispatchFormer::Outline(mlir::linalg::LinalgOp root) {
   for (auto [i, t] : llvm::enumerate(tensors)) {
     auto type = llvm::cast<RankedTensorType>(t.getType());
     Value memref = subspan(i, type, tensor_dims[i], /*read_only=*/true);
-    mapping.map(t, mlir::bufferization::ToTensorOp::create(b, loc, type, memref,
-                                                            b.getUnitAttr(), nullptr));
+    mapping.map(
+        t, mlir::bufferization::ToTensorOp::create(b, loc, type, memref, b.getUnitAttr(), nullptr));
   }
   llvm::SmallVector<Value> outputs, output_tensors;
   for (auto [r, result] : llvm::enumerate(root->getResults())) {
@@ -511,8 +522,8 @@ mlir::LogicalResult DispatchFormer::Outline(mlir::linalg::LinalgOp root) {
   llvm::SmallVector<Value> arguments;
   for (auto [v, ordinal] : constant_ordinals) arguments.push_back(v);
   arguments.append(tensors.begin(), tensors.end());
-  auto entry = mlir::SymbolRefAttr::get(
-      context, unique_name, {mlir::FlatSymbolRefAttr::get(context, unique_name)});
+  auto entry = mlir::SymbolRefAttr::get(context, unique_name,
+                                        {mlir::FlatSymbolRefAttr::get(context, unique_name)});
   auto dispatch = Flow::DispatchOp::create(host, loc, root->getResultTypes(), workload, entry,
                                            arguments, argument_dims, all_result_dims,
                                            /*tied_operands=*/nullptr);
@@ -546,8 +557,7 @@ struct FormDispatchesPass
     cleanup.addPass(mlir::memref::createResolveRankedShapeTypeResultDimsPass());
     cleanup.addPass(mlir::createCanonicalizerPass());
     cleanup.addPass(mlir::createCSEPass());
-    llvm::SmallVector<mlir::func::FuncOp> functions(
-        getOperation().getOps<mlir::func::FuncOp>());
+    llvm::SmallVector<mlir::func::FuncOp> functions(getOperation().getOps<mlir::func::FuncOp>());
     for (mlir::func::FuncOp func : functions) {
       if (func.isExternal()) continue;
       bool formed = false;

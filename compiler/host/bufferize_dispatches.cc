@@ -335,7 +335,8 @@ void Bufferizer::LowerFunction(mlir::func::FuncOp func) {
   llvm::SmallVector<std::pair<mlir::SymbolRefAttr, Location>> entries;
   func.walk([&](Operation* op) {
     if (llvm::isa<mlir::tensor::EmptyOp>(op)) needs_device = needs_allocator = true;
-    if (llvm::isa<Util::UnfoldableConstantOp, Flow::TensorDynamicConstantOp>(op) &&
+    if (llvm::isa<Util::UnfoldableConstantOp, Flow::TensorDynamicConstantOp,
+                  mlir::arith::ConstantOp>(op) &&
         llvm::isa<mlir::TensorType>(op->getResult(0).getType())) {
       needs_device = needs_allocator = true;
     }
@@ -558,6 +559,12 @@ void Bufferizer::LowerOp(Operation* op) {
     LowerConstant(op, constant.getValue());
     return;
   }
+  if (auto constant = llvm::dyn_cast<mlir::arith::ConstantOp>(op)) {
+    // Tensor constants the dispatches read (form-dispatches leaves those of
+    // distinct elements on the host); scalars stay.
+    if (llvm::isa<mlir::TensorType>(constant.getType())) LowerConstant(op, constant.getValue());
+    return;
+  }
   if (llvm::isa_and_nonnull<Check::CheckDialect>(op->getDialect())) {
     LowerCheck(op);
     return;
@@ -602,7 +609,8 @@ void Bufferizer::LowerOp(Operation* op) {
 }
 
 // A constant tensor on the host (util.unfoldable_constant,
-// flow.tensor.dynamic_constant): a new buffer filled from the module's
+// flow.tensor.dynamic_constant, an arith.constant of distinct elements): a
+// new buffer filled from the module's
 // rodata each time it runs (a dispatch may write the buffer in place). The
 // dims the result type leaves dynamic are the constant's, through a
 // util.optimization_barrier: the compiler must not see them.

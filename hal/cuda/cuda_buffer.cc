@@ -143,7 +143,13 @@ Status CudaBuffer::WriteAllocation(size_t allocation_offset, std::span<const uin
 }
 
 Result<Ref<Buffer>> CudaAllocator::Allocate(const BufferParams& params, size_t size) {
-  KILN_ASSIGN_OR_RETURN(Ref<CudaBuffer> buffer, CudaBuffer::Allocate(context_, params, size));
+  // Device memory comes from the context's pool, ordered on its one stream
+  // (every use of the buffer is queued there, or synchronizes with it
+  // first): a compiled function allocates its intermediates and results on
+  // every call, and cuMemAlloc/cuMemFree cost tens of microseconds each
+  // (cuMemFree waits for the whole device), where a pool that keeps its
+  // memory (cuda_context.cc) hands it back in about one.
+  KILN_ASSIGN_OR_RETURN(Ref<CudaBuffer> buffer, CudaBuffer::AllocateAsync(context_, params, size));
   return Ref<Buffer>(std::move(buffer));
 }
 

@@ -129,6 +129,38 @@ bool EraseIfDead(mlir::memref::AllocOp alloc, mlir::RewriterBase& rewriter) {
   return true;
 }
 
+// Makes the users of `buffer` use `replacement` (the same elements in
+// another memory space): linalg ops take it as it is, subviews are made
+// again of it (their type names the memory space), deallocs go (workgroup
+// memory lives as long as the workgroup).
+void RetargetUses(Value buffer, Value replacement, mlir::RewriterBase& rewriter) {
+  // A user may hold the buffer in several operands: collect them first.
+  llvm::SetVector<mlir::Operation*> users(buffer.user_begin(), buffer.user_end());
+  for (mlir::Operation* user : users) {
+    if (llvm::isa<mlir::memref::DeallocOp>(user)) {
+      rewriter.eraseOp(user);
+      continue;
+    }
+    if (auto subview = llvm::dyn_cast<mlir::memref::SubViewOp>(user)) {
+      rewriter.setInsertionPoint(subview);
+      auto type = mlir::memref::SubViewOp::inferRankReducedResultType(
+          subview.getType().getShape(), llvm::cast<mlir::MemRefType>(replacement.getType()),
+          subview.getMixedOffsets(), subview.getMixedSizes(), subview.getMixedStrides());
+      Value view = mlir::memref::SubViewOp::create(
+          rewriter, subview.getLoc(), llvm::cast<mlir::MemRefType>(type), replacement,
+          subview.getMixedOffsets(), subview.getMixedSizes(), subview.getMixedStrides());
+      RetargetUses(subview.getResult(), view, rewriter);
+      rewriter.eraseOp(subview);
+      continue;
+    }
+    rewriter.modifyOpInPlace(user, [&] {
+      for (mlir::OpOperand& operand : user->getOpOperands()) {
+        if (operand.get() == buffer) operand.set(replacement);
+      }
+    });
+  }
+}
+
 // Moves an intermediate buffer into workgroup memory, shared by all threads
 // of the workgroup (see the header for why).
 LogicalResult PromoteToWorkgroupMemory(mlir::memref::AllocOp alloc, mlir::RewriterBase& rewriter) {
@@ -156,10 +188,19 @@ LogicalResult PromoteToWorkgroupMemory(mlir::memref::AllocOp alloc, mlir::Rewrit
     static_shape.push_back(*bound);
     sizes.push_back(size);
   }
-  for (mlir::Operation* user : alloc->getUsers()) {
-    if (!llvm::isa<mlir::linalg::LinalgOp, mlir::memref::DeallocOp>(user)) {
-      return user->emitOpError() << "uses an intermediate buffer; GPU kernels support only "
-                                    "linalg ops on intermediates";
+  // Linalg ops use the buffer, directly or through subviews (the parts a
+  // concat or an insert_slice writes).
+  llvm::SmallVector<Value> views = {alloc.getResult()};
+  for (size_t i = 0; i < views.size(); ++i) {
+    for (mlir::Operation* user : views[i].getUsers()) {
+      if (auto subview = llvm::dyn_cast<mlir::memref::SubViewOp>(user)) {
+        views.push_back(subview.getResult());
+        continue;
+      }
+      if (!llvm::isa<mlir::linalg::LinalgOp, mlir::memref::DeallocOp>(user)) {
+        return user->emitOpError() << "uses an intermediate buffer; GPU kernels support only "
+                                      "linalg ops and subviews on intermediates";
+      }
     }
   }
   auto workgroup =
@@ -175,19 +216,7 @@ LogicalResult PromoteToWorkgroupMemory(mlir::memref::AllocOp alloc, mlir::Rewrit
     shared =
         mlir::memref::SubViewOp::create(rewriter, alloc.getLoc(), shared, offsets, sizes, strides);
   }
-  // A user may hold the buffer in several operands: collect them first.
-  llvm::SetVector<mlir::Operation*> users(alloc->user_begin(), alloc->user_end());
-  for (mlir::Operation* user : users) {
-    if (llvm::isa<mlir::memref::DeallocOp>(user)) {
-      rewriter.eraseOp(user);  // Workgroup memory lives as long as the workgroup.
-      continue;
-    }
-    rewriter.modifyOpInPlace(user, [&] {
-      for (mlir::OpOperand& operand : user->getOpOperands()) {
-        if (operand.get() == alloc.getResult()) operand.set(shared);
-      }
-    });
-  }
+  RetargetUses(alloc.getResult(), shared, rewriter);
   rewriter.eraseOp(alloc);
   return mlir::success();
 }
