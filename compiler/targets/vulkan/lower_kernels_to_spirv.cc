@@ -35,6 +35,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
 namespace kiln::compiler::vulkan {
@@ -332,6 +333,21 @@ LogicalResult CheckWorkgroupMemory(mlir::ModuleOp module, const VulkanTargetOpti
     }
   }
   return mlir::failure(failed);
+}
+
+// The math functions the SPIR-V conversion has no instruction for: erf and
+// erfc (a GELU), cbrt and atan2 as upstream's polynomial approximations;
+// fpowi and clampf expanded into the ops they are made of.
+mlir::LogicalResult ApproximateMissingMath(mlir::ModuleOp module) {
+  mlir::RewritePatternSet patterns(module.getContext());
+  mlir::populatePolynomialApproximateErfPattern(patterns);
+  mlir::populatePolynomialApproximateErfcPattern(patterns);
+  mlir::populateMathPolynomialApproximationPatterns(patterns, [](llvm::StringRef name) {
+    name.consume_front("math.");
+    return name == "cbrt" || name == "atan2";
+  });
+  mlir::math::populateExpansionPatterns(patterns, {"fpowi", "clampf"});
+  return mlir::applyPatternsGreedily(module, std::move(patterns));
 }
 
 // Integer overflow flags (nsw/nuw, which index arithmetic carries) would
@@ -633,6 +649,7 @@ class LowerKernelsToSPIRVPass
       return signalPassFailure();
     }
     FoldInterfaceSizes(module);
+    if (mlir::failed(ApproximateMissingMath(module))) return signalPassFailure();
     mlir::OpPassManager pre_lowering(mlir::ModuleOp::getOperationName());
     BuildPreLoweringPipeline(pre_lowering);
     if (mlir::failed(runPipeline(pre_lowering, module))) return signalPassFailure();
