@@ -337,16 +337,31 @@ LogicalResult CheckWorkgroupMemory(mlir::ModuleOp module, const VulkanTargetOpti
 
 // The math functions the SPIR-V conversion has no instruction for: erf and
 // erfc (a GELU), cbrt and atan2 as upstream's polynomial approximations;
-// fpowi and clampf expanded into the ops they are made of.
+// fpowi, clampf, exp2 and trunc expanded into the ops they are made of.
 mlir::LogicalResult ApproximateMissingMath(mlir::ModuleOp module) {
+  auto approximated = [](llvm::StringRef name) {
+    name.consume_front("math.");
+    return name == "erf" || name == "erfc" || name == "cbrt" || name == "atan2";
+  };
   mlir::RewritePatternSet patterns(module.getContext());
+  // The approximations are of f32 functions: narrower floats go through f32.
+  mlir::populateMathF32ExpansionPatterns(patterns, approximated);
   mlir::populatePolynomialApproximateErfPattern(patterns);
   mlir::populatePolynomialApproximateErfcPattern(patterns);
   mlir::populateMathPolynomialApproximationPatterns(patterns, [](llvm::StringRef name) {
     name.consume_front("math.");
     return name == "cbrt" || name == "atan2";
   });
-  mlir::math::populateExpansionPatterns(patterns, {"fpowi", "clampf"});
+  mlir::math::populateExpansionPatterns(patterns, {"fpowi", "clampf", "exp2"});
+  // trunc(x): floor of |x| with x's sign (GLSL's Trunc has no upstream
+  // conversion).
+  patterns.add(+[](mlir::math::TruncOp op, mlir::PatternRewriter& rewriter) -> LogicalResult {
+    const Location loc = op.getLoc();
+    Value magnitude = mlir::math::AbsFOp::create(rewriter, loc, op.getOperand());
+    Value floor = mlir::math::FloorOp::create(rewriter, loc, magnitude);
+    rewriter.replaceOpWithNewOp<mlir::math::CopySignOp>(op, floor, op.getOperand());
+    return mlir::success();
+  });
   return mlir::applyPatternsGreedily(module, std::move(patterns));
 }
 

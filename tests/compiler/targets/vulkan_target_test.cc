@@ -321,8 +321,9 @@ module {
                   "narrow_dispatch_0", 3);
 }
 
-// The math functions GLSL.std.450 lacks (erf for a GELU, cbrt, atan2) are
-// approximated: the module is valid.
+// The math functions the SPIR-V conversion lacks (erf for a GELU, cbrt,
+// atan2, also on f16, trunc) are approximated or expanded: the module is
+// valid.
 TEST_F(VulkanTargetTest, MissingMathIsApproximated) {
   CompileAndCheck(R"mlir(
 #layout = #hal.pipeline.layout<constants = 0, bindings = [#hal.pipeline.binding<storage_buffer>]>
@@ -333,7 +334,12 @@ module {
     %x = memref.load %out[%c0] : memref<4xf32>
     %e = math.erf %x : f32
     %c = math.cbrt %e : f32
-    %y = math.atan2 %c, %x : f32
+    %a = math.atan2 %c, %x : f32
+    %h = arith.constant 0.5 : f16
+    %n = math.cbrt %h : f16
+    %w = arith.extf %n : f16 to f32
+    %s = arith.addf %a, %w : f32
+    %y = math.trunc %s : f32
     memref.store %y, %out[%c0] : memref<4xf32>
     return
   }
