@@ -23,6 +23,10 @@ struct CudaTargetOptions {
   // Static shared memory a kernel may use for its intermediates: 48 KiB is
   // what every CUDA device gives a block without an opt-in.
   int64_t max_shared_memory_bytes = 48 * 1024;
+  // Math through NVIDIA's libdevice where the build embedded it
+  // (libdevice.h); false keeps to PTX instructions and the polynomial
+  // approximations that are accurate (tests of builds without libdevice).
+  bool libdevice = true;
 };
 
 }  // namespace kiln::compiler::cuda

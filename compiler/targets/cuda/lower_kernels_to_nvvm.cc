@@ -6,6 +6,7 @@
 #include <string>
 
 #include "compiler/dialects/hal/hal_dialect.h"
+#include "compiler/targets/cuda/libdevice.h"
 #include "compiler/targets/gpu/distribute_to_threads.h"
 #include "compiler/targets/llvm_binding.h"
 #include "llvm/ADT/StringMap.h"
@@ -14,6 +15,7 @@
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
@@ -209,7 +211,7 @@ LogicalResult PlaceWorkgroupMemory(mlir::ModuleOp module, const CudaTargetOption
 }
 
 //===----------------------------------------------------------------------===//
-// Math without libdevice
+// Math: PTX instructions, libdevice, or (without libdevice) polynomials
 //===----------------------------------------------------------------------===//
 
 // The math ops that reach LLVM intrinsics the NVPTX backend selects to PTX
@@ -223,33 +225,95 @@ bool HasNativeLowering(mlir::Operation* op) {
                    mlir::math::IsFiniteOp>(op);
 }
 
-LogicalResult LowerMath(mlir::ModuleOp module) {
+// The ops that become libdevice calls (upstream's
+// populateLibDeviceConversionPatterns: __nv_sinf on f32, __nv_sin on f64).
+bool GoesToLibdevice(mlir::Operation* op) {
+  return llvm::isa<mlir::math::AcosOp, mlir::math::AcoshOp, mlir::math::AsinOp, mlir::math::AsinhOp,
+                   mlir::math::AtanOp, mlir::math::Atan2Op, mlir::math::AtanhOp, mlir::math::CbrtOp,
+                   mlir::math::CosOp, mlir::math::CoshOp, mlir::math::ErfOp, mlir::math::ErfcOp,
+                   mlir::math::ExpOp, mlir::math::Exp2Op, mlir::math::ExpM1Op, mlir::math::LogOp,
+                   mlir::math::Log10Op, mlir::math::Log1pOp, mlir::math::Log2Op, mlir::math::PowFOp,
+                   mlir::math::SinOp, mlir::math::SinhOp, mlir::math::TanOp, mlir::math::TanhOp,
+                   mlir::arith::RemFOp>(op);
+}
+
+// Whether the op computes on a type the libdevice patterns take (scalars or
+// vectors): f32 and f64, and f16/bf16, which they extend to f32 (math ops
+// on those were extended before; arith.remf was not).
+bool HasLibdeviceType(mlir::Operation* op) {
+  if (op->getNumResults() != 1) return false;
+  Type element = mlir::getElementTypeOrSelf(op->getResult(0).getType());
+  return element.isF16() || element.isBF16() || element.isF32() || element.isF64();
+}
+
+// Without libdevice: the f32 polynomial approximations that IREE's math
+// suite (tolerances ~1e-6 on f32) did not find inaccurate; it failed sin,
+// cos, tan, exp2, cbrt and asinh (the last three through expansions into
+// exp/log), which are errors instead, as are the ops never approximated.
+constexpr llvm::StringLiteral kApproximated[] = {
+    "math.acos", "math.asin",  "math.atan", "math.atan2", "math.erf",   "math.erfc",
+    "math.exp",  "math.expm1", "math.log",  "math.log2",  "math.log1p", "math.tanh"};
+
+// Math ops -> libdevice calls, as a partial conversion before the main one
+// (whose math-to-llvm patterns would make llvm.intr.sin & co of them, which
+// the NVPTX backend cannot select).
+LogicalResult LowerMathToLibdevice(mlir::ModuleOp module) {
   auto* context = module.getContext();
-  const llvm::SmallVector<llvm::StringRef> approximated = {
-      "math.acos",  "math.asin", "math.atan", "math.atan2", "math.cbrt",
-      "math.cos",   "math.sin",  "math.erf",  "math.erfc",  "math.exp",
-      "math.expm1", "math.log",  "math.log2", "math.log1p", "math.tanh"};
+  mlir::LowerToLLVMOptions options(context);
+  mlir::LLVMTypeConverter converter(context, options);
+  mlir::RewritePatternSet patterns(context);
+  mlir::populateLibDeviceConversionPatterns(converter, patterns);
+  mlir::ConversionTarget target(*context);
+  target.markUnknownOpDynamicallyLegal(
+      [](mlir::Operation* op) { return !(GoesToLibdevice(op) && HasLibdeviceType(op)); });
+  target.addLegalDialect<LLVM::LLVMDialect>();
+  return mlir::applyPartialConversion(module, target, std::move(patterns));
+}
+
+// math-extend-to-supported-types: math (but fma) on f16, bf16 and the 8-bit
+// floats computes in f32, the type of libdevice's functions and of the
+// approximations, between arith.extf and arith.truncf (both `contract`, so
+// arith.extf's fold drops a truncf/extf pair between two such ops, which
+// then keep f32 between them). f80 and f128 stay as they are, to be errors
+// (the pass would "extend" them to f32).
+std::unique_ptr<mlir::Pass> CreateExtendMathPass() {
+  mlir::math::MathExtendToSupportedTypesOptions options;
+  options.extraTypeStrs = {"f80", "f128"};
+  return mlir::math::createMathExtendToSupportedTypes(options);
+}
+
+// After CreateExtendMathPass.
+LogicalResult LowerMath(mlir::ModuleOp module, bool libdevice) {
+  auto* context = module.getContext();
   auto is_approximated = [&](llvm::StringRef name) {
-    return llvm::is_contained(approximated, name);
+    return !libdevice && llvm::is_contained(kApproximated, name);
   };
   mlir::RewritePatternSet patterns(context);
-  // Into ops that are approximated below (sinh -> exp, powf -> exp/log, ...).
-  mlir::math::populateExpansionPatterns(patterns, {"sinh", "cosh", "tan", "asinh", "acosh", "atanh",
-                                                   "exp2", "powf", "fpowi", "rsqrt", "clampf"});
-  // f16/bf16 through f32, then the f32 approximations.
-  mlir::populateMathF32ExpansionPatterns(patterns, is_approximated);
+  // fpowi into multiplications (or powf), rsqrt into 1 / sqrt (both
+  // correctly rounded, unlike rsqrt.approx), clampf into min/max.
+  mlir::math::populateExpansionPatterns(patterns, {"fpowi", "rsqrt", "clampf"});
   mlir::populateMathPolynomialApproximationPatterns(patterns, is_approximated);
   if (mlir::failed(mlir::applyPatternsGreedily(module, std::move(patterns)))) {
     return module.emitOpError("the math expansions did not converge");
   }
-  auto left = module.walk([](mlir::Operation* op) {
+  if (libdevice && mlir::failed(LowerMathToLibdevice(module))) return failure();
+  // What is left must be an op with a PTX instruction (arith.remf without
+  // libdevice is llvm.frem, which NVPTX expands).
+  auto left = module.walk([&](mlir::Operation* op) {
     if (!llvm::isa<mlir::math::MathDialect>(op->getDialect()) || HasNativeLowering(op)) {
       return mlir::WalkResult::advance();
     }
     Type type = op->getNumResults() ? op->getResult(0).getType() : Type();
-    op->emitOpError() << "on " << type
-                      << " has no lowering in the CUDA backend (it has no libdevice: PTX "
-                         "instructions, or polynomial approximations on f32/f16/bf16 only)";
+    if (!libdevice && GoesToLibdevice(op)) {
+      op->emitOpError() << "on " << type
+                        << " needs libdevice in the CUDA backend, which was not found when kiln "
+                           "was built (the CUDA toolkit's nvvm/libdevice/libdevice.10.bc, "
+                           "embedded at build time; see KILN_CUDA_LIBDEVICE)";
+    } else {
+      op->emitOpError() << "on " << type
+                        << " has no lowering in the CUDA backend (PTX instructions, or "
+                           "libdevice on f32/f64 and on f16/bf16 through f32)";
+    }
     return mlir::WalkResult::interrupt();
   });
   return mlir::failure(left.wasInterrupted());
@@ -458,7 +522,11 @@ class LowerKernelsToNVVMPass
  public:
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerKernelsToNVVMPass)
 
-  explicit LowerKernelsToNVVMPass(const CudaTargetOptions& options = {}) : options_(options) {}
+  explicit LowerKernelsToNVVMPass(const CudaTargetOptions& options = {}) : options_(options) {
+    libdevice_ = options.libdevice && HaveLibdevice();
+  }
+  LowerKernelsToNVVMPass(const LowerKernelsToNVVMPass& other)
+      : PassWrapper(other), options_(other.options_) {}
 
   llvm::StringRef getArgument() const final { return "kiln-cuda-lower-kernels-to-nvvm"; }
   llvm::StringRef getDescription() const final {
@@ -469,6 +537,7 @@ class LowerKernelsToNVVMPass
   void getDependentDialects(mlir::DialectRegistry& registry) const final {
     mlir::OpPassManager pm(mlir::ModuleOp::getOperationName());
     BuildPreLoweringPipeline(pm);
+    pm.addPass(CreateExtendMathPass());
     pm.getDependentDialects(registry);
     registry.insert<mlir::affine::AffineDialect, mlir::arith::ArithDialect,
                     mlir::cf::ControlFlowDialect, mlir::func::FuncDialect, mlir::gpu::GPUDialect,
@@ -493,7 +562,10 @@ class LowerKernelsToNVVMPass
     mlir::OpPassManager pre_lowering(mlir::ModuleOp::getOperationName());
     BuildPreLoweringPipeline(pre_lowering);
     if (mlir::failed(runPipeline(pre_lowering, module))) return signalPassFailure();
-    if (mlir::failed(LowerMath(module))) return signalPassFailure();
+    mlir::OpPassManager extend(mlir::ModuleOp::getOperationName());
+    extend.addPass(CreateExtendMathPass());
+    if (mlir::failed(runPipeline(extend, module))) return signalPassFailure();
+    if (mlir::failed(LowerMath(module, libdevice_))) return signalPassFailure();
     if (mlir::failed(ConvertToLLVM(module))) return signalPassFailure();
     mlir::OpPassManager cleanup(mlir::ModuleOp::getOperationName());
     cleanup.addPass(mlir::createReconcileUnrealizedCastsPass());
@@ -504,6 +576,11 @@ class LowerKernelsToNVVMPass
 
  private:
   CudaTargetOptions options_;
+  Option<bool> libdevice_{
+      *this, "libdevice",
+      llvm::cl::desc("Lower math to libdevice calls (default: whether the build embedded "
+                     "libdevice; true lowers to the calls even where it did not, false uses "
+                     "only PTX instructions and polynomial approximations)")};
 };
 
 }  // namespace

@@ -40,20 +40,35 @@
 //     alloc, at most CudaTargetOptions::max_shared_memory_bytes per kernel.
 //     Any other memref.alloc is an error: kernels cannot call malloc.
 //
-// Math without libdevice (the CUDA runtime has none): math ops that PTX has
-// an instruction for (sqrt, fma, abs, floor, ceil, trunc, round, copysign,
-// ctlz, ...) go to LLVM intrinsics; exp, log, log2, log1p, expm1, tanh, erf,
-// erfc, sin, cos, atan, atan2, asin, acos and cbrt on f32 (and on f16/bf16
-// through f32) become upstream's polynomial approximations (plain arith
-// ops, accurate to a few ulp); sinh, cosh, tan, asinh, acosh, atanh, exp2,
-// powf, fpowi, rsqrt and clampf are first expanded into those. A math op
-// left after that (f64 exp, log10, ...) is an error naming the op.
+// Math: ops that PTX has an instruction for (sqrt, fma, abs, floor, ceil,
+// trunc, round, copysign, ctlz, ...) go to LLVM intrinsics; fpowi, rsqrt
+// (1 / sqrt, both correctly rounded) and clampf are expanded first. The
+// transcendental ops (sin, cos, tan, exp, exp2, expm1, log, log2, log10,
+// log1p, powf, atan, atan2, asin, acos, sinh, cosh, tanh, asinh, acosh,
+// atanh, erf, erfc, cbrt) and arith.remf become calls to NVIDIA's
+// libdevice (`llvm.call @__nv_sinf` on f32, `@__nv_sin` on f64), which
+// EmitPtx links into the module (libdevice.h): the CUDA driver has no math
+// library, so the PTX carries the functions it uses. Math on f16, bf16 and
+// the 8-bit floats computes in f32 (math-extend-to-supported-types: extf, the
+// f32 op, truncf).
+//
+// Without libdevice (the build found no CUDA toolkit, or the pass option
+// libdevice=false / CudaTargetOptions::libdevice), upstream's f32 polynomial
+// approximations remain for the ops that IREE's math suite did not find
+// inaccurate with them (exp, expm1, log, log2, log1p, tanh, erf, erfc, atan,
+// atan2, asin, acos); the other
+// transcendental ops (sin, cos, tan, exp2, log10, cbrt, powf, the
+// hyperbolics but tanh, and anything on f64) are an error at the op that
+// says libdevice was not found when kiln was built. Any other math op left
+// (f128, ...) is an error naming the op.
 //
 // The rest goes through upstream, in this order: canonicalize, cse,
 // fold-memref-alias-ops, expand-strided-metadata, affine-expand-index-ops,
-// lower-affine, arith-expand, scf-to-cf, then one full conversion to LLVM
-// (func, cf, arith, math intrinsics, finalize-memref, ub and the patterns
-// above; index is 64-bit) and reconcile-unrealized-casts. An op or type that
+// lower-affine, arith-expand, scf-to-cf, math-extend-to-supported-types, the
+// math above (libdevice calls by a partial conversion of their own), then
+// one full conversion to LLVM (func, cf, arith, math intrinsics,
+// finalize-memref, ub and the patterns above; index is 64-bit) and
+// reconcile-unrealized-casts. An op or type that
 // none of this lowers is an error at the op that names it.
 #pragma once
 

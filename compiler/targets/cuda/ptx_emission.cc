@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 
+#include "compiler/targets/cuda/libdevice.h"
 #include "compiler/targets/llvm_optimization.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LLVMContext.h"
@@ -62,6 +63,16 @@ Result<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(const CudaTarge
   return machine;
 }
 
+// The NN of sm_NN (75 for sm_75, 90 for sm_90a); CreateTargetMachine has
+// checked the name.
+int SmVersion(const std::string& sm) {
+  int version = 0;
+  for (size_t i = 3; i < sm.size() && sm[i] >= '0' && sm[i] <= '9'; ++i) {
+    version = version * 10 + (sm[i] - '0');
+  }
+  return version;
+}
+
 // Helpers are private: once inlined into the kernels, O3 drops them.
 void InternalizeHelpers(llvm::Module& module, const std::vector<std::string>& kernels) {
   for (llvm::Function& function : module) {
@@ -80,8 +91,8 @@ Status CheckNoUndefinedFunctions(const llvm::Module& module) {
   }
   if (undefined.empty()) return OkStatus();
   return InvalidArgumentError(
-      "the CUDA kernels call functions that no PTX module defines (there is no libdevice or "
-      "libm at run time): " +
+      "the CUDA kernels call functions that no PTX module defines (only libdevice is linked "
+      "in; the driver has no libm): " +
       llvm::join(undefined, ", "));
 }
 
@@ -132,6 +143,8 @@ Result<std::string> EmitPtx(mlir::ModuleOp llvm_module, const std::vector<std::s
       return InternalError("the translated LLVM IR is invalid: " + message);
     }
   }
+  // Before O3, which inlines the libdevice functions into the kernels.
+  KILN_RETURN_IF_ERROR(LinkLibdevice(*module, SmVersion(options.sm)));
   InternalizeHelpers(*module, kernels);
   OptimizeWithLLVM(*module, *machine);
   KILN_RETURN_IF_ERROR(CheckNoUndefinedFunctions(*module));

@@ -6,15 +6,17 @@
 // The module is translated to LLVM IR (with the NVVM translation: nvvm.kernel
 // -> ptx_kernel calling convention, nvvm.reqntid -> .reqntid) for the
 // nvptx64-nvidia-cuda triple at `options.sm` with `options.ptx_feature`,
-// optimized by LLVM's O3 pipeline and printed by the NVPTX AsmPrinter. Only
-// the NVPTX target is initialized (once per process), and the target machine
-// and LLVM context are per call, so concurrent calls are safe.
+// linked with the libdevice functions it calls (libdevice.h), optimized by
+// LLVM's O3 pipeline and printed by the NVPTX AsmPrinter. Only the NVPTX
+// target is initialized (once per process), and the target machine and LLVM
+// context are per call, so concurrent calls are safe.
 //
 // What the runtime needs is checked before the text is returned: no
 // function is left undefined (PTX cannot link to a libdevice or libm the
-// driver does not have; the error names the function), and every kernel is a
-// `.entry` of its own name (the name the executable's export looks up with
-// cuModuleGetFunction; executable_serialization.h checks it again).
+// driver does not have, so libdevice is compiled in; the error names the
+// function), and every kernel is a `.entry` of its own name (the name the
+// executable's export looks up with cuModuleGetFunction;
+// executable_serialization.h checks it again).
 #pragma once
 
 #include <string>

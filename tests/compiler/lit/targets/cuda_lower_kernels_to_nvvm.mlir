@@ -1,4 +1,4 @@
-// RUN: %kiln-opt %s --split-input-file --verify-diagnostics --kiln-gpu-distribute-to-threads --kiln-cuda-lower-kernels-to-nvvm | FileCheck %s
+// RUN: %kiln-opt %s --split-input-file --verify-diagnostics --kiln-gpu-distribute-to-threads --kiln-cuda-lower-kernels-to-nvvm=libdevice=true | FileCheck %s
 
 // --kiln-cuda-lower-kernels-to-nvvm lowers a module of thread-distributed
 // kernels to the LLVM dialect with kiln's CUDA dispatch ABI: each kernel is
@@ -104,14 +104,13 @@ func.func @offset_2d() attributes {kiln.workgroup_size = array<i64: 64, 1, 1>} {
 // -----
 
 // The workgroup count and size are gridDim and blockDim; math.exp on f32 is
-// a polynomial of plain arithmetic (no libdevice call, no llvm.exp).
+// libdevice's __nv_expf (never llvm.exp, which NVPTX cannot select).
 // CHECK-LABEL: llvm.func @count_and_size(
 // CHECK-SAME:      nvvm.reqntid = array<i32: 128, 1, 1>
 // CHECK-DAG:     nvvm.read.ptx.sreg.nctaid.y : i32
 // CHECK-DAG:     nvvm.read.ptx.sreg.ntid.z : i32
-// CHECK-NOT:     llvm.call
 // CHECK-NOT:     llvm.intr.exp
-// CHECK:         llvm.intr.fma
+// CHECK:         llvm.call @__nv_expf(%{{.*}}) : (f32) -> f32
 // CHECK:         llvm.return
 #layout = #hal.pipeline.layout<constants = 0, bindings = [#hal.pipeline.binding<storage_buffer>]>
 func.func @count_and_size() {
@@ -129,15 +128,70 @@ func.func @count_and_size() {
 
 // -----
 
-// A math op with no lowering without libdevice is an error at the op.
-#layout = #hal.pipeline.layout<constants = 0, bindings = [#hal.pipeline.binding<storage_buffer>]>
-func.func @exp_f64() {
+// Transcendental math becomes libdevice calls: __nv_<op>f on f32, __nv_<op>
+// on f64, f16 through f32 (extf, the f32 call, truncf); arith.remf is fmod.
+// Ops with a PTX instruction stay LLVM intrinsics (sqrt, fabs), rsqrt is
+// 1 / sqrt. The declarations are what EmitPtx links libdevice for.
+// CHECK-DAG:   llvm.func @__nv_sinf(f32) -> f32
+// CHECK-DAG:   llvm.func @__nv_powf(f32, f32) -> f32
+// CHECK-DAG:   llvm.func @__nv_atan2f(f32, f32) -> f32
+// CHECK-DAG:   llvm.func @__nv_fmodf(f32, f32) -> f32
+// CHECK-DAG:   llvm.func @__nv_log10(f64) -> f64
+// CHECK-DAG:   llvm.func @__nv_exp2f(f32) -> f32
+// CHECK-LABEL: llvm.func @math(
+// CHECK:         %[[X:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK:         %[[Y:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f64
+// CHECK:         %[[H:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f16
+// CHECK:         %[[H32:.*]] = llvm.fpext %[[H]] {{.*}}: f16 to f32
+// CHECK:         %[[SIN:.*]] = llvm.call @__nv_sinf(%[[X]]) : (f32) -> f32
+// CHECK:         %[[POW:.*]] = llvm.call @__nv_powf(%[[SIN]], %[[X]]) : (f32, f32) -> f32
+// CHECK:         %[[ATAN2:.*]] = llvm.call @__nv_atan2f(%[[POW]], %[[X]]) : (f32, f32) -> f32
+// CHECK:         %[[ROOT:.*]] = llvm.intr.sqrt(%[[ATAN2]]) : (f32) -> f32
+// CHECK:         %[[RSQRT:.*]] = llvm.fdiv %{{.*}}, %[[ROOT]] : f32
+// CHECK:         %[[SQRT:.*]] = llvm.intr.sqrt(%[[RSQRT]]) : (f32) -> f32
+// CHECK:         llvm.call @__nv_fmodf(%[[SQRT]], %[[X]]) : (f32, f32) -> f32
+// CHECK:         llvm.call @__nv_log10(%[[Y]]) : (f64) -> f64
+// CHECK:         %[[EXP2:.*]] = llvm.call @__nv_exp2f(%[[H32]]) : (f32) -> f32
+// CHECK:         %[[ABS:.*]] = llvm.intr.fabs(%[[EXP2]]) : (f32) -> f32
+// CHECK:         llvm.fptrunc %[[ABS]] {{.*}}: f32 to f16
+// CHECK-NOT:     math.
+// CHECK:         llvm.return
+#layout = #hal.pipeline.layout<constants = 0, bindings = [#hal.pipeline.binding<storage_buffer>, #hal.pipeline.binding<storage_buffer>, #hal.pipeline.binding<storage_buffer>]>
+func.func @math() {
   %c0 = arith.constant 0 : index
-  %out = hal.interface.binding.subspan layout(#layout) binding(0) offset(%c0) : memref<4xf64>
-  %x = memref.load %out[%c0] : memref<4xf64>
-  // expected-error @+1 {{'math.exp' op on 'f64' has no lowering in the CUDA backend}}
-  %y = math.exp %x : f64
-  memref.store %y, %out[%c0] : memref<4xf64>
+  %a = hal.interface.binding.subspan layout(#layout) binding(0) offset(%c0) : memref<4xf32>
+  %b = hal.interface.binding.subspan layout(#layout) binding(1) offset(%c0) : memref<4xf64>
+  %c = hal.interface.binding.subspan layout(#layout) binding(2) offset(%c0) : memref<4xf16>
+  %x = memref.load %a[%c0] : memref<4xf32>
+  %y = memref.load %b[%c0] : memref<4xf64>
+  %h = memref.load %c[%c0] : memref<4xf16>
+  %s = math.sin %x : f32
+  %p = math.powf %s, %x : f32
+  %t = math.atan2 %p, %x : f32
+  %r = math.rsqrt %t : f32
+  %q = math.sqrt %r : f32
+  %m = arith.remf %q, %x : f32
+  memref.store %m, %a[%c0] : memref<4xf32>
+  %l = math.log10 %y : f64
+  memref.store %l, %b[%c0] : memref<4xf64>
+  %e = math.exp2 %h : f16
+  %abs = math.absf %e : f16
+  memref.store %abs, %c[%c0] : memref<4xf16>
+  return
+}
+
+// -----
+
+// A math op with no lowering (libdevice has no f128 functions) is an error
+// at the op.
+#layout = #hal.pipeline.layout<constants = 0, bindings = [#hal.pipeline.binding<storage_buffer>]>
+func.func @sin_f128() {
+  %c0 = arith.constant 0 : index
+  %out = hal.interface.binding.subspan layout(#layout) binding(0) offset(%c0) : memref<4xf128>
+  %x = memref.load %out[%c0] : memref<4xf128>
+  // expected-error @+1 {{'math.sin' op on 'f128' has no lowering in the CUDA backend}}
+  %y = math.sin %x : f128
+  memref.store %y, %out[%c0] : memref<4xf128>
   return
 }
 
