@@ -108,14 +108,35 @@ func.func @offset_2d() attributes {kiln.workgroup_size = array<i64: 64, 1, 1>} {
 
 // -----
 
-// What no conversion lowers is an error at the op (GLSL.std.450 has no erf).
+// What no conversion lowers is an error at the op (integer powers have no
+// SPIR-V form).
 #layout = #hal.pipeline.layout<constants = 0, bindings = [#hal.pipeline.binding<storage_buffer>]>
-func.func @erf_kernel() {
+func.func @ipowi_kernel() {
   %c0 = arith.constant 0 : index
-  %out = hal.interface.binding.subspan layout(#layout) binding(0) offset(%c0) : memref<4xf32>
+  %out = hal.interface.binding.subspan layout(#layout) binding(0) offset(%c0) : memref<4xi32>
+  %x = memref.load %out[%c0] : memref<4xi32>
+  // expected-error @+1 {{failed to legalize operation 'math.ipowi'}}
+  %y = math.ipowi %x, %x : i32
+  memref.store %y, %out[%c0] : memref<4xi32>
+  return
+}
+
+// -----
+
+// The math functions the SPIR-V conversion lacks are approximated (erf, a
+// GELU's) or expanded (trunc) before it.
+// CHECK-LABEL: spirv.func @approximated_kernel
+// CHECK-NOT:     math.
+// CHECK:         spirv.GL.Fma
+// CHECK:         spirv.GL.Floor
+// CHECK:         spirv.Return
+#layout_math = #hal.pipeline.layout<constants = 0, bindings = [#hal.pipeline.binding<storage_buffer>]>
+func.func @approximated_kernel() {
+  %c0 = arith.constant 0 : index
+  %out = hal.interface.binding.subspan layout(#layout_math) binding(0) offset(%c0) : memref<4xf32>
   %x = memref.load %out[%c0] : memref<4xf32>
-  // expected-error @+1 {{failed to legalize operation 'math.erf'}}
-  %y = math.erf %x : f32
+  %e = math.erf %x : f32
+  %y = math.trunc %e : f32
   memref.store %y, %out[%c0] : memref<4xf32>
   return
 }
