@@ -142,6 +142,66 @@ void FoldInterfaceSizes(mlir::ModuleOp module) {
   });
 }
 
+// A reshape (collapse_shape, expand_shape) of a binding is the binding
+// viewed with another shape: it becomes a subspan of that shape, so that
+// every access reaches a subspan directly (folding a reshape of dynamic
+// sizes into its loads would need the strided metadata of the binding,
+// which SPIR-V has no form for).
+void ReshapesToSubspans(mlir::ModuleOp module) {
+  mlir::IRRewriter rewriter(module.getContext());
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    llvm::SmallVector<mlir::Operation*> reshapes;
+    module.walk([&](mlir::Operation* op) {
+      if (!llvm::isa<mlir::memref::CollapseShapeOp, mlir::memref::ExpandShapeOp>(op)) return;
+      auto subspan = op->getOperand(0).getDefiningOp<HAL::InterfaceBindingSubspanOp>();
+      auto type = llvm::dyn_cast<mlir::MemRefType>(op->getResult(0).getType());
+      if (subspan && type && type.getLayout().isIdentity() &&
+          llvm::cast<mlir::MemRefType>(subspan.getType()).getLayout().isIdentity()) {
+        reshapes.push_back(op);
+      }
+    });
+    for (mlir::Operation* op : reshapes) {
+      auto subspan = op->getOperand(0).getDefiningOp<HAL::InterfaceBindingSubspanOp>();
+      auto source_type = llvm::cast<mlir::MemRefType>(subspan.getType());
+      auto type = llvm::cast<mlir::MemRefType>(op->getResult(0).getType());
+      const Location loc = op->getLoc();
+      rewriter.setInsertionPoint(op);
+      auto source_dim = [&](int64_t d) -> Value {
+        if (!source_type.isDynamicDim(d)) {
+          return mlir::arith::ConstantIndexOp::create(rewriter, loc, source_type.getDimSize(d));
+        }
+        return subspan.getDynamicDims()[source_type.getDynamicDimIndex(d)];
+      };
+      llvm::SmallVector<Value> dims;
+      if (auto collapse = llvm::dyn_cast<mlir::memref::CollapseShapeOp>(op)) {
+        for (auto [r, group] : llvm::enumerate(collapse.getReassociationIndices())) {
+          if (!type.isDynamicDim(r)) continue;
+          Value size = mlir::arith::ConstantIndexOp::create(rewriter, loc, 1);
+          for (int64_t d : group) {
+            size = rewriter.createOrFold<mlir::arith::MulIOp>(loc, size, source_dim(d));
+          }
+          dims.push_back(size);
+        }
+      } else {
+        auto expand = llvm::cast<mlir::memref::ExpandShapeOp>(op);
+        for (auto [r, size] : llvm::enumerate(expand.getMixedOutputShape())) {
+          if (type.isDynamicDim(r)) {
+            dims.push_back(mlir::getValueOrCreateConstantIndexOp(rewriter, loc, size));
+          }
+        }
+      }
+      auto view = HAL::InterfaceBindingSubspanOp::create(
+          rewriter, loc, type, subspan.getLayoutAttr(), subspan.getBindingAttr(),
+          subspan.getByteOffset(), dims, subspan.getAlignmentAttr(),
+          subspan.getDescriptorFlagsAttr());
+      rewriter.replaceOp(op, view.getResult());
+      changed = true;
+    }
+  }
+}
+
 // Every subspan becomes a 1-D memref<?xT> at offset 0 of its binding (a
 // runtime array in SPIR-V), its loads and stores indexed linearly.
 LogicalResult FlattenSubspan(HAL::InterfaceBindingSubspanOp subspan) {
@@ -286,6 +346,26 @@ LogicalResult LegalizeStorage(mlir::TypedValue<mlir::MemRefType> memref) {
     }
   }
   return mlir::success();
+}
+
+// The bits of a bf16 select are the select of its operands' bits: a value
+// chosen between bf16 constants (an identity matrix) never exists as bf16.
+LogicalResult BitcastThroughSelects(mlir::ModuleOp module) {
+  mlir::RewritePatternSet patterns(module.getContext());
+  patterns.add(+[](mlir::arith::BitcastOp op, mlir::PatternRewriter& rewriter) -> LogicalResult {
+    auto select = op.getIn().getDefiningOp<mlir::arith::SelectOp>();
+    if (!select || !select.getType().isBF16()) return mlir::failure();
+    const Location loc = op.getLoc();
+    Value if_true =
+        mlir::arith::BitcastOp::create(rewriter, loc, op.getType(), select.getTrueValue());
+    Value if_false =
+        mlir::arith::BitcastOp::create(rewriter, loc, op.getType(), select.getFalseValue());
+    rewriter.replaceOpWithNewOp<mlir::arith::SelectOp>(op, select.getCondition(), if_true,
+                                                       if_false);
+    return mlir::success();
+  });
+  mlir::arith::BitcastOp::getCanonicalizationPatterns(patterns, module.getContext());
+  return mlir::applyPatternsGreedily(module, std::move(patterns));
 }
 
 LogicalResult LegalizeStorageTypes(mlir::ModuleOp module) {
@@ -663,13 +743,16 @@ class LowerKernelsToSPIRVPass
       module.emitOpError("defines no kernel (public function) to lower to SPIR-V");
       return signalPassFailure();
     }
+    ReshapesToSubspans(module);
     FoldInterfaceSizes(module);
     if (mlir::failed(ApproximateMissingMath(module))) return signalPassFailure();
     mlir::OpPassManager pre_lowering(mlir::ModuleOp::getOperationName());
     BuildPreLoweringPipeline(pre_lowering);
     if (mlir::failed(runPipeline(pre_lowering, module))) return signalPassFailure();
     if (mlir::failed(FlattenSubspans(module))) return signalPassFailure();
-    if (mlir::failed(LegalizeStorageTypes(module))) return signalPassFailure();
+    if (mlir::failed(LegalizeStorageTypes(module)) || mlir::failed(BitcastThroughSelects(module))) {
+      return signalPassFailure();
+    }
     if (mlir::failed(CheckWorkgroupMemory(module, options_))) return signalPassFailure();
     mlir::OpPassManager index_lowering(mlir::ModuleOp::getOperationName());
     BuildIndexLoweringPipeline(index_lowering);

@@ -177,3 +177,40 @@ module {
     return
   }
 }
+
+// -----
+
+// A reshape of a binding with dynamic sizes is that binding viewed with the
+// reshaped type (folding it into the loads would need strided metadata,
+// which SPIR-V lacks); a bf16 chosen between constants is stored as the
+// select of their bits.
+#layout_reshape = #hal.pipeline.layout<constants = 1, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>]>
+// CHECK-LABEL: spirv.module
+// CHECK:         spirv.func @reshaped()
+// CHECK-NOT:     extract_strided_metadata
+// CHECK:         spirv.Load "StorageBuffer" %{{.+}} : f32
+// CHECK:         spirv.Select %{{.+}}, %{{.+}}, %{{.+}} : i1, i16
+// CHECK:         spirv.Store "StorageBuffer" %{{.+}}, %{{.+}} : i16
+module {
+  func.func @reshaped() {
+    %c0 = arith.constant 0 : index
+    %n = hal.interface.constant.load layout(#layout_reshape) ordinal(0) : index
+    %in = hal.interface.binding.subspan layout(#layout_reshape) binding(0) offset(%c0) flags(ReadOnly) : memref<?x1xf32>{%n}
+    %out = hal.interface.binding.subspan layout(#layout_reshape) binding(1) offset(%c0) : memref<?xbf16>{%n}
+    %flat = memref.collapse_shape %in [[0, 1]] : memref<?x1xf32> into memref<?xf32>
+    %zero = arith.constant 0.0 : f32
+    %one = arith.constant 1.0 : bf16
+    %none = arith.constant 0.0 : bf16
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                    iterator_types = ["parallel"]}
+        ins(%flat : memref<?xf32>) outs(%out : memref<?xbf16>) {
+    ^bb0(%x: f32, %y: bf16):
+      %positive = arith.cmpf ogt, %x, %zero : f32
+      %v = arith.select %positive, %one, %none : bf16
+      linalg.yield %v : bf16
+    }
+    return
+  }
+}
