@@ -42,10 +42,12 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -190,8 +192,21 @@ void SplatConstantsToFills(mlir::ModuleOp kernels) {
   }
 }
 
+// A reshaped fill of an empty tensor (fusion leaves expand_shape(fill) as
+// a reduction's init) becomes a fill of an empty tensor of the new shape:
+// otherwise bufferization gives the reshape a private buffer that every
+// workgroup copies whole into the output.
+mlir::LogicalResult FoldReshapedFills(mlir::ModuleOp kernels) {
+  mlir::MLIRContext* context = kernels.getContext();
+  mlir::RewritePatternSet patterns(context);
+  mlir::tensor::populateFoldTensorEmptyPatterns(patterns);
+  mlir::linalg::FillOp::getCanonicalizationPatterns(patterns, context);
+  return mlir::applyPatternsGreedily(kernels, std::move(patterns));
+}
+
 mlir::LogicalResult TileKernels(mlir::ModuleOp kernels) {
   SplatConstantsToFills(kernels);
+  if (mlir::failed(FoldReshapedFills(kernels))) return mlir::failure();
   for (auto kernel : kernels.getOps<mlir::func::FuncOp>()) {
     if (mlir::failed(TileRoot(kernel))) return mlir::failure();
   }

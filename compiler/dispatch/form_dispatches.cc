@@ -147,9 +147,19 @@ bool IsClonedIntoDispatch(Operation* op) {
 bool IsRoot(mlir::linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || FusesIntoItsConsumer(op)) return false;
   if (!llvm::isa<mlir::linalg::FillOp>(op.getOperation())) return true;
-  for (mlir::OpOperand& use : op->getResult(0).getUses()) {
-    auto consumer = llvm::dyn_cast<mlir::linalg::LinalgOp>(use.getOwner());
-    if (!consumer || !consumer.isDpsInit(&use)) return true;
+  // Its uses, through the reshapes fusion puts between a fill and the
+  // reduction it initializes (a reduction's init reshaped as its result is).
+  llvm::SmallVector<Value> values = {op->getResult(0)};
+  for (size_t i = 0; i < values.size(); ++i) {
+    for (mlir::OpOperand& use : values[i].getUses()) {
+      Operation* user = use.getOwner();
+      if (llvm::isa<mlir::tensor::ExpandShapeOp, mlir::tensor::CollapseShapeOp>(user)) {
+        values.push_back(user->getResult(0));
+        continue;
+      }
+      auto consumer = llvm::dyn_cast<mlir::linalg::LinalgOp>(user);
+      if (!consumer || !consumer.isDpsInit(&use)) return true;
+    }
   }
   return false;
 }

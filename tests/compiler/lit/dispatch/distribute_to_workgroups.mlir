@@ -127,3 +127,42 @@ hal.executable.source private @four_d {
     }
   }
 }
+
+// -----
+
+// A reduction's init that is a reshaped fill of an empty tensor becomes a
+// fill of an empty tensor of the init's shape: each workgroup fills and
+// reduces into its tile of the output binding, with no private buffer
+// copied whole into the output.
+// CHECK-LABEL: func.func @reshaped_fill_dispatch_0()
+// CHECK-NOT:     memref.alloc
+// CHECK:         %[[OUT:.+]] = hal.interface.binding.subspan {{.+}} binding(1) {{.+}} : memref<128x1xf32>
+// CHECK:         %[[TILE:.+]] = memref.subview %[[OUT]]
+// CHECK:         linalg.fill ins(%{{.+}} : f32) outs(%[[TILE]]
+// CHECK:         linalg.generic {{.+}} outs(%[[TILE]]
+// CHECK-NOT:     linalg.generic
+hal.executable.source private @reshaped_fill_dispatch_0 {
+  hal.executable.export public @reshaped_fill_dispatch_0 ordinal(0) layout(#hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>]>)
+  builtin.module {
+    func.func @reshaped_fill_dispatch_0() {
+      %c0 = arith.constant 0 : index
+      %zero = arith.constant 0.0 : f32
+      %in = hal.interface.binding.subspan layout(<bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>]>) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : memref<128x384xf32>
+      %x = bufferization.to_tensor %in restrict : memref<128x384xf32> to tensor<128x384xf32>
+      %out = hal.interface.binding.subspan layout(<bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>]>) binding(1) alignment(64) offset(%c0) : memref<128x1xf32>
+      %e = tensor.empty() : tensor<128xf32>
+      %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<128xf32>) -> tensor<128xf32>
+      %init = tensor.expand_shape %fill [[0, 1]] output_shape [128, 1] : tensor<128xf32> into tensor<128x1xf32>
+      %x3 = tensor.expand_shape %x [[0, 1], [2]] output_shape [128, 1, 384] : tensor<128x384xf32> into tensor<128x1x384xf32>
+      %sum = linalg.generic {indexing_maps = [affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (a, b)>],
+                             iterator_types = ["parallel", "parallel", "reduction"]}
+          ins(%x3 : tensor<128x1x384xf32>) outs(%init : tensor<128x1xf32>) attrs = {kiln.workgroup_tiles = array<i64: 2, 0, 0>} {
+        ^bb0(%v: f32, %a: f32):
+          %r = arith.addf %v, %a : f32
+          linalg.yield %r : f32
+        } -> tensor<128x1xf32>
+      bufferization.materialize_in_destination %sum in restrict writable %out : (tensor<128x1xf32>, memref<128x1xf32>) -> ()
+      return
+    }
+  }
+}

@@ -126,3 +126,35 @@ func.func @linear(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %bias: tensor<?xf32>
   } -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
 }
+
+// -----
+
+// A fill that initializes two reductions, one of them through a reshape
+// (fusion reshapes a reduction's init with its result), is cloned into each
+// of them, not a dispatch of its own whose buffer both would share.
+// CHECK-LABEL: func.func @shared_fill(
+// CHECK-COUNT-2: flow.dispatch
+// CHECK-NOT:     flow.dispatch
+func.func @shared_fill(%x: tensor<128x384xf32>) -> (tensor<128x1xf32>, tensor<128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<128xf32>) -> tensor<128xf32>
+  %init = tensor.expand_shape %fill [[0, 1]] output_shape [128, 1] : tensor<128xf32> into tensor<128x1xf32>
+  %x3 = tensor.expand_shape %x [[0, 1], [2]] output_shape [128, 1, 384] : tensor<128x384xf32> into tensor<128x1x384xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (a, b)>],
+                         iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x3 : tensor<128x1x384xf32>) outs(%init : tensor<128x1xf32>) {
+    ^bb0(%v: f32, %a: f32):
+      %r = arith.addf %v, %a : f32
+      linalg.yield %r : f32
+    } -> tensor<128x1xf32>
+  %squares = linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a)>],
+                             iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<128x384xf32>) outs(%fill : tensor<128xf32>) {
+    ^bb0(%v: f32, %a: f32):
+      %m = arith.mulf %v, %v : f32
+      %r = arith.addf %m, %a : f32
+      linalg.yield %r : f32
+    } -> tensor<128xf32>
+  return %sum, %squares : tensor<128x1xf32>, tensor<128xf32>
+}
