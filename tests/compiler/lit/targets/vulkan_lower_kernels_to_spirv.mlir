@@ -214,3 +214,27 @@ module {
     return
   }
 }
+
+// -----
+
+// f32 division is refined by one Newton step (Vulkan's OpFDiv may be 2.5
+// ulp off): the quotient, its residual by fma, the correction by fma, and
+// the plain quotient where the refinement is NaN (a zero divisor).
+#layout_div = #hal.pipeline.layout<constants = 0, bindings = [#hal.pipeline.binding<storage_buffer>]>
+// CHECK-LABEL: spirv.func @divide()
+// CHECK:         %[[Q:.+]] = spirv.FDiv %[[A:.+]], %[[B:.+]] : f32
+// CHECK:         %[[NEG:.+]] = spirv.FNegate %[[B]] : f32
+// CHECK:         %[[R:.+]] = spirv.GL.Fma %[[NEG]], %[[Q]], %[[A]] : f32
+// CHECK:         %[[RCP:.+]] = spirv.FDiv %{{.+}}, %[[B]] : f32
+// CHECK:         %[[REFINED:.+]] = spirv.GL.Fma %[[R]], %[[RCP]], %[[Q]] : f32
+// CHECK:         spirv.Select %{{.+}}, %[[Q]], %[[REFINED]] : i1, f32
+func.func @divide() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %out = hal.interface.binding.subspan layout(#layout_div) binding(0) offset(%c0) : memref<4xf32>
+  %a = memref.load %out[%c0] : memref<4xf32>
+  %b = memref.load %out[%c1] : memref<4xf32>
+  %q = arith.divf %a, %b : f32
+  memref.store %q, %out[%c0] : memref<4xf32>
+  return
+}
