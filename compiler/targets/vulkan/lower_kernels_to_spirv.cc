@@ -5,6 +5,7 @@
 
 #include "compiler/dialects/hal/hal_dialect.h"
 #include "compiler/targets/gpu/distribute_to_threads.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToSPIRV/ArithToSPIRV.h"
@@ -723,6 +724,19 @@ LogicalResult ConvertToSPIRV(mlir::gpu::GPUModuleOp gpu_module, spirv::TargetEnv
   return mlir::applyFullConversion(gpu_module.getOperation(), *target, std::move(patterns));
 }
 
+// Float multiplies, adds and subtracts are decorated NoContraction: a
+// Vulkan driver may otherwise fuse a*b+c into one fma, which rounds once
+// where the program rounds twice (x - mean*n then cancels to a tiny residue
+// instead of zero). CUDA and CPU kernels keep the program's roundings too.
+void ForbidContraction(mlir::ModuleOp module) {
+  mlir::UnitAttr unit = mlir::UnitAttr::get(module.getContext());
+  const std::string name = llvm::convertToSnakeFromCamelCase(
+      spirv::stringifyDecoration(spirv::Decoration::NoContraction));
+  module.walk([&](mlir::Operation* op) {
+    if (llvm::isa<spirv::FMulOp, spirv::FAddOp, spirv::FSubOp>(op)) op->setAttr(name, unit);
+  });
+}
+
 LogicalResult CheckOnlySPIRV(mlir::ModuleOp module) {
   auto result = module.walk([&](mlir::Operation* op) {
     if (op == module.getOperation() || llvm::isa<spirv::SPIRVDialect>(op->getDialect())) {
@@ -794,6 +808,7 @@ class LowerKernelsToSPIRVPass
     spirv_pm.addPass(spirv::createSPIRVUpdateVCEPass());
     if (mlir::failed(runPipeline(finish, module))) return signalPassFailure();
     if (mlir::failed(CheckOnlySPIRV(module))) return signalPassFailure();
+    ForbidContraction(module);
   }
 
  private:

@@ -227,7 +227,10 @@ module {
 // CHECK:         %[[R:.+]] = spirv.GL.Fma %[[NEG]], %[[Q]], %[[A]] : f32
 // CHECK:         %[[RCP:.+]] = spirv.FDiv %{{.+}}, %[[B]] : f32
 // CHECK:         %[[REFINED:.+]] = spirv.GL.Fma %[[R]], %[[RCP]], %[[Q]] : f32
-// CHECK:         spirv.Select %{{.+}}, %[[Q]], %[[REFINED]] : i1, f32
+// CHECK:         %[[QUOTIENT:.+]] = spirv.Select %{{.+}}, %[[Q]], %[[REFINED]] : i1, f32
+// Float arithmetic is decorated NoContraction (a driver must not fuse it
+// into fmas, which round differently).
+// CHECK:         spirv.FMul %[[QUOTIENT]], %[[A]] {no_contraction} : f32
 func.func @divide() {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -235,6 +238,7 @@ func.func @divide() {
   %a = memref.load %out[%c0] : memref<4xf32>
   %b = memref.load %out[%c1] : memref<4xf32>
   %q = arith.divf %a, %b : f32
-  memref.store %q, %out[%c0] : memref<4xf32>
+  %m = arith.mulf %q, %a : f32
+  memref.store %m, %out[%c0] : memref<4xf32>
   return
 }
