@@ -12,15 +12,15 @@
 #include <set>
 #include <string_view>
 
-#include "lld/Common/Driver.h"
 #include "compiler/targets/llvm_optimization.h"
+#include "compiler/targets/llvm_translation.h"
+#include "lld/Common/Driver.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
-#include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -33,9 +33,6 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Export.h"
 
 LLD_HAS_DRIVER(elf)
 
@@ -283,24 +280,10 @@ Result<std::vector<uint8_t>> EmitSharedObject(mlir::ModuleOp llvm_module,
                                               const SharedObjectOptions& options) {
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine, CreateTargetMachine(options));
 
-  mlir::registerBuiltinDialectTranslation(*llvm_module.getContext());
-  mlir::registerLLVMDialectTranslation(*llvm_module.getContext());
   llvm::LLVMContext llvm_context;
-  std::unique_ptr<llvm::Module> module =
-      mlir::translateModuleToLLVMIR(llvm_module, llvm_context, "kiln_cpu_kernels");
-  if (!module) {
-    return InvalidArgumentError(
-        "cannot translate the kernels to LLVM IR (the diagnostics name the op)");
-  }
-  module->setTargetTriple(machine->getTargetTriple());
-  module->setDataLayout(machine->createDataLayout());
-  {
-    std::string message;
-    llvm::raw_string_ostream stream(message);
-    if (llvm::verifyModule(*module, &stream)) {
-      return InternalError("the translated LLVM IR is invalid: " + message);
-    }
-  }
+  KILN_ASSIGN_OR_RETURN(
+      std::unique_ptr<llvm::Module> module,
+      TranslateToLLVMIR(llvm_module, llvm_context, *machine, "kiln_cpu_kernels", "the kernels"));
   KILN_RETURN_IF_ERROR(RestrictExports(*module, options.exported_symbols));
   OptimizeWithLLVM(*module, *machine);
   KILN_ASSIGN_OR_RETURN(std::vector<char> object, EmitObject(*module, *machine));

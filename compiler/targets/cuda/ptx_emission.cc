@@ -6,11 +6,11 @@
 
 #include "compiler/targets/cuda/libdevice.h"
 #include "compiler/targets/llvm_optimization.h"
+#include "compiler/targets/llvm_translation.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
-#include "llvm/IR/Verifier.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -19,10 +19,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Export.h"
 
 namespace kiln::compiler::cuda {
 namespace {
@@ -123,26 +120,11 @@ Result<std::string> EmitPtx(mlir::ModuleOp llvm_module, const std::vector<std::s
                             const CudaTargetOptions& options) {
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine, CreateTargetMachine(options));
 
-  mlir::MLIRContext& context = *llvm_module.getContext();
-  mlir::registerBuiltinDialectTranslation(context);
-  mlir::registerLLVMDialectTranslation(context);
-  mlir::registerNVVMDialectTranslation(context);
+  mlir::registerNVVMDialectTranslation(*llvm_module.getContext());
   llvm::LLVMContext llvm_context;
-  std::unique_ptr<llvm::Module> module =
-      mlir::translateModuleToLLVMIR(llvm_module, llvm_context, "kiln_cuda_kernels");
-  if (!module) {
-    return InvalidArgumentError(
-        "cannot translate the CUDA kernels to LLVM IR (the diagnostics name the op)");
-  }
-  module->setTargetTriple(machine->getTargetTriple());
-  module->setDataLayout(machine->createDataLayout());
-  {
-    std::string message;
-    llvm::raw_string_ostream stream(message);
-    if (llvm::verifyModule(*module, &stream)) {
-      return InternalError("the translated LLVM IR is invalid: " + message);
-    }
-  }
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<llvm::Module> module,
+                        TranslateToLLVMIR(llvm_module, llvm_context, *machine, "kiln_cuda_kernels",
+                                          "the CUDA kernels"));
   // Before O3, which inlines the libdevice functions into the kernels.
   KILN_RETURN_IF_ERROR(LinkLibdevice(*module, SmVersion(options.sm)));
   InternalizeHelpers(*module, kernels);

@@ -416,10 +416,36 @@ LogicalResult CheckWorkgroupMemory(mlir::ModuleOp module, const VulkanTargetOpti
   return mlir::failure(failed);
 }
 
+// f32 division refined by one Newton step: Vulkan lets OpFDiv be 2.5 ulp
+// off, where CUDA and the CPU round correctly (a mean subtracted from its
+// values must cancel exactly). NaN from the refinement (a zero or infinite
+// divisor) keeps the plain quotient. Each division of the kernels is
+// rewritten once (the refinement's own divisions stay plain).
+void RefineDivisions(mlir::ModuleOp module) {
+  llvm::SmallVector<mlir::arith::DivFOp> divisions;
+  module.walk([&](mlir::arith::DivFOp op) {
+    if (op.getType().isF32()) divisions.push_back(op);
+  });
+  mlir::IRRewriter rewriter(module.getContext());
+  for (mlir::arith::DivFOp op : divisions) {
+    rewriter.setInsertionPoint(op);
+    const Location loc = op.getLoc();
+    Value a = op.getLhs(), b = op.getRhs();
+    Value quotient = mlir::arith::DivFOp::create(rewriter, loc, a, b);
+    Value negated = mlir::arith::NegFOp::create(rewriter, loc, b);
+    Value residual = mlir::math::FmaOp::create(rewriter, loc, negated, quotient, a);
+    Value one = mlir::arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(1.0f));
+    Value reciprocal = mlir::arith::DivFOp::create(rewriter, loc, one, b);
+    Value refined = mlir::math::FmaOp::create(rewriter, loc, residual, reciprocal, quotient);
+    Value unordered = mlir::arith::CmpFOp::create(rewriter, loc, mlir::arith::CmpFPredicate::UNO,
+                                                  refined, refined);
+    rewriter.replaceOpWithNewOp<mlir::arith::SelectOp>(op, unordered, quotient, refined);
+  }
+}
+
 // The math functions the SPIR-V conversion has no instruction for: erf and
 // erfc (a GELU), cbrt and atan2 as upstream's polynomial approximations;
-// fpowi, clampf, exp2 and trunc expanded into the ops they are made of; f32
-// division refined to the correctly rounded quotient.
+// fpowi, clampf, exp2 and trunc expanded into the ops they are made of.
 mlir::LogicalResult ApproximateMissingMath(mlir::ModuleOp module) {
   auto approximated = [](llvm::StringRef name) {
     name.consume_front("math.");
@@ -435,27 +461,6 @@ mlir::LogicalResult ApproximateMissingMath(mlir::ModuleOp module) {
     return name == "cbrt" || name == "atan2";
   });
   mlir::math::populateExpansionPatterns(patterns, {"fpowi", "clampf", "exp2"});
-  // f32 division refined by one Newton step: Vulkan lets OpFDiv be 2.5 ulp
-  // off, where CUDA and the CPU round correctly (a mean subtracted from its
-  // values must cancel exactly). NaN from the refinement (a zero or infinite
-  // divisor) keeps the plain quotient.
-  patterns.add(+[](mlir::arith::DivFOp op, mlir::PatternRewriter& rewriter) -> LogicalResult {
-    if (!op.getType().isF32() || op->hasAttr("kiln.refined")) return mlir::failure();
-    const Location loc = op.getLoc();
-    Value a = op.getLhs(), b = op.getRhs();
-    auto quotient = mlir::arith::DivFOp::create(rewriter, loc, a, b);
-    quotient->setAttr("kiln.refined", rewriter.getUnitAttr());
-    Value negated = mlir::arith::NegFOp::create(rewriter, loc, b);
-    Value residual = mlir::math::FmaOp::create(rewriter, loc, negated, quotient, a);
-    Value one = mlir::arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(1.0f));
-    auto reciprocal = mlir::arith::DivFOp::create(rewriter, loc, one, b);
-    reciprocal->setAttr("kiln.refined", rewriter.getUnitAttr());
-    Value refined = mlir::math::FmaOp::create(rewriter, loc, residual, reciprocal, quotient);
-    Value unordered = mlir::arith::CmpFOp::create(rewriter, loc, mlir::arith::CmpFPredicate::UNO,
-                                                  refined, refined);
-    rewriter.replaceOpWithNewOp<mlir::arith::SelectOp>(op, unordered, quotient, refined);
-    return mlir::success();
-  });
   // trunc(x): floor of |x| with x's sign (GLSL's Trunc has no upstream
   // conversion).
   patterns.add(+[](mlir::math::TruncOp op, mlir::PatternRewriter& rewriter) -> LogicalResult {
@@ -782,6 +787,7 @@ class LowerKernelsToSPIRVPass
     ReshapesToSubspans(module);
     FoldInterfaceSizes(module);
     if (mlir::failed(ApproximateMissingMath(module))) return signalPassFailure();
+    RefineDivisions(module);
     mlir::OpPassManager pre_lowering(mlir::ModuleOp::getOperationName());
     BuildPreLoweringPipeline(pre_lowering);
     if (mlir::failed(runPipeline(pre_lowering, module))) return signalPassFailure();
