@@ -8,6 +8,7 @@
 // into one-line ASCII messages.
 #pragma once
 
+#include <cstdio>
 #include <cxxopts.hpp>
 #include <exception>
 #include <optional>
@@ -33,5 +34,34 @@ Result<std::string> ModulePathFlag(const cxxopts::ParseResult& result);
 
 // The message of a cxxopts exception with its typographic quotes made ASCII.
 std::string FlagErrorMessage(const std::exception& error);
+
+// The whole of a tool's main: `parse(argc, argv, &options)` (a
+// Result<bool>: false when there is nothing to run, after --help), then
+// `run(options)` (a Result<int>: the exit code). A bad flag, a failed run and
+// an exception (out of memory, at worst) each print one `error:` line to
+// stderr, after what the run printed, and exit 1.
+template <typename Options, typename Parse, typename Run>
+int ToolMain(int argc, char** argv, Parse parse, Run run) {
+  try {
+    Options options;
+    Result<bool> parsed = parse(argc, argv, &options);
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "error: %s (see --help)\n", parsed.status().message().c_str());
+      return 1;
+    }
+    if (!*parsed) return 0;
+    Result<int> exit_code = run(options);
+    std::fflush(stdout);
+    if (!exit_code.ok()) {
+      std::fprintf(stderr, "error: %s\n", exit_code.status().message().c_str());
+      return 1;
+    }
+    return *exit_code;
+  } catch (const std::exception& error) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\n", error.what());
+    return 1;
+  }
+}
 
 }  // namespace kiln::tools

@@ -69,9 +69,9 @@ int Run(int argc, char** argv) {
       "target", cl::CommaSeparated, cl::value_desc("cpu,cuda,vulkan"),
       cl::desc("Executable targets to embed (comma list or repeated; default: the module's "
                "hal.device.targets, else every declared target)"));
-  static cl::list<std::string> backends(
-      "iree-hal-target-backends", cl::CommaSeparated, cl::value_desc("llvm-cpu,cuda,vulkan-spirv"),
-      cl::desc("IREE's spelling of --target"));
+  static cl::list<std::string> backends("iree-hal-target-backends", cl::CommaSeparated,
+                                        cl::value_desc("llvm-cpu,cuda,vulkan-spirv"),
+                                        cl::desc("IREE's spelling of --target"));
   static cl::list<std::string> search_paths(
       "object-search-path", cl::value_desc("dir"),
       cl::desc("Directory searched for relative executable object paths after the input's "
@@ -85,9 +85,8 @@ int Run(int argc, char** argv) {
                "buffers; =false records it on every call"));
   static cl::opt<std::string> module_name(
       "module-name", cl::desc("Module name (default: the module's @name, else 'module')"));
-  static cl::opt<bool> strip_debug_info(
-      "strip-debug-info", cl::init(false),
-      cl::desc("Do not write source locations into the module"));
+  static cl::opt<bool> strip_debug_info("strip-debug-info", cl::init(false),
+                                        cl::desc("Do not write source locations into the module"));
 
   // Kiln's passes first: --mlir-print-ir-after=<pass> and --pass-pipeline
   // know the passes registered when their options are.
@@ -101,7 +100,8 @@ int Run(int argc, char** argv) {
   cl::SetVersionPrinter([](llvm::raw_ostream& os) {
     os << "kiln-compile " << KILN_VERSION << " (MLIR/LLVM " << LLVM_VERSION_STRING << ")\n";
   });
-  cl::ParseCommandLineOptions(argc, argv, "kiln-compile: MLIR programs into kiln modules (.kmod)\n");
+  cl::ParseCommandLineOptions(argc, argv,
+                              "kiln-compile: MLIR programs into kiln modules (.kmod)\n");
 
   kiln::compiler::CompileOptions options;
   std::vector<std::string> target_names(targets.begin(), targets.end());
@@ -137,7 +137,8 @@ int Run(int argc, char** argv) {
   sources.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   mlir::SourceMgrDiagnosticHandler diagnostics(sources, &context);
 
-  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
   if (!module) return 1;  // The parser or verifier reported why.
 
   mlir::DefaultTimingManager timing;
@@ -148,7 +149,9 @@ int Run(int argc, char** argv) {
   if (mlir::failed(mlir::applyPassManagerCLOptions(pm))) return 1;
   pm.enableTiming(root);
   if (pass_pipeline.hasAnyOccurrences()) {
-    auto report = [&](const llvm::Twine& message) { return mlir::emitError(module->getLoc()) << message; };
+    auto report = [&](const llvm::Twine& message) {
+      return mlir::emitError(module->getLoc()) << message;
+    };
     if (mlir::failed(pass_pipeline.addToPipeline(pm, report))) return 1;
   } else {
     kiln::compiler::BuildPipeline(pm, options.pipeline);

@@ -79,22 +79,9 @@ Status Dump(const DumpOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    DumpOptions options;
-    Result<bool> parsed = ParseFlags(argc, argv, &options);
-    if (!parsed.ok()) {
-      std::fprintf(stderr, "error: %s (see --help)\n", parsed.status().message().c_str());
-      return 1;
-    }
-    if (!*parsed) return 0;
-    Status status = Dump(options);
-    if (!status.ok()) {
-      std::fprintf(stderr, "error: %s\n", status.message().c_str());
-      return 1;
-    }
-    return 0;
-  } catch (const std::exception& error) {  // Out of memory, at worst.
-    std::fprintf(stderr, "error: %s\n", error.what());
-    return 1;
-  }
+  return kiln::tools::ToolMain<DumpOptions>(argc, argv, ParseFlags,
+                                            [](const DumpOptions& options) -> kiln::Result<int> {
+                                              KILN_RETURN_IF_ERROR(Dump(options));
+                                              return 0;
+                                            });
 }

@@ -245,24 +245,5 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    RunOptions options;
-    Result<bool> parsed = ParseFlags(argc, argv, &options);
-    if (!parsed.ok()) {
-      std::fprintf(stderr, "error: %s (see --help)\n", parsed.status().message().c_str());
-      return 1;
-    }
-    if (!*parsed) return 0;
-    Result<int> exit_code = Run(options);
-    std::fflush(stdout);
-    if (!exit_code.ok()) {
-      std::fprintf(stderr, "error: %s\n", exit_code.status().message().c_str());
-      return 1;
-    }
-    return *exit_code;
-  } catch (const std::exception& error) {  // Out of memory, at worst.
-    std::fflush(stdout);
-    std::fprintf(stderr, "error: %s\n", error.what());
-    return 1;
-  }
+  return kiln::tools::ToolMain<RunOptions>(argc, argv, ParseFlags, Run);
 }
