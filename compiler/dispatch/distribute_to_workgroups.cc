@@ -28,6 +28,8 @@
 //     %a_tile = memref.subview %a[%offset] [%size] [1] ...
 //     linalg.generic ... ins(%a_tile, %b_tile ...) outs(%out_tile ...)
 //   }
+#include <type_traits>
+
 #include "compiler/dialects/hal/hal_dialect.h"
 #include "compiler/dispatch/passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -60,16 +62,25 @@ using mlir::Value;
 
 // Step 1: the root and its producers into an scf.forall over tiles.
 mlir::LogicalResult TileRoot(mlir::func::FuncOp kernel) {
-  kernel->removeAttr("kiln.workgroup_loops");
   Operation* root = nullptr;
   kernel.walk([&](Operation* op) {
     if (op->hasAttr("kiln.workgroup_tiles")) root = op;
   });
-  if (!root) return mlir::success();  // Nothing to distribute: one workgroup.
+  // The host counts a workgroup dimension per tiled loop
+  // (`kiln.workgroup_loops`, set with the tiles by --kiln-form-dispatches);
+  // the kernel must take the same number from the workgroup id (checked in
+  // step 3). A root lost to a rewrite would have every workgroup do all the
+  // work.
+  auto expected = kernel->getAttrOfType<mlir::IntegerAttr>("kiln.workgroup_loops");
+  if (!root) {
+    if (expected && expected.getInt() != 0) {
+      return kernel.emitOpError("lost the root its ")
+             << expected.getInt() << " workgroup loops tile";
+    }
+    return mlir::success();  // Nothing to distribute: one workgroup.
+  }
   auto tiles = root->getAttrOfType<mlir::DenseI64ArrayAttr>("kiln.workgroup_tiles");
   root->removeAttr("kiln.workgroup_tiles");
-  // The host counts a workgroup dimension per tiled loop; the kernel must
-  // take the same number from the workgroup id (checked in step 3).
   const int64_t tiled_loops = llvm::count_if(tiles.asArrayRef(), [](int64_t t) { return t != 0; });
   kernel->setAttr("kiln.workgroup_loops",
                   mlir::IntegerAttr::get(mlir::IndexType::get(kernel.getContext()), tiled_loops));
@@ -192,6 +203,31 @@ void SplatConstantsToFills(mlir::ModuleOp kernels) {
   }
 }
 
+// reshape(fill(v, d)) -> fill(v, reshape(d)), for expand_shape and
+// collapse_shape. (linalg.fill's canonicalization patterns have this one,
+// but also fold a copy of a fill into a new fill, which would drop the
+// root's `kiln.workgroup_tiles` when the root is that copy.)
+template <typename Reshape>
+struct ReshapeFillDestination : mlir::OpRewritePattern<Reshape> {
+  using mlir::OpRewritePattern<Reshape>::OpRewritePattern;
+  mlir::LogicalResult matchAndRewrite(Reshape reshape,
+                                      mlir::PatternRewriter& rewriter) const override {
+    auto fill = reshape.getSrc().template getDefiningOp<mlir::linalg::FillOp>();
+    if (!fill || !fill.hasPureTensorSemantics()) return mlir::failure();
+    Value destination;
+    if constexpr (std::is_same_v<Reshape, mlir::tensor::ExpandShapeOp>) {
+      destination =
+          Reshape::create(rewriter, reshape.getLoc(), reshape.getResultType(), fill.getOutputs()[0],
+                          reshape.getReassociationIndices(), reshape.getMixedOutputShape());
+    } else {
+      destination = Reshape::create(rewriter, reshape.getLoc(), reshape.getResultType(),
+                                    fill.getOutputs()[0], reshape.getReassociationIndices());
+    }
+    rewriter.replaceOpWithNewOp<mlir::linalg::FillOp>(reshape, fill.getInputs(), destination);
+    return mlir::success();
+  }
+};
+
 // A reshaped fill of an empty tensor (fusion leaves expand_shape(fill) as
 // a reduction's init) becomes a fill of an empty tensor of the new shape:
 // otherwise bufferization gives the reshape a private buffer that every
@@ -200,7 +236,8 @@ mlir::LogicalResult FoldReshapedFills(mlir::ModuleOp kernels) {
   mlir::MLIRContext* context = kernels.getContext();
   mlir::RewritePatternSet patterns(context);
   mlir::tensor::populateFoldTensorEmptyPatterns(patterns);
-  mlir::linalg::FillOp::getCanonicalizationPatterns(patterns, context);
+  patterns.add<ReshapeFillDestination<mlir::tensor::ExpandShapeOp>,
+               ReshapeFillDestination<mlir::tensor::CollapseShapeOp>>(context);
   return mlir::applyPatternsGreedily(kernels, std::move(patterns));
 }
 

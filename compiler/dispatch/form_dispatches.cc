@@ -39,10 +39,12 @@
 // ranges (the innermost tiled loop is x, the next y, the rest z). How one
 // tile runs (one CPU call, one GPU block) is each target's business;
 // --kiln-distribute-to-workgroups then tiles the kernel to match.
+#include <optional>
 #include <string>
 
 #include "compiler/dialects/flow/flow_dialect.h"
 #include "compiler/dialects/hal/hal_dialect.h"
+#include "compiler/dispatch/dispatch_groups.h"
 #include "compiler/dispatch/passes.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
@@ -86,27 +88,6 @@ constexpr int64_t kThreadsPerWorkgroup = 128;
 
 // Producers cloned into the dispatch that reads them instead of being passed
 // in: they only make or fill the buffer the dispatch writes, or are constants.
-// A linalg op whose one result is read by one consumer only, an all-parallel
-// linalg op that reads it elementwise (a permutation of its loops): a matmul
-// or convolution and its epilogue (bias, activation), a reduction and what
-// scales by it. It joins its consumer's dispatch, and tiling fuses it into
-// each workgroup's tile (the consumer's parallel loops cut it; the reduction
-// stays whole).
-bool FusesIntoItsConsumer(Operation* op) {
-  auto producer = llvm::dyn_cast<mlir::linalg::LinalgOp>(op);
-  if (!producer || !producer.hasPureTensorSemantics() || op->getNumResults() != 1 ||
-      llvm::isa<mlir::linalg::FillOp>(op) || !op->getResult(0).hasOneUse()) {
-    return false;
-  }
-  mlir::OpOperand& use = *op->getResult(0).getUses().begin();
-  auto consumer = llvm::dyn_cast<mlir::linalg::LinalgOp>(use.getOwner());
-  if (!consumer || !consumer.hasPureTensorSemantics() || consumer.isDpsInit(&use) ||
-      consumer.getNumReductionLoops() != 0 || consumer->getBlock() != op->getBlock()) {
-    return false;
-  }
-  return consumer.getMatchingIndexingMap(&use).isPermutation();
-}
-
 // The tensor ops that only reshape, slice, pad or assemble tensors: they
 // join the dispatch of the linalg op that reads them (inside a kernel they
 // are views of its bindings, or fuse into its tiles) instead of running on
@@ -131,21 +112,21 @@ bool IsHostConstant(Operation* op) {
   return !elements || !elements.isSplat();
 }
 
-bool IsClonedIntoDispatch(Operation* op) {
+bool IsClonedIntoDispatch(Operation* op, const DispatchGroups& groups) {
   if (IsHostConstant(op)) return false;
   if (llvm::isa<mlir::tensor::EmptyOp, mlir::arith::ConstantOp>(op)) return true;
   if (ShapesTensors(op)) return true;
   if (auto fill = llvm::dyn_cast<mlir::linalg::FillOp>(op)) {
     return fill.hasPureTensorSemantics();
   }
-  return FusesIntoItsConsumer(op);
+  return groups.JoinsConsumers(op);
 }
 
 // A linalg.fill that only initializes the outputs of other linalg ops is
 // cloned into them; one whose result is used otherwise is a dispatch itself.
-// An op that fuses into its consumer is part of the consumer's dispatch.
-bool IsRoot(mlir::linalg::LinalgOp op) {
-  if (!op.hasPureTensorSemantics() || FusesIntoItsConsumer(op)) return false;
+// An op that joins its consumers (DispatchGroups) is part of their dispatch.
+bool IsRoot(mlir::linalg::LinalgOp op, const DispatchGroups& groups) {
+  if (!op.hasPureTensorSemantics() || groups.JoinsConsumers(op)) return false;
   if (!llvm::isa<mlir::linalg::FillOp>(op.getOperation())) return true;
   // Its uses, through the reshapes fusion puts between a fill and the
   // reduction it initializes (a reduction's init reshaped as its result is).
@@ -165,20 +146,21 @@ bool IsRoot(mlir::linalg::LinalgOp op) {
 }
 
 // The tile size of each loop of `root` (0: not tiled, a workgroup takes the
-// whole loop).
-llvm::SmallVector<int64_t> ChooseWorkgroupTiles(mlir::linalg::LinalgOp root) {
+// whole loop): the reduction loops and those `kept_whole` are not tiled.
+llvm::SmallVector<int64_t> ChooseWorkgroupTiles(mlir::linalg::LinalgOp root,
+                                                llvm::ArrayRef<bool> kept_whole) {
   llvm::SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   llvm::SmallVector<mlir::utils::IteratorType> iterators = root.getIteratorTypesArray();
   int64_t reduction_work = 1;
-  for (auto [range, iterator] : llvm::zip(ranges, iterators)) {
-    if (iterator != mlir::utils::IteratorType::reduction) continue;
+  for (auto [range, iterator, whole] : llvm::zip(ranges, iterators, kept_whole)) {
+    if (iterator != mlir::utils::IteratorType::reduction && !whole) continue;
     reduction_work *= mlir::ShapedType::isDynamic(range) ? kElementsPerWorkgroup : range;
     reduction_work = std::min(reduction_work, kElementsPerWorkgroup);
   }
   int64_t budget = std::max<int64_t>(1, kElementsPerWorkgroup / reduction_work);
   llvm::SmallVector<int64_t> tiles(ranges.size(), 0);
   for (int64_t l = static_cast<int64_t>(ranges.size()) - 1; l >= 0; --l) {
-    if (iterators[l] != mlir::utils::IteratorType::parallel) continue;
+    if (iterators[l] != mlir::utils::IteratorType::parallel || kept_whole[l]) continue;
     int64_t extent = mlir::ShapedType::isDynamic(ranges[l]) ? INT64_MAX : ranges[l];
     int64_t tile = std::max<int64_t>(1, std::min(extent, budget));
     budget = std::max<int64_t>(1, budget / tile);
@@ -224,9 +206,10 @@ class DispatchFormer {
   // Outlines every root of the function; `formed` says whether there was any.
   mlir::LogicalResult Run(bool& formed) {
     MaterializeHostConstants();
+    groups_.emplace(func_);
     llvm::SmallVector<mlir::linalg::LinalgOp> roots;
     func_.walk([&](mlir::linalg::LinalgOp op) {
-      if (IsRoot(op)) roots.push_back(op);
+      if (IsRoot(op, *groups_)) roots.push_back(op);
       return mlir::WalkResult::skip();
     });
     formed = !roots.empty();
@@ -243,6 +226,9 @@ class DispatchFormer {
   mlir::ModuleOp module_;
   mlir::func::FuncOp func_;
   mlir::SymbolTable symbols_;
+  // Made once the host constants are materialized, before any dispatch is
+  // outlined (the ops it names are those of the function as it was then).
+  std::optional<DispatchGroups> groups_;
   int next_ordinal_ = 0;
 };
 
@@ -310,7 +296,7 @@ mlir::LogicalResult DispatchFormer::Outline(mlir::linalg::LinalgOp root) {
     mlir::getUsedValuesDefinedAbove(op->getRegions(), used);
     for (Value v : used) {
       Operation* producer = v.getDefiningOp();
-      if (producer && IsClonedIntoDispatch(producer) && !cloned.contains(producer)) {
+      if (producer && IsClonedIntoDispatch(producer, *groups_) && !cloned.contains(producer)) {
         cloned.insert(producer);
         worklist.push_back(producer);
       }
@@ -392,7 +378,7 @@ mlir::LogicalResult DispatchFormer::Outline(mlir::linalg::LinalgOp root) {
     }
   }
 
-  llvm::SmallVector<int64_t> tiles = ChooseWorkgroupTiles(root);
+  llvm::SmallVector<int64_t> tiles = ChooseWorkgroupTiles(root, groups_->LoopsKeptWhole(root));
   llvm::SmallVector<mlir::Range> ranges = root.createLoopRanges(host, loc);
   llvm::SmallVector<Value> counts;  // Of the tiled loops, outer to inner.
   for (auto [range, tile] : llvm::zip(ranges, tiles)) {
@@ -513,6 +499,7 @@ mlir::LogicalResult DispatchFormer::Outline(mlir::linalg::LinalgOp root) {
     }
   }
   kernel_root->setAttr("kiln.workgroup_tiles", b.getDenseI64ArrayAttr(tiles));
+  kernel->setAttr("kiln.workgroup_loops", b.getIndexAttr(counts.size()));
   for (auto [r, result] : llvm::enumerate(kernel_root->getResults())) {
     Value value = result;
     if (value.getType() != output_tensors[r].getType()) {

@@ -12,12 +12,14 @@ iteration: upload once, then call and wait) and the peers in the same run:
         `sync` (a torch.cuda.synchronize after every call, as a kiln
         invocation waits for its result) and `queued` (calls back to back,
         one synchronize at the end).
+  vulkan  kiln's Vulkan kernels alone, checked and timed (compare them
+        with the cuda run's peers on the same GPU).
   cpu   numpy (one thread) on the chain over 16M f32; kiln on local-task.
 
 Every figure is the median of --repetitions runs. Prints a table and writes
 JSON (--out).
 
-usage: run_tensor_benchmarks.py --bin-dir BUILD/bin --device cuda|cpu [--out F]
+usage: run_tensor_benchmarks.py --bin-dir BUILD/bin --device cuda|vulkan|cpu [--out F]
 """
 import argparse
 import json
@@ -147,13 +149,13 @@ def numpy_chain_ms(repetitions):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin-dir", required=True)
-    parser.add_argument("--device", choices=["cuda", "cpu"], required=True)
+    parser.add_argument("--device", choices=["cuda", "vulkan", "cpu"], required=True)
     parser.add_argument("--repetitions", type=int, default=10)
     parser.add_argument("--out")
     args = parser.parse_args()
 
-    backend = "cuda" if args.device == "cuda" else "llvm-cpu"
-    device = "cuda" if args.device == "cuda" else "local-task"
+    backend = {"cuda": "cuda", "vulkan": "vulkan-spirv", "cpu": "llvm-cpu"}[args.device]
+    device = {"cuda": "cuda", "vulkan": "vulkan", "cpu": "local-task"}[args.device]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         module = os.path.join(tmp, "tensor_kernels.kmod")
@@ -198,6 +200,18 @@ def main():
                       "kiln_us": {"chain4": chain, "softmax": soft, "layernorm": norm},
                       "torch_us": {k: v for k, v in peers.items() if isinstance(v, dict)},
                       "chain4_fraction_of_copy_bandwidth": chain_bw / copy_bw}
+        elif args.device == "vulkan":
+            # kiln's Vulkan kernels alone (the peers are measured on cuda).
+            result = {"kiln_us": {}, "repetitions": reps}
+            for function, inputs in [
+                    ("chain4", ["%dxf32=1.5" % CHAIN_GPU]),
+                    ("softmax", ["@" + os.path.join(tmp, "softmax_in0.npy")]),
+                    ("layernorm", ["@" + os.path.join(tmp, "layernorm_in%d.npy" % k)
+                                   for k in range(3)])]:
+                result["kiln_us"][function] = kiln_median_us(args.bin_dir, module, device,
+                                                             function, inputs, reps)
+                print("vulkan %-10s %10.1f us (median of %d)" %
+                      (function, result["kiln_us"][function], reps))
         else:
             chain = kiln_median_us(args.bin_dir, module, device, "chain4_cpu",
                                    ["%dxf32=1.5" % CHAIN_CPU], reps)

@@ -166,3 +166,32 @@ hal.executable.source private @reshaped_fill_dispatch_0 {
     }
   }
 }
+
+// -----
+
+// A splat constant the host needs in a buffer is a copy of it
+// (--kiln-form-dispatches): the copy of the fill it becomes stays the root
+// and is tiled, each workgroup filling its 1024 elements (not every
+// workgroup the whole output).
+
+#layout = #hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer>]>
+// CHECK-LABEL: hal.executable.source private @splat
+hal.executable.source private @splat {
+  hal.executable.export public @splat ordinal(0) layout(#layout)
+  builtin.module {
+    func.func @splat() attributes {kiln.workgroup_loops = 1 : index} {
+      %c0 = arith.constant 0 : index
+      // CHECK: %[[OUT:.+]] = hal.interface.binding.subspan
+      %out = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) : memref<5000xf32>
+      %out_t = bufferization.to_tensor %out restrict writable : memref<5000xf32> to tensor<5000xf32>
+      %five = arith.constant dense<5.0> : tensor<5000xf32>
+      // CHECK: %[[ID:.+]] = hal.interface.workgroup.id[0] : index
+      // CHECK: %[[TILE:.+]] = memref.subview %[[OUT]][%{{.+}}] [%{{.+}}] [1]
+      // CHECK-NOT: memref<5000xf32>)
+      // CHECK: outs(%[[TILE]] :
+      %r = linalg.copy {kiln.workgroup_tiles = array<i64: 1024>} ins(%five : tensor<5000xf32>) outs(%out_t : tensor<5000xf32>) -> tensor<5000xf32>
+      bufferization.materialize_in_destination %r in restrict writable %out : (tensor<5000xf32>, memref<5000xf32>) -> ()
+      return
+    }
+  }
+}

@@ -13,7 +13,7 @@
 // CHECK: hal.executable.export public @scale_dispatch_0 ordinal(0) layout(#hal.pipeline.layout<constants = 2, bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>]>)
 // CHECK-SAME: attributes {workgroup_size = [128 : index, 1 : index, 1 : index]}
 // CHECK: builtin.module
-// CHECK: func.func @scale_dispatch_0() attributes {kiln.workgroup_size = array<i64: 128, 1, 1>}
+// CHECK: func.func @scale_dispatch_0() attributes {kiln.workgroup_loops = 1 : index, kiln.workgroup_size = array<i64: 128, 1, 1>}
 // CHECK-DAG: %[[N:.+]] = hal.interface.constant.load layout({{.+}}) ordinal(0) : index
 // CHECK-DAG: %[[S:.+]] = hal.interface.constant.load layout({{.+}}) ordinal(1) : f32
 // CHECK: %[[IN:.+]] = hal.interface.binding.subspan layout({{.+}}) binding(0) alignment(64) offset(%{{.+}}) flags({{ ?}}ReadOnly) : memref<?xf32>{%[[N]]}
@@ -157,4 +157,139 @@ func.func @shared_fill(%x: tensor<128x384xf32>) -> (tensor<128x1xf32>, tensor<12
       linalg.yield %r : f32
     } -> tensor<128xf32>
   return %sum, %squares : tensor<128x1xf32>, tensor<128xf32>
+}
+
+// -----
+
+// A softmax over rows of 128 (as --kiln-decompose-aggregates and fusion
+// leave it): the max, the exp (read by the sum and the divide), the sum and
+// the divide are one dispatch whose workgroups take whole rows, 8 rows of
+// 128 each (the row loop is not tiled; the reductions are fused into each
+// tile, broadcast along it).
+#x3 = affine_map<(i, j, k) -> (i, j, k)>
+#r3 = affine_map<(i, j, k) -> (i, j)>
+// CHECK-LABEL: hal.executable.source private @softmax_dispatch_0
+// CHECK: func.func @softmax_dispatch_0() attributes {kiln.workgroup_loops = 2 : index
+// CHECK: %[[MAX:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: arith.maxnumf
+// CHECK: %[[EXP:.+]] = linalg.generic {{.*}}ins(%{{.+}}, %[[MAX]] :
+// CHECK: math.exp
+// CHECK: %[[SUM:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[EXP]] :
+// CHECK: linalg.generic {{.*}}ins(%[[EXP]], %[[SUM]] : {{.*}}kiln.workgroup_tiles = array<i64: 1, 8, 0>
+// CHECK-NOT: hal.executable.source
+// CHECK-LABEL: func.func @softmax(
+// CHECK: flow.dispatch @softmax_dispatch_0::@softmax_dispatch_0[%c16, %c12, %c1](%arg0)
+// CHECK-NOT: flow.dispatch
+func.func @softmax(%x: tensor<12x128x128xf32>) -> tensor<12x128x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %lowest = arith.constant 0xFFC00000 : f32
+  %e = tensor.empty() : tensor<12x128x128xf32>
+  %e2 = tensor.empty() : tensor<12x128xf32>
+  %f1 = linalg.fill ins(%lowest : f32) outs(%e2 : tensor<12x128xf32>) -> tensor<12x128xf32>
+  %max = linalg.generic {indexing_maps = [#x3, #r3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<12x128x128xf32>) outs(%f1 : tensor<12x128xf32>) {
+  ^bb0(%v: f32, %a: f32):
+    %m = arith.maxnumf %v, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<12x128xf32>
+  %exp = linalg.generic {indexing_maps = [#x3, #r3, #x3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %max : tensor<12x128x128xf32>, tensor<12x128xf32>) outs(%e : tensor<12x128x128xf32>) {
+  ^bb0(%v: f32, %m: f32, %o: f32):
+    %d = arith.subf %v, %m : f32
+    %p = math.exp %d : f32
+    linalg.yield %p : f32
+  } -> tensor<12x128x128xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<12x128xf32>) -> tensor<12x128xf32>
+  %sum = linalg.generic {indexing_maps = [#x3, #r3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%exp : tensor<12x128x128xf32>) outs(%f2 : tensor<12x128xf32>) {
+  ^bb0(%v: f32, %a: f32):
+    %s = arith.addf %v, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<12x128xf32>
+  %r = linalg.generic {indexing_maps = [#x3, #r3, #x3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%exp, %sum : tensor<12x128x128xf32>, tensor<12x128xf32>) outs(%e : tensor<12x128x128xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %q = arith.divf %v, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<12x128x128xf32>
+  return %r : tensor<12x128x128xf32>
+}
+
+// -----
+
+// Rows longer than a workgroup may hold whole (8192 > 4096 elements), or
+// of a dynamic length: the reduction is a dispatch of its own, and the
+// elementwise op that reads it broadcast is tiled along the row.
+#x2 = affine_map<(i, j) -> (i, j)>
+#r2 = affine_map<(i, j) -> (i)>
+// CHECK-LABEL: func.func @long_rows(
+// CHECK: %[[SUM:.+]] = flow.dispatch @long_rows_dispatch_0::@long_rows_dispatch_0
+// CHECK: flow.dispatch @long_rows_dispatch_1::@long_rows_dispatch_1[%c8, %c4, %c1](%arg0, %[[SUM]])
+func.func @long_rows(%x: tensor<4x8192xf32>) -> tensor<4x8192xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8192xf32>
+  %e1 = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#x2, #r2], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8192xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%v: f32, %a: f32):
+    %s = arith.addf %v, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [#x2, #r2, #x2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : tensor<4x8192xf32>, tensor<4xf32>) outs(%e : tensor<4x8192xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %q = arith.divf %v, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<4x8192xf32>
+  return %r : tensor<4x8192xf32>
+}
+
+// CHECK-LABEL: func.func @dynamic_rows(
+// CHECK: %[[SUM:.+]] = flow.dispatch @dynamic_rows_dispatch_0::@dynamic_rows_dispatch_0
+// CHECK: flow.dispatch @dynamic_rows_dispatch_1::@dynamic_rows_dispatch_1{{.*}}(%{{.+}}, %arg0, %[[SUM]])
+func.func @dynamic_rows(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c1 : tensor<4x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%n) : tensor<4x?xf32>
+  %e1 = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#x2, #r2], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x?xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%v: f32, %a: f32):
+    %s = arith.addf %v, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [#x2, #r2, #x2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : tensor<4x?xf32>, tensor<4xf32>) outs(%e : tensor<4x?xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %q = arith.divf %v, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<4x?xf32>
+  return %r : tensor<4x?xf32>
+}
+
+// -----
+
+// A matmul reads each operand broadcast along a parallel loop: an
+// elementwise producer of an operand (a dequantization, here a scale) stays
+// a dispatch of its own rather than being computed again for every tile.
+#x2 = affine_map<(i, j) -> (i, j)>
+// CHECK-LABEL: func.func @scaled_operand(
+// CHECK: %[[SCALED:.+]] = flow.dispatch @scaled_operand_dispatch_0::@scaled_operand_dispatch_0
+// CHECK: flow.dispatch @scaled_operand_dispatch_1::@scaled_operand_dispatch_1{{.*}}(%[[SCALED]], %arg1)
+func.func @scaled_operand(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %scaled = linalg.generic {indexing_maps = [#x2, #x2], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.mulf %v, %two : f32
+    linalg.yield %m : f32
+  } -> tensor<64x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %mm = linalg.matmul ins(%scaled, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %mm : tensor<64x64xf32>
 }

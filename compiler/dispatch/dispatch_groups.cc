@@ -1,0 +1,123 @@
+#include "compiler/dispatch/dispatch_groups.h"
+
+#include "mlir/IR/AffineMap.h"
+
+namespace kiln::compiler {
+
+using mlir::Operation;
+
+DispatchGroups::DispatchGroups(mlir::func::FuncOp func) {
+  llvm::SmallVector<mlir::linalg::LinalgOp> ops;
+  func.walk([&](mlir::linalg::LinalgOp op) {
+    ops.push_back(op);
+    return mlir::WalkResult::skip();
+  });
+  // Consumers before their producers: a producer joins a dispatch whose
+  // root and loops its consumers already know.
+  for (mlir::linalg::LinalgOp op : llvm::reverse(ops)) {
+    if (TryJoin(op)) continue;
+    root_of_[op] = op;
+    llvm::SmallVector<std::optional<unsigned>>& loops = root_loop_of_[op];
+    for (unsigned l = 0; l < op.getNumLoops(); ++l) loops.push_back(l);
+  }
+}
+
+bool DispatchGroups::JoinsConsumers(Operation* op) const {
+  // Only linalg ops are grouped (an op made after the grouping may reuse
+  // the memory of a grouped one that was erased).
+  if (!llvm::isa<mlir::linalg::LinalgOp>(op)) return false;
+  auto it = root_of_.find(op);
+  return it != root_of_.end() && it->second != op;
+}
+
+llvm::SmallVector<bool> DispatchGroups::LoopsKeptWhole(mlir::linalg::LinalgOp root) const {
+  auto it = kept_whole_.find(root);
+  if (it != kept_whole_.end()) return it->second;
+  return llvm::SmallVector<bool>(root.getNumLoops(), false);
+}
+
+bool DispatchGroups::TryJoin(mlir::linalg::LinalgOp producer) {
+  if (!producer.hasPureTensorSemantics() || producer->getNumResults() != 1 ||
+      llvm::isa<mlir::linalg::FillOp>(producer.getOperation()) || producer->use_empty()) {
+    return false;
+  }
+  mlir::OpResult result = producer->getResult(0);
+  mlir::AffineMap written = producer.getIndexingMapMatchingResult(result);
+  if (!written.isProjectedPermutation()) return false;
+
+  // The root's loop each of the producer's loops runs along, as every
+  // consumer sees it (none where they disagree).
+  const unsigned producer_loops = producer.getNumLoops();
+  llvm::SmallVector<std::optional<unsigned>> root_loops;
+  Operation* root = nullptr;
+  for (mlir::OpOperand& use : result.getUses()) {
+    auto consumer = llvm::dyn_cast<mlir::linalg::LinalgOp>(use.getOwner());
+    if (!consumer || !consumer.hasPureTensorSemantics() || consumer.isDpsInit(&use) ||
+        consumer->getBlock() != producer->getBlock()) {
+      return false;
+    }
+    auto placed = root_of_.find(consumer);
+    if (placed == root_of_.end() || (root && placed->second != root)) return false;
+    root = placed->second;
+    mlir::AffineMap read = consumer.getMatchingIndexingMap(&use);
+    if (!read.isProjectedPermutation()) return false;
+    // Read along every parallel loop of the consumer, or broadcast only
+    // where the consumer has no reduction (a matmul reads each operand
+    // broadcast along a parallel loop: fused, the operand would be computed
+    // again for each tile of that loop).
+    if (consumer.getNumReductionLoops() != 0) {
+      for (unsigned l = 0; l < consumer.getNumLoops(); ++l) {
+        if (consumer.getIteratorTypesArray()[l] == mlir::utils::IteratorType::parallel &&
+            !read.isFunctionOfDim(l)) {
+          return false;
+        }
+      }
+    }
+    const llvm::SmallVector<std::optional<unsigned>>& consumer_root_loops =
+        root_loop_of_.find(consumer)->second;
+    llvm::SmallVector<std::optional<unsigned>> via(producer_loops, std::nullopt);
+    for (unsigned r = 0; r < written.getNumResults(); ++r) {
+      unsigned producer_loop = llvm::cast<mlir::AffineDimExpr>(written.getResult(r)).getPosition();
+      unsigned consumer_loop = llvm::cast<mlir::AffineDimExpr>(read.getResult(r)).getPosition();
+      via[producer_loop] = consumer_root_loops[consumer_loop];
+    }
+    if (root_loops.empty()) {
+      root_loops = via;
+    } else {
+      for (unsigned l = 0; l < producer_loops; ++l) {
+        if (root_loops[l] != via[l]) root_loops[l] = std::nullopt;
+      }
+    }
+  }
+
+  // The root's parallel loops the producer's result does not reach: every
+  // workgroup takes them whole.
+  auto root_op = llvm::cast<mlir::linalg::LinalgOp>(root);
+  llvm::SmallVector<bool> kept = LoopsKeptWhole(root_op);
+  llvm::SmallVector<bool> reached(root_op.getNumLoops(), false);
+  for (std::optional<unsigned> l : root_loops) {
+    if (l) reached[*l] = true;
+  }
+  llvm::SmallVector<int64_t> ranges = root_op.getStaticLoopRanges();
+  llvm::SmallVector<mlir::utils::IteratorType> iterators = root_op.getIteratorTypesArray();
+  bool any_kept = false;
+  for (unsigned l = 0; l < root_op.getNumLoops(); ++l) {
+    if (iterators[l] == mlir::utils::IteratorType::parallel && !reached[l]) kept[l] = true;
+    any_kept |= kept[l];
+  }
+  if (any_kept) {
+    int64_t whole_elements = 1;
+    for (unsigned l = 0; l < root_op.getNumLoops(); ++l) {
+      if (!kept[l] && iterators[l] == mlir::utils::IteratorType::parallel) continue;
+      if (mlir::ShapedType::isDynamic(ranges[l])) return false;
+      whole_elements *= ranges[l];
+      if (whole_elements > kMaxWholeLoopElements) return false;
+    }
+  }
+  root_of_[producer] = root;
+  root_loop_of_[producer] = std::move(root_loops);
+  kept_whole_[root] = std::move(kept);
+  return true;
+}
+
+}  // namespace kiln::compiler

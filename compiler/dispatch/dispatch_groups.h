@@ -1,0 +1,70 @@
+// DispatchGroups: which linalg ops of a host function share one dispatch.
+//
+// Every linalg op left after elementwise fusion is the root of a dispatch,
+// unless it joins its consumers': then tiling fuses it into each workgroup's
+// tile of the root (scf::tileConsumerAndFuseProducersUsingSCF), computing
+// there just the part of its result that tile reads. An op joins when
+//
+//   - it has one result, and every use of it is an input (not an init) of a
+//     linalg op in the same block that is already in one dispatch, with the
+//     root of that dispatch the same for all uses;
+//   - each consumer reads it through a projected permutation: elementwise
+//     (a matmul and its bias, a reduction and what scales by it) or, for a
+//     consumer without reduction loops, broadcast along some of the
+//     consumer's loops (the max of a softmax row, read by every element of
+//     the row);
+//   - the root's parallel loops that the op's result does not reach (the
+//     row of that softmax) can stay whole in each workgroup: static, and
+//     together with the root's reduction loops at most
+//     kMaxWholeLoopElements elements, since the tile computes every row it
+//     touches whole (a tile split along them would compute the op again in
+//     each part).
+//
+// So a softmax (max, exp-sum, divide) or a layernorm (mean, variance,
+// normalize) over rows of moderate length is one dispatch whose workgroups
+// each own whole rows, where each reduction's rows would otherwise make a
+// dispatch of their own and a round trip through device memory.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace kiln::compiler {
+
+class DispatchGroups {
+ public:
+  // The most elements a workgroup's tile may hold along the loops it must
+  // keep whole: rows of a softmax or layernorm up to this length fuse
+  // (the GPU keeps a tile's intermediates in workgroup memory).
+  static constexpr int64_t kMaxWholeLoopElements = 4096;
+
+  // Groups the linalg ops of `func` (nested blocks included).
+  explicit DispatchGroups(mlir::func::FuncOp func);
+
+  // Whether `op` is computed inside its consumers' dispatch.
+  bool JoinsConsumers(mlir::Operation* op) const;
+
+  // For a root: which of its loops every workgroup must take whole (a
+  // parallel loop some op of its dispatch computes whole rows along). The
+  // reduction loops are not listed; they are never tiled.
+  llvm::SmallVector<bool> LoopsKeptWhole(mlir::linalg::LinalgOp root) const;
+
+ private:
+  // Whether `producer` can join its consumers' dispatch; if so, records it.
+  bool TryJoin(mlir::linalg::LinalgOp producer);
+
+  // The dispatch root of each op placed so far (itself for a root).
+  llvm::DenseMap<mlir::Operation*, mlir::Operation*> root_of_;
+  // For each op placed so far, the root's loop each of its loops runs along
+  // (none for its reduction loops and loops the root has no counterpart of).
+  llvm::DenseMap<mlir::Operation*, llvm::SmallVector<std::optional<unsigned>>> root_loop_of_;
+  // For each root with ops joined: the parallel loops kept whole.
+  llvm::DenseMap<mlir::Operation*, llvm::SmallVector<bool>> kept_whole_;
+};
+
+}  // namespace kiln::compiler
