@@ -80,6 +80,13 @@ namespace kiln::hal {
     "",                                                                                           \
     "the buffer holds at least minimum_length bytes; else INVALID_ARGUMENT `<message>: needs N "  \
     "bytes, but its buffer holds M` (the size check of dispatch operands)")                       \
+  X(BufferLoad, "buffer.load", "rrIi_I",                                                          \
+    "device:hal.device buffer:hal.buffer offset:i64 length:i32", "",                              \
+    "value:i64",                                                                                  \
+    "the `length` (1, 2, 4 or 8) bytes at `offset`, little-endian, zero-extended to 64 bits: a "  \
+    "tensor element the host reads (tensor.extract), read back from the buffer on `device` "      \
+    "directly where the host can map it, else through a staging copy on the device's queue, "     \
+    "waited for (hal/transfer.h); OUT_OF_RANGE past the buffer's end")                            \
   X(BufferViewCreate, "buffer_view.create", "ri*_r",                                              \
     "buffer:hal.buffer element_type:i32", "dims: one i64 per dimension (rank = their count)",     \
     "view:hal.buffer_view",                                                                       \

@@ -247,6 +247,38 @@ Status BufferAssert(HalState&, Args args, Results) {
                               " bytes, but its buffer holds " + std::to_string(length));
 }
 
+// One element the host reads (tensor.extract on the host): its bytes read
+// back through the transfer the tools use (directly where the host can map
+// the buffer, else through a staging copy), little-endian, zero-extended.
+// The compiler submits and awaits the work that wrote the buffer first.
+Status BufferLoad(HalState&, Args args, Results results) {
+  const Ref<Device>* device = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
+  const Ref<Buffer>* buffer = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 1, "buffer", &buffer));
+  size_t offset = 0;
+  KILN_RETURN_IF_ERROR(GetSize(args, 2, "offset", /*whole_allowed=*/false, &offset));
+  const int32_t length = args[3].i32();
+  if (length != 1 && length != 2 && length != 4 && length != 8) {
+    return ArgError(3, "length", std::to_string(length) + " is not 1, 2, 4 or 8");
+  }
+  const size_t size = (*buffer)->byte_length();
+  if (offset > size || static_cast<size_t>(length) > size - offset) {
+    return OutOfRangeError("hal.buffer.load of " + std::to_string(length) + " bytes at offset " +
+                           std::to_string(offset) + " of a buffer of " + std::to_string(size) +
+                           " bytes");
+  }
+  KILN_ASSIGN_OR_RETURN(Ref<Buffer> element, Buffer::Subspan(*buffer, offset, length));
+  std::array<uint8_t, 8> bytes = {};
+  KILN_RETURN_IF_ERROR(
+      ReadBuffer(**device, element, std::span<uint8_t>(bytes.data(), length),
+                 std::to_string(length) + " bytes at offset " + std::to_string(offset)));
+  uint64_t value = 0;
+  for (int32_t i = length - 1; i >= 0; --i) value = (value << 8) | bytes[i];
+  results[0] = Variant::I64(static_cast<int64_t>(value));
+  return OkStatus();
+}
+
 Status BufferViewCreate(HalState& state, Args args, Results results) {
   const Ref<Buffer>* buffer = nullptr;
   KILN_RETURN_IF_ERROR(Get(args, 0, "buffer", &buffer));

@@ -327,6 +327,28 @@ def HAL_BufferAssertOp : HAL_Op<"buffer.assert"> {
   }];
 }
 
+def HAL_BufferLoadOp : HAL_Op<"buffer.load", [MemoryEffects<[MemRead]>]> {
+  let summary = "Reads one element of a buffer back to the host.";
+  let description = [{
+    ```mlir
+    %v = hal.buffer.load<%device : !hal.device> source(%buffer : !hal.buffer)[%offset] : f32
+    ```
+    The element of the result's type (i1 as one byte; i8, i16, i32, i64,
+    f32, f64, index as i64) at byte `offset`: the host side of a
+    tensor.extract. The work that wrote the buffer must have completed (the
+    host passes await their submissions); the read goes through `device`'s
+    queue where the host cannot map the buffer (the runtime's
+    hal.buffer.load).
+  }];
+  let arguments = (ins HAL_Device:$device, HAL_Buffer:$source_buffer,
+                       HAL_DeviceSize:$source_offset);
+  let results = (outs AnyTypeOf<[I1, I8, I16, I32, I64, Index, F32, F64]>:$result);
+  let assemblyFormat = [{
+    `<` $device `:` type($device) `>` `source` `(` $source_buffer `:` type($source_buffer) `)`
+    `` `[` $source_offset `]` `:` type($result) attr-dict-with-keyword
+  }];
+}
+
 def HAL_ElementTypeOp : HAL_PureOp<"element_type"> {
   let summary = "The runtime's i32 encoding of an element type.";
   let description = [{

@@ -122,6 +122,38 @@ struct ExecutablePattern : mlir::OpConversionPattern<HAL::ExecutableOp> {
   }
 };
 
+// hal.buffer.load: the import reads 1, 2, 4 or 8 bytes zero-extended into an
+// i64; the element's register is made from it (narrow integers canonical:
+// i8/i16 sign-extended, i1 0 or 1; floats bitcast).
+struct BufferLoadPattern : mlir::OpConversionPattern<HAL::BufferLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  mlir::LogicalResult matchAndRewrite(HAL::BufferLoadOp op, OpAdaptor a,
+                                      mlir::ConversionPatternRewriter& rewriter) const override {
+    const Type type = op.getType();
+    const int64_t bytes = type.isIndex() ? 8 : (type.getIntOrFloatBitWidth() + 7) / 8;
+    ImportBuilder ib(rewriter, op);
+    mlir::FailureOr<Operation*> call =
+        ib.Call(HalImportOf(HalImport::kBufferLoad),
+                {a.getDevice(), a.getSourceBuffer(), a.getSourceOffset(), ib.I32(bytes)});
+    if (mlir::failed(call)) return mlir::failure();
+    Value bits = (*call)->getResult(0);
+    SelectionBuilder& sb = ib.sb();
+    Value value;
+    if (bytes == 8) {
+      value = type.isF64() ? sb.Def(Opcode::kBitcastI64F64, rewriter.getF64Type(), bits) : bits;
+    } else {
+      Value low = sb.Def(Opcode::kTruncI64I32, rewriter.getI32Type(), bits);
+      if (type.isF32()) {
+        value = sb.Def(Opcode::kBitcastI32F32, rewriter.getF32Type(), low);
+      } else {
+        value = sb.Canonicalize(low, type.getIntOrFloatBitWidth());
+      }
+    }
+    rewriter.replaceOp(op, value);
+    return mlir::success();
+  }
+};
+
 template <typename OpT>
 void Add(mlir::RewritePatternSet& patterns, const mlir::TypeConverter& converter,
          typename HalImportPattern<OpT>::Build build) {
@@ -132,7 +164,7 @@ void Add(mlir::RewritePatternSet& patterns, const mlir::TypeConverter& converter
 
 void PopulateHALToVMPatterns(const mlir::TypeConverter& converter,
                              mlir::RewritePatternSet& patterns) {
-  patterns.add<ExecutablePattern>(converter, patterns.getContext());
+  patterns.add<ExecutablePattern, BufferLoadPattern>(converter, patterns.getContext());
   using IB = ImportBuilder;
   using HI = HalImport;
 

@@ -202,6 +202,7 @@ TEST_P(HalModuleTest, ExportsTheContractSignatures) {
       {"buffer.length", "r_I"},
       {"buffer.subspan", "rII_r"},
       {"buffer.assert", "rrI_"},
+      {"buffer.load", "rrIi_I"},
       {"buffer_view.create", "ri*_r"},
       {"buffer_view.buffer", "r_r"},
       {"buffer_view.rank", "r_i"},
@@ -319,6 +320,34 @@ TEST_P(HalModuleTest, AllocateInitialized) {
   status = CallHalError("allocator.allocate.initialized",
                         {Variant::FromRef(WrapDevice(device_)), Variant::FromRef(*source)}, 1);
   EXPECT_CONTAINS(status.message(), "argument 0 (allocator): expected hal.allocator");
+}
+
+// buffer.load: one element read back (tensor.extract on the host), its
+// bytes zero-extended; a range past the end is an error, not a read.
+TEST_P(HalModuleTest, BufferLoadReadsOneElement) {
+  Ref<Buffer> buffer = MakeBuffer<uint8_t>(
+      *device_, {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x88, 0xF0, 0xFF, 0x00, 0x80});
+  const Variant device = Variant::FromRef(WrapDevice(device_));
+  const Variant wrapped = Wrap(buffer);
+  auto load = [&](int64_t offset, int32_t length) {
+    return CallHal("buffer.load", {device, wrapped, Variant::I64(offset), Variant::I32(length)}, 1);
+  };
+  struct Case {
+    int64_t offset;
+    int32_t length;
+    int64_t expected;
+  };
+  for (const Case& c : {Case{0, 1, 0x01}, Case{7, 1, 0x88}, Case{8, 2, 0xFFF0},
+                        Case{8, 4, 0x8000FFF0}, Case{0, 8, int64_t{-0x77F8F9FAFBFCFDFF}},
+                        Case{4, 8, static_cast<int64_t>(0x8000FFF088070605u)}}) {
+    auto value = load(c.offset, c.length);
+    ASSERT_TRUE(value.ok()) << value.status().ToString();
+    EXPECT_EQ((*value)[0].i64(), c.expected) << c.offset << " " << c.length;
+  }
+  EXPECT_CONTAINS(load(9, 4).status().message(),
+                  "hal.buffer.load of 4 bytes at offset 9 of a buffer of 12 bytes");
+  EXPECT_CONTAINS(load(0, 3).status().message(), "argument 3 (length): 3 is not 1, 2, 4 or 8");
+  EXPECT_CONTAINS(load(-1, 4).status().message(), "argument 2 (offset): -1 is negative");
 }
 
 TEST_P(HalModuleTest, SubspanAndBufferViews) {

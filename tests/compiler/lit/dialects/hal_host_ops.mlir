@@ -42,6 +42,10 @@ func.func @devices_and_buffers(%view: !hal.buffer_view) -> !hal.buffer_view {
   %length = hal.buffer.length<%buffer : !hal.buffer> : index
   // CHECK: hal.buffer.assert<%[[BUFFER]] : !hal.buffer> message("operand 1") minimum_length(%{{.+}})
   hal.buffer.assert<%buffer : !hal.buffer> message("operand 1") minimum_length(%c16)
+  // CHECK: hal.buffer.load<%[[DEVICE]] : !hal.device> source(%[[BUFFER]] : !hal.buffer)[%{{.+}}] : f32
+  %element = hal.buffer.load<%device : !hal.device> source(%buffer : !hal.buffer)[%c0] : f32
+  // CHECK: hal.buffer.load<%[[DEVICE]] : !hal.device> source(%[[BUFFER]] : !hal.buffer)[%{{.+}}] : i1
+  %flag = hal.buffer.load<%device : !hal.device> source(%buffer : !hal.buffer)[%c0] : i1
   // CHECK: hal.buffer.subspan<%[[BUFFER]] : !hal.buffer>[%{{.+}}, %{{.+}}] : !hal.buffer
   %span = hal.buffer.subspan<%buffer : !hal.buffer>[%c0, %c16] : !hal.buffer
   // CHECK: %[[F32:.+]] = hal.element_type<f32> : i32

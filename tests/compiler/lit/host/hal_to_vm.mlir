@@ -116,3 +116,49 @@ module @constants {
   // CHECK: vm.rodata @__constant dense<[1, 2, 3]> : tensor<3xi32>
   // CHECK: vm.rodata @__constant_1 dense<[true, false]> : tensor<2xi1>
 }
+
+// -----
+
+// hal.buffer.load: the import reads the element's bytes (1, 2, 4 or 8)
+// zero-extended into an i64; the element's register is made from it: i64
+// and index as they are, f64 bitcast, narrower types truncated to 32 bits,
+// f32 bitcast, i8/i16 sign-extended and i1 masked (the canonical forms).
+
+// CHECK-LABEL: vm.module @element_loads
+module @element_loads {
+  // CHECK: vm.import @hal.buffer.load(!vm.ref<!hal.device>, !vm.ref<!hal.buffer>, i64, i32) -> i64
+  // CHECK: vm.func @loads(%[[DEVICE:.+]]: !vm.ref<!hal.device>, %[[BUFFER:.+]]: !vm.ref<!hal.buffer>, %[[OFFSET:.+]]: i64)
+  func.func @loads(%device: !hal.device, %buffer: !hal.buffer, %offset: index) -> (f32, i8, i16, i1, i64, f64, index, i32) {
+    // CHECK-DAG: %[[C4:.+]] = vm.const.i32 4
+    // CHECK-DAG: %[[C1:.+]] = vm.const.i32 1
+    // CHECK-DAG: %[[C2:.+]] = vm.const.i32 2
+    // CHECK-DAG: %[[C8:.+]] = vm.const.i32 8
+    // CHECK: %[[F:.+]] = vm.call.import @hal.buffer.load(%[[DEVICE]], %[[BUFFER]], %[[OFFSET]], %[[C4]]) : (!vm.ref<!hal.device>, !vm.ref<!hal.buffer>, i64, i32) -> i64
+    // CHECK: %[[F32:.+]] = vm.trunc.i64.i32 %[[F]]
+    // CHECK: vm.bitcast.i32.f32 %[[F32]]
+    %f = hal.buffer.load<%device : !hal.device> source(%buffer : !hal.buffer)[%offset] : f32
+    // CHECK: %[[B:.+]] = vm.call.import @hal.buffer.load(%[[DEVICE]], %[[BUFFER]], %[[OFFSET]], %[[C1]])
+    // CHECK: %[[B32:.+]] = vm.trunc.i64.i32 %[[B]]
+    // CHECK: vm.ext.i8.i32.s %[[B32]]
+    %b = hal.buffer.load<%device : !hal.device> source(%buffer : !hal.buffer)[%offset] : i8
+    // CHECK: %[[H:.+]] = vm.call.import @hal.buffer.load(%[[DEVICE]], %[[BUFFER]], %[[OFFSET]], %[[C2]])
+    // CHECK: %[[H32:.+]] = vm.trunc.i64.i32 %[[H]]
+    // CHECK: vm.ext.i16.i32.s %[[H32]]
+    %h = hal.buffer.load<%device : !hal.device> source(%buffer : !hal.buffer)[%offset] : i16
+    // CHECK: %[[P:.+]] = vm.call.import @hal.buffer.load(%[[DEVICE]], %[[BUFFER]], %[[OFFSET]], %[[C1]])
+    // CHECK: %[[P32:.+]] = vm.trunc.i64.i32 %[[P]]
+    // CHECK: vm.and.i32 %[[P32]], %[[C1]]
+    %p = hal.buffer.load<%device : !hal.device> source(%buffer : !hal.buffer)[%offset] : i1
+    // CHECK: vm.call.import @hal.buffer.load(%[[DEVICE]], %[[BUFFER]], %[[OFFSET]], %[[C8]])
+    %l = hal.buffer.load<%device : !hal.device> source(%buffer : !hal.buffer)[%offset] : i64
+    // CHECK: %[[D:.+]] = vm.call.import @hal.buffer.load(%[[DEVICE]], %[[BUFFER]], %[[OFFSET]], %[[C8]])
+    // CHECK: vm.bitcast.i64.f64 %[[D]]
+    %d = hal.buffer.load<%device : !hal.device> source(%buffer : !hal.buffer)[%offset] : f64
+    // CHECK: vm.call.import @hal.buffer.load(%[[DEVICE]], %[[BUFFER]], %[[OFFSET]], %[[C8]])
+    %x = hal.buffer.load<%device : !hal.device> source(%buffer : !hal.buffer)[%offset] : index
+    // CHECK: %[[W:.+]] = vm.call.import @hal.buffer.load(%[[DEVICE]], %[[BUFFER]], %[[OFFSET]], %[[C4]])
+    // CHECK: vm.trunc.i64.i32 %[[W]]
+    %w = hal.buffer.load<%device : !hal.device> source(%buffer : !hal.buffer)[%offset] : i32
+    return %f, %b, %h, %p, %l, %d, %x, %w : f32, i8, i16, i1, i64, f64, index, i32
+  }
+}
