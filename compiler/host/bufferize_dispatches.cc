@@ -66,12 +66,46 @@
 //   %c = hal.buffer_view.create buffer(%buffer : !hal.buffer) shape([%c2]) type(...)
 //   check.expect_eq<%device>(%x_view, %c) : !hal.buffer_view
 //
+// Tensor globals (util.global of a static tensor type) become !hal.buffer
+// globals: a load is the global's buffer, a store makes the stored tensor's
+// buffer the global's (a dispatch result's, without a copy). An arith.constant
+// of distinct elements that stays on the host (form-dispatches leaves it
+// there) becomes an immutable global too, so that it is uploaded once per
+// module instance and not on every call:
+//
+//   util.global private @w = dense<[1.0, 2.0]> : tensor<2xf32>
+//   %w = util.global.load @w : tensor<2xf32>
+//   %c = arith.constant dense<[3.0, 4.0]> : tensor<2xf32>
+// becomes
+//   util.global private @w : !hal.buffer
+//   util.global private @__constant : !hal.buffer
+//   %w = util.global.load immutable @w : !hal.buffer
+//   %c = util.global.load immutable @__constant : !hal.buffer
+//   (the module initializer: hal.allocator.allocate.initialized of each value
+//   and util.global.store; splats of 1, 2 or 4 bytes, and the zeros of a
+//   mutable global without a value, are fills on the device instead)
+//
+// The buffer of an immutable global is never written: a dispatch that may
+// write it (a result tied to it, a binding its layout lets it write) binds a
+// copy made on the device first, and where it escapes (returned, passed to a
+// call, stored into a mutable global) a copy escapes. A mutable global's
+// buffer is written in place by a tied dispatch, as an argument's is.
+//
+// tensor.extract on the host reads the element back once the work before it
+// has completed (hal.buffer.load, through the device's queue where the host
+// cannot map the buffer); elements the VM cannot hold (f16, bf16) are an
+// error at the extract.
+//
 // The device and each executable the module dispatches to are immutable
 // util.globals set by a util.initializer (hal.devices.get 0,
-// hal.executable.create of hal.executable @x, whose binary the runtime picks).
+// hal.executable.create of hal.executable @x, whose binary the runtime picks),
+// placed before the program's own initializers, which may use them: those
+// that compute on tensors (constants, loads and stores of tensor globals;
+// no dispatches) are lowered like functions.
 //
 // --kiln-hal-schedule-command-buffers then merges adjacent submissions; the
 // count regions' affine.apply ops are left for upstream --lower-affine.
+#include <deque>
 #include <string>
 
 #include "compiler/dialects/check/check_dialect.h"
@@ -108,7 +142,22 @@ struct TensorState {
   Value view;
   // The buffer holds at least the bytes of `dims` (made or asserted so).
   bool sized = true;
+  // The buffer of an immutable global (a tensor constant among them), which
+  // nothing may write: a dispatch that would write it in place, and a
+  // function, caller or mutable global it escapes to, get a copy instead.
+  bool read_only = false;
 };
+
+// Whether an op in `root` (or `root` itself) has a tensor operand or result.
+bool TakesOrMakesTensors(Operation* root) {
+  return root
+      ->walk([](Operation* op) {
+        const bool tensors = llvm::any_of(op->getOperandTypes(), llvm::IsaPred<mlir::TensorType>) ||
+                             llvm::any_of(op->getResultTypes(), llvm::IsaPred<mlir::TensorType>);
+        return tensors ? mlir::WalkResult::interrupt() : mlir::WalkResult::advance();
+      })
+      .wasInterrupted();
+}
 
 std::string TypeText(Type type) {
   std::string text;
@@ -132,12 +181,19 @@ class Bufferizer {
   // Module-level symbols, made on first use.
   llvm::StringRef DeviceGlobal();
   mlir::FailureOr<llvm::StringRef> ExecutableGlobal(Location loc, mlir::SymbolRefAttr entry);
+  void RetypeTensorGlobals();
+  std::string ConstantGlobal(mlir::ElementsAttr value, Location loc);
   void BuildInitializer();
+  void InitializeBuffer(OpBuilder& b, Location loc, Value device, Value allocator,
+                        llvm::StringRef global, mlir::ElementsAttr value);
 
-  void LowerFunction(mlir::func::FuncOp func);
+  // `owner` is a func.func or a util.initializer that computes on tensors.
+  void LowerFunction(Operation* owner);
   void LowerOp(Operation* op);
   void LowerDispatch(Flow::DispatchOp op);
   void LowerConstant(Operation* op, mlir::Attribute value);
+  void LowerGlobalAccess(Operation* op);
+  void LowerExtract(mlir::tensor::ExtractOp op);
   void LowerCheck(Operation* op);
   mlir::FailureOr<Value> CheckedView(OpBuilder& b, Operation* op, Value value);
   TensorState* StateOf(Operation* user, Value tensor);
@@ -145,6 +201,13 @@ class Bufferizer {
   Value ByteLength(OpBuilder& b, Location loc, Type element_type, llvm::ArrayRef<Value> dims);
   Value ViewOf(OpBuilder& b, Location loc, TensorState& state);
   Value Allocate(OpBuilder& b, Location loc, Value length);
+  // A one-shot command buffer on the function's device with the commands
+  // `record` adds, submitted and awaited (scheduling merges neighbours).
+  void Submit(OpBuilder& b, Location loc, Value device,
+              llvm::function_ref<void(Value command_buffer)> record);
+  // A writable copy of a read-only tensor (a new buffer; the state as it is
+  // otherwise).
+  TensorState WritableCopy(OpBuilder& b, Location loc, const TensorState& state);
   Value Device(OpBuilder& b, Location loc);
 
   mlir::ModuleOp module_;
@@ -153,9 +216,15 @@ class Bufferizer {
   std::string device_global_;
   // hal.executable symbol -> its global, in first-use order.
   llvm::MapVector<mlir::StringAttr, std::string> executable_globals_;
+  // Tensor globals, now !hal.buffer globals: name -> tensor type, mutability.
+  llvm::DenseMap<mlir::StringAttr, std::pair<RankedTensorType, bool>> tensor_globals_;
+  // The buffers the module initializer fills, in order: (global, value).
+  llvm::SmallVector<std::pair<std::string, mlir::ElementsAttr>> initial_buffers_;
+  // Host tensor constants made immutable globals: value -> global.
+  llvm::DenseMap<mlir::Attribute, std::string> constant_globals_;
 
-  // Per function.
-  mlir::func::FuncOp func_;
+  // Per function (or initializer): "@f" in messages.
+  std::string function_name_;
   Value device_, allocator_;
   llvm::DenseMap<mlir::StringAttr, Value> executables_;
   llvm::DenseMap<Value, TensorState> tensors_;
@@ -215,10 +284,71 @@ mlir::FailureOr<llvm::StringRef> Bufferizer::ExecutableGlobal(Location loc,
   return llvm::StringRef(executable_globals_[name] = global);
 }
 
-// The module initializer's share: the device, then every executable.
+// Tensor globals become !hal.buffer globals (static shapes: the type is
+// the buffer's layout); the module initializer fills those with an initial
+// value, and mutable ones without it with zeros (IREE's zero-initialized
+// state). Their loads and stores are lowered with the functions.
+void Bufferizer::RetypeTensorGlobals() {
+  for (auto global : module_.getOps<Util::GlobalOp>()) {
+    auto type = llvm::dyn_cast<mlir::TensorType>(global.getType());
+    if (!type) continue;
+    auto ranked = llvm::dyn_cast<RankedTensorType>(type);
+    if (!ranked || !ranked.hasStaticShape()) {
+      Error(global.getLoc()) << "tensor global @" << global.getSymName() << " of type " << type
+                             << " must have a static shape (its buffer is allocated once)";
+      continue;
+    }
+    if (!host::ElementTypeCode(ranked.getElementType())) {
+      Error(global.getLoc()) << "tensor global @" << global.getSymName() << ": element type "
+                             << ranked.getElementType() << " is not supported";
+      continue;
+    }
+    mlir::Attribute initial = global.getInitialValueAttr();
+    auto elements = llvm::dyn_cast_or_null<mlir::ElementsAttr>(initial);
+    if (initial && (!elements || elements.getShapedType().getShape() != ranked.getShape() ||
+                    elements.getElementType() != ranked.getElementType())) {
+      Error(global.getLoc()) << "tensor global @" << global.getSymName() << " of type " << ranked
+                             << " needs a dense initial value of that type, got " << initial;
+      continue;
+    }
+    if (!elements && global.getIsMutable()) {
+      OpBuilder b(global);
+      elements = mlir::DenseElementsAttr::get(
+          ranked, llvm::cast<mlir::TypedAttr>(b.getZeroAttr(ranked.getElementType())));
+    }
+    // An immutable global without a value gets it from a util.initializer.
+    if (elements) initial_buffers_.push_back({global.getSymName().str(), elements});
+    tensor_globals_[global.getSymNameAttr()] = {ranked, global.getIsMutable()};
+    global.setType(HAL::BufferType::get(global.getContext()));
+    global.removeInitialValueAttr();
+  }
+}
+
+// A host tensor constant is uploaded once per module instance: an
+// immutable global that the module initializer fills (equal constants share
+// one).
+std::string Bufferizer::ConstantGlobal(mlir::ElementsAttr value, Location loc) {
+  auto it = constant_globals_.find(value);
+  if (it != constant_globals_.end()) return it->second;
+  std::string name = host::UniqueSymbolName(symbols_, "__constant");
+  OpBuilder b = OpBuilder::atBlockEnd(module_.getBody());
+  symbols_.insert(Util::GlobalOp::create(b, loc, name, b.getStringAttr("private"),
+                                         HAL::BufferType::get(b.getContext()), false, nullptr));
+  initial_buffers_.push_back({name, value});
+  tensor_globals_[b.getStringAttr(name)] = {llvm::cast<RankedTensorType>(value.getShapedType()),
+                                            false};
+  return constant_globals_[value] = name;
+}
+
+// The module initializer's share: the device, every executable, then the
+// buffers of tensor globals and constants. It runs before the program's own
+// initializers (which may use them).
 void Bufferizer::BuildInitializer() {
+  if (!initial_buffers_.empty()) DeviceGlobal();
   if (device_global_.empty()) return;
   OpBuilder b = OpBuilder::atBlockEnd(module_.getBody());
+  auto initializers = module_.getOps<Util::InitializerOp>();
+  if (!initializers.empty()) b.setInsertionPoint(*initializers.begin());
   const Location loc = module_.getLoc();
   auto initializer = Util::InitializerOp::create(b, loc);
   b.setInsertionPointToStart(&initializer.getBody().emplaceBlock());
@@ -232,7 +362,74 @@ void Bufferizer::BuildInitializer() {
                                                    mlir::FlatSymbolRefAttr::get(name));
     Util::GlobalStoreOp::create(b, executable->getLoc(), loaded, global);
   }
+  if (!initial_buffers_.empty()) {
+    Value allocator =
+        HAL::DeviceAllocatorOp::create(b, loc, HAL::AllocatorType::get(b.getContext()), device);
+    for (auto& [global, value] : initial_buffers_) {
+      InitializeBuffer(b, symbols_.lookup(global)->getLoc(), device, allocator, global, value);
+    }
+  }
   Util::ReturnOp::create(b, loc);
+}
+
+// A global's buffer: a splat of 1, 2 or 4 bytes is a fill on the device (no
+// module data); other values come from the module's data.
+void Bufferizer::InitializeBuffer(OpBuilder& b, Location loc, Value device, Value allocator,
+                                  llvm::StringRef global, mlir::ElementsAttr value) {
+  auto dense = llvm::dyn_cast<mlir::DenseElementsAttr>(value);
+  const Type element_type = value.getElementType();
+  const int64_t element_bytes = host::ElementByteSize(element_type);
+  Value buffer;
+  if (dense && dense.isSplat() &&
+      (element_bytes == 1 || element_bytes == 2 || element_bytes == 4)) {
+    llvm::APInt bits = llvm::isa<mlir::FloatType>(element_type)
+                           ? dense.getSplatValue<llvm::APFloat>().bitcastToAPInt()
+                           : dense.getSplatValue<llvm::APInt>();
+    bits = bits.zextOrTrunc(element_bytes * 8);
+    Value pattern = mlir::arith::ConstantOp::create(
+        b, loc, b.getIntegerAttr(b.getIntegerType(element_bytes * 8), bits));
+    Value length = host::IndexConstant(b, loc, element_bytes * value.getNumElements());
+    Value none = host::I32Constant(b, loc, 0);
+    buffer = HAL::AllocatorAllocateOp::create(b, loc, HAL::BufferType::get(b.getContext()),
+                                              allocator, none, none, length);
+    Submit(b, loc, device, [&](Value cmd) {
+      HAL::CommandBufferFillBufferOp::create(b, loc, cmd, buffer, host::IndexConstant(b, loc, 0),
+                                             length, pattern);
+    });
+  } else {
+    buffer = HAL::AllocatorAllocateInitializedOp::create(
+        b, loc, HAL::BufferType::get(b.getContext()), allocator, value);
+  }
+  Util::GlobalStoreOp::create(b, loc, buffer, global);
+}
+
+void Bufferizer::Submit(OpBuilder& b, Location loc, Value device,
+                        llvm::function_ref<void(Value command_buffer)> record) {
+  mlir::MLIRContext* context = b.getContext();
+  Value cmd = HAL::CommandBufferCreateOp::create(
+      b, loc, HAL::CommandBufferType::get(context), device,
+      HAL::CommandBufferModeBitfieldAttr::get(context, HAL::CommandBufferModeBitfield::OneShot),
+      /*binding_capacity=*/nullptr);
+  record(cmd);
+  HAL::CommandBufferFinalizeOp::create(b, loc, cmd);
+  Value fence = HAL::FenceCreateOp::create(b, loc, HAL::FenceType::get(context), device);
+  HAL::DeviceQueueExecuteOp::create(b, loc, device, /*wait_fence=*/nullptr, fence, cmd);
+  HAL::FenceAwaitOp::create(b, loc, mlir::ValueRange{fence},
+                            mlir::arith::ConstantIntOp::create(b, loc, b.getI64Type(), -1));
+}
+
+TensorState Bufferizer::WritableCopy(OpBuilder& b, Location loc, const TensorState& state) {
+  TensorState copy = state;
+  Value length = ByteLength(b, loc, state.type.getElementType(), state.dims);
+  copy.buffer = Allocate(b, loc, length);
+  copy.view = nullptr;
+  copy.read_only = false;
+  Submit(b, loc, device_, [&](Value cmd) {
+    Value zero = host::IndexConstant(b, loc, 0);
+    HAL::CommandBufferCopyBufferOp::create(b, loc, cmd, state.buffer, zero, copy.buffer, zero,
+                                           length);
+  });
+  return copy;
 }
 
 Value Bufferizer::ByteLength(OpBuilder& b, Location loc, Type element_type,
@@ -306,15 +503,22 @@ mlir::LogicalResult Bufferizer::Run() {
     }
     functions.push_back(func);
   }
+  RetypeTensorGlobals();
   for (mlir::func::FuncOp func : functions) LowerFunction(func);
+  // The program's initializers that compute on tensors (loads and stores of
+  // tensor globals, constants); the others have nothing to lower.
+  for (auto initializer : llvm::to_vector(module_.getOps<Util::InitializerOp>())) {
+    if (TakesOrMakesTensors(initializer)) LowerFunction(initializer);
+  }
   BuildInitializer();
   return mlir::failure(failed_);
 }
 
 // The device, allocator and executables a function uses are loaded once at
 // the top of its entry block, then every op is lowered in order.
-void Bufferizer::LowerFunction(mlir::func::FuncOp func) {
-  func_ = func;
+void Bufferizer::LowerFunction(Operation* owner) {
+  auto func = llvm::dyn_cast<mlir::func::FuncOp>(owner);
+  function_name_ = func ? ("@" + func.getSymName()).str() : "the initializer";
   device_ = allocator_ = nullptr;
   executables_.clear();
   tensors_.clear();
@@ -322,19 +526,25 @@ void Bufferizer::LowerFunction(mlir::func::FuncOp func) {
   rejected_.clear();
   erased_.clear();
   retyped_.clear();
-  mlir::Block& entry = func.getBody().front();
+  mlir::Block& entry = owner->getRegion(0).front();
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
-  const Location loc = func.getLoc();
+  const Location loc = owner->getLoc();
   // The ops to lower, collected before the lowering adds its own.
   llvm::SmallVector<Operation*> ops;
-  func.walk<mlir::WalkOrder::PreOrder>([&](Operation* op) {
-    if (op != func) ops.push_back(op);
+  owner->walk<mlir::WalkOrder::PreOrder>([&](Operation* op) {
+    if (op != owner) ops.push_back(op);
   });
 
   bool needs_device = false, needs_allocator = false;
   llvm::SmallVector<std::pair<mlir::SymbolRefAttr, Location>> entries;
-  func.walk([&](Operation* op) {
+  owner->walk([&](Operation* op) {
     if (llvm::isa<mlir::tensor::EmptyOp>(op)) needs_device = needs_allocator = true;
+    // Host reads of elements; copies of read-only global buffers (unused
+    // loads of the device and allocator go again at the end).
+    if (llvm::isa<mlir::tensor::ExtractOp, Util::GlobalLoadOp, Util::GlobalStoreOp>(op) &&
+        TakesOrMakesTensors(op)) {
+      needs_device = needs_allocator = true;
+    }
     if (llvm::isa<Util::UnfoldableConstantOp, Flow::TensorDynamicConstantOp,
                   mlir::arith::ConstantOp>(op) &&
         llvm::isa<mlir::TensorType>(op->getResult(0).getType())) {
@@ -375,6 +585,16 @@ void Bufferizer::LowerFunction(mlir::func::FuncOp func) {
     }
     executables_[name] = Util::GlobalLoadOp::create(
         b, loc, HAL::ExecutableType::get(b.getContext()), *global, /*is_immutable=*/true);
+  }
+
+  if (!func) {
+    // An initializer: no signature.
+    for (Operation* op : ops) LowerOp(op);
+    if (failed_) return;
+    for (Operation* op : llvm::reverse(erased_)) op->erase();
+    if (allocator_ && allocator_.use_empty()) allocator_.getDefiningOp()->erase();
+    if (device_ && device_.use_empty()) device_.getDefiningOp()->erase();
+    return;
   }
 
   // Signature: tensors become buffer views, asserted and taken apart on entry.
@@ -561,8 +781,34 @@ void Bufferizer::LowerOp(Operation* op) {
   }
   if (auto constant = llvm::dyn_cast<mlir::arith::ConstantOp>(op)) {
     // Tensor constants the dispatches read (form-dispatches leaves those of
-    // distinct elements on the host); scalars stay.
-    if (llvm::isa<mlir::TensorType>(constant.getType())) LowerConstant(op, constant.getValue());
+    // distinct elements on the host): in functions, immutable globals
+    // uploaded once; in an initializer (which runs once), uploaded there.
+    // Scalars stay.
+    if (!llvm::isa<mlir::TensorType>(constant.getType())) return;
+    auto elements = llvm::dyn_cast<mlir::ElementsAttr>(constant.getValue());
+    auto type = llvm::dyn_cast<RankedTensorType>(constant.getType());
+    if (llvm::isa<Util::InitializerOp>(op->getParentOp()) || !elements || !type ||
+        !type.hasStaticShape() || !host::ElementTypeCode(type.getElementType())) {
+      LowerConstant(op, constant.getValue());  // (Or its error.)
+      return;
+    }
+    std::string global = ConstantGlobal(elements, loc);
+    TensorState state;
+    state.type = type;
+    state.buffer = Util::GlobalLoadOp::create(before, loc, HAL::BufferType::get(op->getContext()),
+                                              global, /*is_immutable=*/true);
+    for (int64_t d : type.getShape()) state.dims.push_back(host::IndexConstant(before, loc, d));
+    state.read_only = true;
+    tensors_[constant.getResult()] = std::move(state);
+    erased_.push_back(op);
+    return;
+  }
+  if (llvm::isa<Util::GlobalLoadOp, Util::GlobalStoreOp>(op)) {
+    LowerGlobalAccess(op);
+    return;
+  }
+  if (auto extract = llvm::dyn_cast<mlir::tensor::ExtractOp>(op)) {
+    LowerExtract(extract);
     return;
   }
   if (llvm::isa_and_nonnull<Check::CheckDialect>(op->getDialect())) {
@@ -573,7 +819,14 @@ void Bufferizer::LowerOp(Operation* op) {
     for (mlir::OpOperand& operand : op->getOpOperands()) {
       if (!llvm::isa<mlir::TensorType>(operand.get().getType())) continue;
       TensorState* state = StateOf(op, operand.get());
-      if (state) operand.set(ViewOf(before, loc, *state));
+      if (!state) continue;
+      // A callee or caller may write what it is given in place.
+      if (state->read_only) {
+        TensorState copy = WritableCopy(before, loc, *state);
+        operand.set(ViewOf(before, loc, copy));
+        continue;
+      }
+      operand.set(ViewOf(before, loc, *state));
     }
     if (llvm::isa<mlir::func::CallOp>(op)) {
       OpBuilder after(op->getContext());
@@ -604,8 +857,83 @@ void Bufferizer::LowerOp(Operation* op) {
     for (Value result : op->getResults()) poisoned_.insert(result);
     Error(loc) << "'" << op->getName()
                << "' cannot take or produce tensors (tensors are used by flow.dispatch, "
-                  "tensor.dim, tensor.empty, func.call, func.return and check ops)";
+                  "tensor.dim, tensor.empty, tensor.extract, util.global.load/store, func.call, "
+                  "func.return and check ops)";
   }
+}
+
+// util.global.load of a tensor global: its buffer (read-only when the
+// global is immutable). util.global.store: the stored tensor's buffer is the
+// global's from now on (a read-only one copied first: the global is
+// mutable, a dispatch may write it in place later).
+void Bufferizer::LowerGlobalAccess(Operation* op) {
+  const Location loc = op->getLoc();
+  OpBuilder before(op);
+  auto load = llvm::dyn_cast<Util::GlobalLoadOp>(op);
+  auto store = llvm::dyn_cast<Util::GlobalStoreOp>(op);
+  mlir::FlatSymbolRefAttr symbol = load ? load.getGlobalAttr() : store.getGlobalAttr();
+  auto it = tensor_globals_.find(symbol.getAttr());
+  if (it == tensor_globals_.end()) {
+    // A scalar or ref global; or a tensor global already reported.
+    const Type type = load ? load.getType() : store.getValue().getType();
+    if (!llvm::isa<mlir::TensorType>(type)) return;
+    if (load) poisoned_.insert(load.getResult());
+    erased_.push_back(op);
+    if (!symbols_.lookup(symbol.getAttr())) Error(loc) << "unknown global " << symbol;
+    return;
+  }
+  auto [type, is_mutable] = it->second;
+  const Type buffer_type = HAL::BufferType::get(op->getContext());
+  if (load) {
+    TensorState state;
+    state.type = type;
+    state.buffer = Util::GlobalLoadOp::create(before, loc, buffer_type, symbol.getValue(),
+                                              /*is_immutable=*/!is_mutable);
+    for (int64_t d : type.getShape()) state.dims.push_back(host::IndexConstant(before, loc, d));
+    state.read_only = !is_mutable;
+    tensors_[load.getResult()] = std::move(state);
+    erased_.push_back(op);
+    return;
+  }
+  TensorState* state = StateOf(op, store.getValue());
+  if (!state) return;
+  Value buffer = state->buffer;
+  if (state->read_only && is_mutable) buffer = WritableCopy(before, loc, *state).buffer;
+  Util::GlobalStoreOp::create(before, loc, buffer, symbol.getValue());
+  erased_.push_back(op);
+}
+
+// tensor.extract on the host: the element's bytes read back from its buffer
+// once the work before has completed (every submission is awaited, and a
+// read ends a merged recording: hal.buffer.load reads memory). The VM holds
+// i1 to i64, index, f32 and f64; f16 and bf16 scalars have no registers.
+void Bufferizer::LowerExtract(mlir::tensor::ExtractOp op) {
+  const Location loc = op.getLoc();
+  OpBuilder before(op);
+  const Type type = op.getType();
+  const bool held = type.isIndex() || type.isF32() || type.isF64() ||
+                    (type.isSignlessInteger() &&
+                     llvm::is_contained({1u, 8u, 16u, 32u, 64u}, type.getIntOrFloatBitWidth()));
+  if (!held) {
+    poisoned_.insert(op.getResult());
+    Error(loc) << "tensor.extract of a " << type
+               << " element on the host: the VM has no registers for it (host scalars are "
+                  "i1, i8, i16, i32, i64, index, f32 and f64)";
+    return;
+  }
+  TensorState* state = StateOf(op, op.getTensor());
+  if (!state) return;
+  // Row-major: ((i0 * d1 + i1) * d2 + i2) ... elements, times the element size.
+  Value linear = host::IndexConstant(before, loc, 0);
+  for (auto [index, dim] : llvm::zip(op.getIndices(), state->dims)) {
+    linear = mlir::arith::AddIOp::create(
+        before, loc, mlir::arith::MulIOp::create(before, loc, linear, dim), index);
+  }
+  Value offset = mlir::arith::MulIOp::create(
+      before, loc, linear, host::IndexConstant(before, loc, host::ElementByteSize(type)));
+  Value value = HAL::BufferLoadOp::create(before, loc, type, device_, state->buffer, offset);
+  op.getResult().replaceAllUsesWith(value);
+  erased_.push_back(op);
 }
 
 // A constant tensor on the host (util.unfoldable_constant,
@@ -760,7 +1088,15 @@ void Bufferizer::LowerDispatch(Flow::DispatchOp op) {
   // Each tensor operand's declared type and dims: a result tied to it whose
   // own declaration is no larger needs no check of its own.
   llvm::DenseMap<unsigned, std::pair<RankedTensorType, llvm::SmallVector<Value>>> operand_declared;
-  const std::string function = ("@" + func_.getSymName()).str();
+  const std::string& function = function_name_;
+  // The operands results are tied to (written in place), the state each
+  // tensor operand is bound as (a copy of a read-only one it writes).
+  llvm::DenseSet<unsigned> written;
+  for (unsigned r = 0; r < op->getNumResults(); ++r) {
+    if (std::optional<unsigned> tied = op.getTiedOperandIndex(r)) written.insert(*tied);
+  }
+  std::deque<TensorState> copies;
+  llvm::DenseMap<unsigned, TensorState*> operand_states;
   for (auto [index, arg] : llvm::enumerate(op.getArguments())) {
     auto tensor_type = llvm::dyn_cast<RankedTensorType>(op.getArguments()[index].getType());
     if (!tensor_type && !tensors_.count(arg)) {
@@ -786,6 +1122,20 @@ void Bufferizer::LowerDispatch(Flow::DispatchOp op) {
     }
     TensorState* state = StateOf(op, arg);
     if (!state) return;
+    // A read-only buffer (an immutable global's) that this dispatch may
+    // write (a result tied to it, or a binding the layout lets it write) is
+    // copied first: the dispatch writes the copy, tied results share it.
+    if (state->read_only) {
+      HAL::PipelineBindingAttr binding =
+          layout && binding_buffers.size() < layout.getBindings().size()
+              ? layout.getBinding(binding_buffers.size())
+              : nullptr;
+      if (written.contains(index) || (binding && !binding.isReadOnly())) {
+        copies.push_back(WritableCopy(b, loc, *state));
+        state = &copies.back();
+      }
+    }
+    operand_states[index] = state;
     if (!tensor_type) tensor_type = state->type;
     // The declared dims: static ones from the type, dynamic ones from {...}.
     mlir::ValueRange argument_dims = op.getArgumentDynamicDims(index);
@@ -834,7 +1184,8 @@ void Bufferizer::LowerDispatch(Flow::DispatchOp op) {
                                                 : host::IndexConstant(b, loc, type.getDimSize(i)));
     }
     if (std::optional<unsigned> tied = op.getTiedOperandIndex(r)) {
-      TensorState* operand = StateOf(op, op.getArguments()[*tied]);
+      TensorState* operand = operand_states.lookup(*tied);
+      if (!operand) operand = StateOf(op, op.getArguments()[*tied]);
       if (!operand) return;
       state.buffer = operand->buffer;
       // The buffer covers the operand's declared size (checked above or true
@@ -870,21 +1221,13 @@ void Bufferizer::LowerDispatch(Flow::DispatchOp op) {
   }
 
   // Its own one-shot submission; scheduling merges neighbours.
-  mlir::MLIRContext* context = b.getContext();
-  Value cmd = HAL::CommandBufferCreateOp::create(
-      b, loc, HAL::CommandBufferType::get(context), device_,
-      HAL::CommandBufferModeBitfieldAttr::get(context, HAL::CommandBufferModeBitfield::OneShot),
-      /*binding_capacity=*/nullptr);
-  Value zero = host::IndexConstant(b, loc, 0);
-  llvm::SmallVector<Value> offsets(binding_buffers.size(), zero);
-  HAL::CommandBufferDispatchOp::create(
-      b, loc, cmd, executable, host::IndexConstant(b, loc, ordinal), count[0], count[1], count[2],
-      constants, binding_buffers, offsets, binding_lengths, entry_point);
-  HAL::CommandBufferFinalizeOp::create(b, loc, cmd);
-  Value fence = HAL::FenceCreateOp::create(b, loc, HAL::FenceType::get(context), device_);
-  HAL::DeviceQueueExecuteOp::create(b, loc, device_, /*wait_fence=*/nullptr, fence, cmd);
-  HAL::FenceAwaitOp::create(b, loc, mlir::ValueRange{fence},
-                            mlir::arith::ConstantIntOp::create(b, loc, b.getI64Type(), -1));
+  Submit(b, loc, device_, [&](Value cmd) {
+    Value zero = host::IndexConstant(b, loc, 0);
+    llvm::SmallVector<Value> offsets(binding_buffers.size(), zero);
+    HAL::CommandBufferDispatchOp::create(
+        b, loc, cmd, executable, host::IndexConstant(b, loc, ordinal), count[0], count[1], count[2],
+        constants, binding_buffers, offsets, binding_lengths, entry_point);
+  });
 }
 
 struct BufferizeDispatchesPass

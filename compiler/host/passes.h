@@ -7,7 +7,9 @@
 //       the declared size of every operand checked against its buffer;
 //       tensor constants (util.unfoldable_constant,
 //       flow.tensor.dynamic_constant) -> buffers filled from module data;
-//       check ops on tensors -> check ops on buffer views.
+//       tensor globals and host tensor constants -> !hal.buffer globals
+//       filled once by the module initializer; tensor.extract ->
+//       hal.buffer.load; check ops on tensors -> check ops on buffer views.
 //   --kiln-hal-schedule-command-buffers  a block's adjacent submissions share
 //       one command buffer, with execution barriers where dispatches conflict.
 //   --kiln-hal-memoize-command-buffers   static submissions record a reusable

@@ -3,7 +3,9 @@
 namespace kiln::compiler {
 
 void registerInputPasses() {
+  mlir::registerPass(createConvertMLProgramPass);
   mlir::registerPass(createDecomposeAggregatesPass);
+  mlir::registerPass(createExpandTensorInsertsPass);
   mlir::registerPass(createDetachUnreadInitsPass);
   mlir::registerPass(createTensorInputPass);
 }

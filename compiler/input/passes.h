@@ -9,6 +9,11 @@
 //   --kiln-decompose-aggregates  linalg.softmax (and any op with linalg's
 //       AggregatedOpInterface) into the linalg ops it is made of
 //       (decompose_aggregates.cc).
+//   --kiln-convert-ml-program  ml_program globals, loads and stores into
+//       their util forms (convert_ml_program.cc).
+//   --kiln-expand-tensor-inserts  tensor.insert of a scalar into an
+//       elementwise linalg.generic selecting it at the insert position
+//       (expand_tensor_inserts.cc).
 //   --kiln-tensor-input  the input pipeline (upstream's elementwise-to-linalg,
 //       the detaching above, elementwise fusion) on each function that
 //       computes on tensors, and on no other (tensor_input.cc).
@@ -20,7 +25,9 @@
 
 namespace kiln::compiler {
 
+std::unique_ptr<mlir::Pass> createConvertMLProgramPass();
 std::unique_ptr<mlir::Pass> createDecomposeAggregatesPass();
+std::unique_ptr<mlir::Pass> createExpandTensorInsertsPass();
 std::unique_ptr<mlir::Pass> createDetachUnreadInitsPass();
 std::unique_ptr<mlir::Pass> createTensorInputPass();
 

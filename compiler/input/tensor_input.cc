@@ -1,6 +1,7 @@
 // TensorInput (--kiln-tensor-input): the input pipeline of tensor programs,
 // run on each function that computes on tensors and on nothing else:
 //
+//   --kiln-expand-tensor-inserts    tensor.insert -> an elementwise linalg.generic
 //   --kiln-decompose-aggregates     linalg.softmax -> its linalg ops
 //   convert-elementwise-to-linalg   arith/math on whole tensors -> linalg.generic
 //   --kiln-detach-unread-inits      no false dependences through unread inits
@@ -52,6 +53,7 @@ struct TensorInputPass : mlir::PassWrapper<TensorInputPass, mlir::OperationPass<
     pipeline.getDependentDialects(registry);
   }
   static void Build(mlir::OpPassManager& pipeline) {
+    pipeline.addPass(createExpandTensorInsertsPass());
     pipeline.addPass(createDecomposeAggregatesPass());
     pipeline.addPass(mlir::createConvertElementwiseToLinalgPass());
     pipeline.addPass(createDetachUnreadInitsPass());

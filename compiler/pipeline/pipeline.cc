@@ -14,8 +14,10 @@
 namespace kiln::compiler {
 
 void BuildPipeline(mlir::OpPassManager& pm, const PipelineOptions& options) {
-  // Input: fold what the program computes from constants (dispatch sizes,
-  // workgroup counts) before anything depends on its shape.
+  // Input: ml_program globals as util globals; then fold what the program
+  // computes from constants (dispatch sizes, workgroup counts) before
+  // anything depends on its shape.
+  pm.addPass(createConvertMLProgramPass());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
 
