@@ -6,6 +6,8 @@
 // RUN: %kiln-run-module --device=%device --module=%t.kmod --function=extract_all --input="2x3xi32=1 -2 300 -40000 70000 5" --input=index=1 --input=index=0 | FileCheck %s --check-prefix=NEG --match-full-lines
 // RUN: %kiln-run-module --device=%device --module=%t.kmod --function=extract_all --input="2x3xi32=1 -2 300 -40000 70000 5" --input=index=0 --input=index=2 | FileCheck %s --check-prefix=POS --match-full-lines
 // RUN: %kiln-run-module --device=%device --module=%t.kmod --function=insert_2d --input="2x3xf32=1 2 3 4 5 6" --input=f32=-7.5 --input=index=1 --input=index=2 | FileCheck %s --check-prefix=INSERT --match-full-lines
+// RUN: %kiln-run-module --device=%device --module=%t.kmod --function=normalize --input="4xf32=1 -8 2 4" | FileCheck %s --check-prefix=NORMALIZE --match-full-lines
+// RUN: %kiln-run-module --device=%device --module=%t.kmod --function=normalize --input="4xf32=-1 -8 -2 -4" | FileCheck %s --check-prefix=NEGATIVE --match-full-lines
 // A position past the end is an error of the read, not a crash.
 // RUN: not %kiln-run-module --device=%device --module=%t.kmod --function=extract_all --input="2x3xi32=1 -2 300 -40000 70000 5" --input=index=2 --input=index=0 2>&1 | FileCheck %s --check-prefix=OUT-OF-RANGE
 
@@ -54,4 +56,39 @@ func.func @insert_2d(%x: tensor<2x3xf32>, %v: f32, %i: index, %j: index) -> (ten
   %1 = arith.addf %0, %0 : tensor<2x3xf32>
   %e = tensor.extract %1[%i, %j] : tensor<2x3xf32>
   return %1, %e : tensor<2x3xf32>, f32
+}
+
+// A scalar the host reads back from a reduction steers control flow and
+// feeds the next dispatch: x / max(x) when the maximum is positive, else
+// x / -1.
+// NORMALIZE: EXEC @normalize
+// NORMALIZE-NEXT: result[0]: hal.buffer_view
+// NORMALIZE-NEXT: 4xf32=0.25 -2 0.5 1
+// NORMALIZE-NEXT: result[1]: f32=4
+// NEGATIVE: EXEC @normalize
+// NEGATIVE-NEXT: result[0]: hal.buffer_view
+// NEGATIVE-NEXT: 4xf32=1 8 2 4
+// NEGATIVE-NEXT: result[1]: f32=-1
+func.func @normalize(%x: tensor<4xf32>) -> (tensor<4xf32>, f32) {
+  %lowest = arith.constant -3.40282347E+38 : f32
+  %e = tensor.empty() : tensor<f32>
+  %init = linalg.fill ins(%lowest : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %max = linalg.reduce ins(%x : tensor<4xf32>) outs(%init : tensor<f32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %m = arith.maximumf %in, %acc : f32
+      linalg.yield %m : f32
+    }
+  %m = tensor.extract %max[] : tensor<f32>
+  %zero = arith.constant 0.0 : f32
+  %positive = arith.cmpf ogt, %m, %zero : f32
+  %divisor = scf.if %positive -> f32 {
+    scf.yield %m : f32
+  } else {
+    %minus_one = arith.constant -1.0 : f32
+    scf.yield %minus_one : f32
+  }
+  %empty = tensor.empty() : tensor<4xf32>
+  %splat = linalg.fill ins(%divisor : f32) outs(%empty : tensor<4xf32>) -> tensor<4xf32>
+  %r = arith.divf %x, %splat : tensor<4xf32>
+  return %r, %m : tensor<4xf32>, f32
 }
