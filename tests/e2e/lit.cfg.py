@@ -70,6 +70,11 @@ def device_unusable_reason():
     # A usable device lists as "vulkan://0  <name>"; a driver that cannot run
     # here as "vulkan  unavailable: <reason>".
     if any(line.startswith(driver + "://") for line in lines):
+        # Mesa's software Vulkan driver (lavapipe, named llvmpipe) ends any
+        # shader loop after 65535 iterations: `device-lavapipe` marks what
+        # that cuts short.
+        if any(line.startswith(driver + "://") and "llvmpipe" in line for line in lines):
+            config.available_features.add("device-lavapipe")
         return None
     for line in lines:
         if line.split(" ", 1)[0] == driver:
