@@ -1,10 +1,25 @@
 #include "compiler/dispatch/dispatch_groups.h"
 
+#include <algorithm>
+
 #include "mlir/IR/AffineMap.h"
+#include "mlir/IR/TypeUtilities.h"
 
 namespace kiln::compiler {
 
 using mlir::Operation;
+
+namespace {
+
+// The bytes of one element of a tensor type (at least 1: i1 is stored as a
+// byte).
+int64_t ElementBytes(mlir::Type type) {
+  mlir::Type element = mlir::getElementTypeOrSelf(type);
+  if (!element.isIntOrFloat()) return 8;  // index, complex: at most 8.
+  return std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8);
+}
+
+}  // namespace
 
 DispatchGroups::DispatchGroups(mlir::func::FuncOp func) {
   llvm::SmallVector<mlir::linalg::LinalgOp> ops;
@@ -106,12 +121,18 @@ bool DispatchGroups::TryJoin(mlir::linalg::LinalgOp producer) {
     any_kept |= kept[l];
   }
   if (any_kept) {
-    int64_t whole_elements = 1;
+    // The widest element of what the tile holds whole: the producer's and
+    // the root's results.
+    int64_t element_bytes = ElementBytes(result.getType());
+    for (mlir::Value root_result : root->getResults()) {
+      element_bytes = std::max(element_bytes, ElementBytes(root_result.getType()));
+    }
+    int64_t whole_bytes = element_bytes;
     for (unsigned l = 0; l < root_op.getNumLoops(); ++l) {
       if (!kept[l] && iterators[l] == mlir::utils::IteratorType::parallel) continue;
       if (mlir::ShapedType::isDynamic(ranges[l])) return false;
-      whole_elements *= ranges[l];
-      if (whole_elements > kMaxWholeLoopElements) return false;
+      whole_bytes *= ranges[l];
+      if (whole_bytes > kMaxWholeLoopBytes) return false;
     }
   }
   root_of_[producer] = root;

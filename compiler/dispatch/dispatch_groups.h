@@ -15,10 +15,10 @@
 //     the row);
 //   - the root's parallel loops that the op's result does not reach (the
 //     row of that softmax) can stay whole in each workgroup: static, and
-//     together with the root's reduction loops at most
-//     kMaxWholeLoopElements elements, since the tile computes every row it
-//     touches whole (a tile split along them would compute the op again in
-//     each part).
+//     with the root's reduction loops at most kMaxWholeLoopBytes of the
+//     widest element the op or the root makes, since the tile computes every
+//     row it touches whole (a tile split along them would compute the op
+//     again in each part).
 //
 // So a softmax (max, exp-sum, divide) or a layernorm (mean, variance,
 // normalize) over rows of moderate length is one dispatch whose workgroups
@@ -38,10 +38,11 @@ namespace kiln::compiler {
 
 class DispatchGroups {
  public:
-  // The most elements a workgroup's tile may hold along the loops it must
-  // keep whole: rows of a softmax or layernorm up to this length fuse
-  // (the GPU keeps a tile's intermediates in workgroup memory).
-  static constexpr int64_t kMaxWholeLoopElements = 4096;
+  // The most bytes a workgroup's tile may hold of one intermediate along
+  // the loops it must keep whole: a GPU workgroup keeps the tile's
+  // intermediates in workgroup memory (Vulkan guarantees 16 KiB of it), so
+  // f32 rows of up to 1024 elements fuse (BERT's 768, a softmax over 128).
+  static constexpr int64_t kMaxWholeLoopBytes = 4096;
 
   // Groups the linalg ops of `func` (nested blocks included).
   explicit DispatchGroups(mlir::func::FuncOp func);

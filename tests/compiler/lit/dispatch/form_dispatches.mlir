@@ -217,8 +217,8 @@ func.func @softmax(%x: tensor<12x128x128xf32>) -> tensor<12x128x128xf32> {
 
 // -----
 
-// Rows longer than a workgroup may hold whole (8192 > 4096 elements), or
-// of a dynamic length: the reduction is a dispatch of its own, and the
+// Rows longer than a workgroup may hold whole (f32 rows of 8192 elements,
+// 32 KiB, where the bound is 4 KiB), or of a dynamic length: the reduction is a dispatch of its own, and the
 // elementwise op that reads it broadcast is tiled along the row.
 #x2 = affine_map<(i, j) -> (i, j)>
 #r2 = affine_map<(i, j) -> (i)>
