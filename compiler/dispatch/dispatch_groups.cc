@@ -32,8 +32,14 @@ DispatchGroups::DispatchGroups(mlir::func::FuncOp func) {
   for (mlir::linalg::LinalgOp op : llvm::reverse(ops)) {
     if (TryJoin(op)) continue;
     root_of_[op] = op;
+    // A root's parallel loops are its own; its reduction loops have no
+    // counterpart that tiles could cut (they are never tiled).
     llvm::SmallVector<std::optional<unsigned>>& loops = root_loop_of_[op];
-    for (unsigned l = 0; l < op.getNumLoops(); ++l) loops.push_back(l);
+    for (auto [l, iterator] : llvm::enumerate(op.getIteratorTypesArray())) {
+      loops.push_back(iterator == mlir::utils::IteratorType::parallel
+                          ? std::optional<unsigned>(l)
+                          : std::nullopt);
+    }
   }
 }
 
@@ -103,6 +109,20 @@ bool DispatchGroups::TryJoin(mlir::linalg::LinalgOp producer) {
         if (root_loops[l] != via[l]) root_loops[l] = std::nullopt;
       }
     }
+  }
+
+  // The producer's result along its loops that no loop of the root tiles
+  // (a consumer reduces over them, or its consumers disagree): each tile
+  // holds all of it, as an intermediate.
+  llvm::SmallVector<int64_t> producer_ranges = producer.getStaticLoopRanges();
+  llvm::SmallVector<mlir::utils::IteratorType> producer_iterators =
+      producer.getIteratorTypesArray();
+  int64_t untiled_bytes = ElementBytes(result.getType());
+  for (unsigned l = 0; l < producer_loops; ++l) {
+    if (producer_iterators[l] != mlir::utils::IteratorType::parallel || root_loops[l]) continue;
+    if (mlir::ShapedType::isDynamic(producer_ranges[l])) return false;
+    untiled_bytes *= producer_ranges[l];
+    if (untiled_bytes > kMaxWholeLoopBytes) return false;
   }
 
   // The root's parallel loops the producer's result does not reach: every

@@ -13,6 +13,10 @@
 //     consumer without reduction loops, broadcast along some of the
 //     consumer's loops (the max of a softmax row, read by every element of
 //     the row);
+//   - the op's result along the loops no loop of the root tiles (those a
+//     consumer reduces over) fits kMaxWholeLoopBytes: each tile computes
+//     all of it (an elementwise producer of a 131072-long argmax stays a
+//     dispatch of its own);
 //   - the root's parallel loops that the op's result does not reach (the
 //     row of that softmax) can stay whole in each workgroup: static, and
 //     with the root's reduction loops at most kMaxWholeLoopBytes of the
@@ -61,8 +65,9 @@ class DispatchGroups {
 
   // The dispatch root of each op placed so far (itself for a root).
   llvm::DenseMap<mlir::Operation*, mlir::Operation*> root_of_;
-  // For each op placed so far, the root's loop each of its loops runs along
-  // (none for its reduction loops and loops the root has no counterpart of).
+  // For each op placed so far, the root's parallel loop each of its loops
+  // runs along (none for reduction loops, and loops the root has no
+  // parallel counterpart of).
   llvm::DenseMap<mlir::Operation*, llvm::SmallVector<std::optional<unsigned>>> root_loop_of_;
   // For each root with ops joined: the parallel loops kept whole.
   llvm::DenseMap<mlir::Operation*, llvm::SmallVector<bool>> kept_whole_;
