@@ -293,3 +293,60 @@ func.func @scaled_operand(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tenso
   %mm = linalg.matmul ins(%scaled, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %mm : tensor<64x64xf32>
 }
+
+// -----
+
+// An elementwise producer of a reduction the consumer reduces whole (a
+// 131072-long argmax's input, made by a tensor.insert into a fill) would be
+// held whole in the one workgroup: it stays a dispatch of its own. The same
+// producer of a 64-long reduction joins it.
+#v = affine_map<(i) -> (i)>
+#s = affine_map<(i) -> ()>
+// CHECK-LABEL: func.func @long_reduction_input(
+// CHECK: %[[INPUT:.+]] = flow.dispatch @long_reduction_input_dispatch_0::@long_reduction_input_dispatch_0
+// CHECK: flow.dispatch @long_reduction_input_dispatch_1::@long_reduction_input_dispatch_1{{.*}}(%[[INPUT]])
+// CHECK-LABEL: func.func @short_reduction_input(
+// CHECK: flow.dispatch @short_reduction_input_dispatch_0::@short_reduction_input_dispatch_0[%c1, %c1, %c1]()
+// CHECK-NOT: flow.dispatch
+func.func @long_reduction_input(%at: index) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<131072xf32>
+  %x = linalg.generic {indexing_maps = [#v], iterator_types = ["parallel"]} outs(%e : tensor<131072xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %hit = arith.cmpi eq, %i, %at : index
+    %y = arith.select %hit, %one, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<131072xf32>
+  %e0 = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %r = linalg.generic {indexing_maps = [#v, #s], iterator_types = ["reduction"]}
+      ins(%x : tensor<131072xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%v: f32, %a: f32):
+    %m = arith.maximumf %v, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+func.func @short_reduction_input() -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %x = linalg.generic {indexing_maps = [#v], iterator_types = ["parallel"]} outs(%e : tensor<64xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %c = arith.index_cast %i : index to i32
+    %y = arith.sitofp %c : i32 to f32
+    linalg.yield %y : f32
+  } -> tensor<64xf32>
+  %e0 = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %r = linalg.generic {indexing_maps = [#v, #s], iterator_types = ["reduction"]}
+      ins(%x : tensor<64xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%v: f32, %a: f32):
+    %m = arith.maximumf %v, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
