@@ -1,0 +1,128 @@
+// The Bufferizer of --kiln-hal-bufferize-dispatches (passes.h), shared by
+// the files that lower its parts:
+//
+//   bufferize_dispatches.cc  functions, calls, tensor.dim/empty/extract and
+//                            flow.dispatch into hal ops (the pass itself)
+//   bufferize_globals.cc     the device, executable and tensor globals, the
+//                            module initializer, host tensor constants
+//   bufferize_checks.cc      the check dialect's comparisons of tensors
+//
+// Each tensor value on the host becomes a TensorState (its buffer and dims);
+// the Bufferizer holds them per function.
+#pragma once
+
+#include <string>
+
+#include "compiler/dialects/flow/flow_dialect.h"
+#include "compiler/dialects/hal/hal_dialect.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace kiln::compiler::bufferize {
+
+using mlir::Location;
+using mlir::OpBuilder;
+using mlir::Operation;
+using mlir::RankedTensorType;
+using mlir::Type;
+using mlir::Value;
+
+// A tensor value on the host: its buffer and dims (index values; constants
+// for the static ones), and the buffer view it arrived as, if any.
+struct TensorState {
+  RankedTensorType type;
+  Value buffer;
+  llvm::SmallVector<Value> dims;
+  Value view;
+  // The buffer holds at least the bytes of `dims` (made or asserted so).
+  bool sized = true;
+  // The buffer of an immutable global (a tensor constant among them), which
+  // nothing may write: a dispatch that would write it in place, and a
+  // function, caller or mutable global it escapes to, get a copy instead.
+  bool read_only = false;
+};
+
+// Whether an op in `root` (or `root` itself) has a tensor operand or result.
+bool TakesOrMakesTensors(Operation* root);
+
+// `type` as MLIR prints it, for messages.
+std::string TypeText(Type type);
+
+class Bufferizer {
+ public:
+  explicit Bufferizer(mlir::ModuleOp module) : module_(module), symbols_(module) {}
+
+  mlir::LogicalResult Run();
+
+ private:
+  mlir::InFlightDiagnostic Error(Location loc) {
+    failed_ = true;
+    return mlir::emitError(loc);
+  }
+
+  // Module-level symbols, made on first use.
+  llvm::StringRef DeviceGlobal();
+  mlir::FailureOr<llvm::StringRef> ExecutableGlobal(Location loc, mlir::SymbolRefAttr entry);
+  void RetypeTensorGlobals();
+  std::string ConstantGlobal(mlir::ElementsAttr value, Location loc);
+  void BuildInitializer();
+  void InitializeBuffer(OpBuilder& b, Location loc, Value device, Value allocator,
+                        llvm::StringRef global, mlir::ElementsAttr value);
+
+  // `owner` is a func.func or a util.initializer that computes on tensors.
+  void LowerFunction(Operation* owner);
+  void LowerOp(Operation* op);
+  void LowerDispatch(Flow::DispatchOp op);
+  void LowerConstant(Operation* op, mlir::Attribute value);
+  void LowerGlobalAccess(Operation* op);
+  void LowerExtract(mlir::tensor::ExtractOp op);
+  void LowerCheck(Operation* op);
+  mlir::FailureOr<Value> CheckedView(OpBuilder& b, Operation* op, Value value);
+  TensorState* StateOf(Operation* user, Value tensor);
+  TensorState& Adopt(OpBuilder& b, Location loc, Value key, Value view, RankedTensorType type);
+  Value ByteLength(OpBuilder& b, Location loc, Type element_type, llvm::ArrayRef<Value> dims);
+  Value ViewOf(OpBuilder& b, Location loc, TensorState& state);
+  Value Allocate(OpBuilder& b, Location loc, Value length);
+  // A one-shot command buffer on the function's device with the commands
+  // `record` adds, submitted and awaited (scheduling merges neighbours).
+  void Submit(OpBuilder& b, Location loc, Value device,
+              llvm::function_ref<void(Value command_buffer)> record);
+  // A writable copy of a read-only tensor (a new buffer; the state as it is
+  // otherwise).
+  TensorState WritableCopy(OpBuilder& b, Location loc, const TensorState& state);
+  Value Device(OpBuilder& b, Location loc);
+
+  mlir::ModuleOp module_;
+  mlir::SymbolTable symbols_;
+  bool failed_ = false;
+  std::string device_global_;
+  // hal.executable symbol -> its global, in first-use order.
+  llvm::MapVector<mlir::StringAttr, std::string> executable_globals_;
+  // Tensor globals, now !hal.buffer globals: name -> tensor type, mutability.
+  llvm::DenseMap<mlir::StringAttr, std::pair<RankedTensorType, bool>> tensor_globals_;
+  // The buffers the module initializer fills, in order: (global, value).
+  llvm::SmallVector<std::pair<std::string, mlir::ElementsAttr>> initial_buffers_;
+  // Host tensor constants made immutable globals: value -> global.
+  llvm::DenseMap<mlir::Attribute, std::string> constant_globals_;
+
+  // Per function (or initializer): "@f" in messages.
+  std::string function_name_;
+  Value device_, allocator_;
+  llvm::DenseMap<mlir::StringAttr, Value> executables_;
+  llvm::DenseMap<Value, TensorState> tensors_;
+  // Results of dispatches that failed (already reported): their uses are
+  // skipped instead of cascading into more errors.
+  llvm::DenseSet<Value> poisoned_;
+  llvm::DenseSet<Operation*> rejected_;
+  llvm::SmallVector<Operation*> erased_;
+  // Tensor arguments and call results, which become buffer views once every
+  // op is lowered (until then the flow ops see their tensor types).
+  llvm::SmallVector<Value> retyped_;
+};
+
+}  // namespace kiln::compiler::bufferize
