@@ -14,6 +14,11 @@
 // The GPU backends share each reduction among a workgroup's threads
 // (gpu/cooperative_reduction.h); the CPU backend runs the same order in one
 // thread with the partials in a stack array (cpu/split_reductions.h).
+//
+// Arg reductions (argmax, argmin) are matched separately
+// (MatchStridedArgReduction): they have two results, a value and an index,
+// and no associative op folds the pair, but their sequential result is a
+// selection the partials can reproduce exactly; see StridedArgReduction.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +45,87 @@ struct StridedReduction {
   llvm::SmallVector<int64_t> parallel_dims;
   int64_t reduction_dim = -1;
 };
+
+// An argmax or argmin: a linalg op on buffers with one reduction loop and two
+// outputs, a value `best` and an index `best_index`, whose payload is
+//
+//   %win = <strict comparison> %x, %best      (x beats best: cmpf ogt/olt,
+//                                               cmpi sgt/slt/ugt/ult, either
+//                                               operand order)
+//   %v = arith.select %win, %x, %best         (or the max/min that matches
+//                                               the comparison)
+//   %n = arith.select %win, %i, %best_index
+//   linalg.yield %v, %n                       (either order)
+//
+// where %x is an input's element, or any pure function of the inputs and
+// the loop indices (a fused producer's), and %i does not depend on the outputs
+// (typically linalg.index of the reduction loop, cast or offset). Because
+// the comparison is strict, the sequential scan keeps the FIRST element that
+// beats everything before it, and an element that cannot beat the lane
+// sentinel (-inf for ogt, the lowest integer for sgt, ...) cannot beat any
+// initial value either. So the sequential result is the payload applied
+// once, with the output's initial value as the state, to the element at
+// the smallest position whose value is the greatest (NaN elements never
+// win a strict ordered comparison): a selection that strided partials of
+// (value, position) reproduce exactly when ties go to the smaller position.
+//
+// maximumf/minimumf for the value (IREE's argmax tests) differ from the
+// select in two ways the index does not see: the value is the fold of
+// maximumf over everything (NaN if any element is NaN, +0 over -0), and
+// after the first NaN element the comparison never holds again, so the
+// index is the argmax of the elements before the first NaN. `fold_value`
+// marks that case: the value output is then the fold of `value_op` over the
+// initial value and all elements, and the index only looks at the elements
+// before the first NaN. maxnumf/minnumf and non-strict comparisons are not
+// matched.
+struct StridedArgReduction {
+  mutable mlir::linalg::LinalgOp op;  // A handle; its methods are not const.
+  unsigned value_output = 0;          // Which of the two outputs is the value.
+  // The compared element (a value of the payload), the comparison and which
+  // of its operands is that element.
+  mlir::Value element;
+  mlir::Operation* comparison = nullptr;
+  unsigned element_operand = 0;
+  // The op that computes the value: a select, or a max/min.
+  mlir::Operation* value_op = nullptr;
+  bool fold_value = false;
+  // The value no element beats that can win: the start of every partial.
+  mlir::TypedAttr sentinel;
+  llvm::SmallVector<mlir::Range> ranges;
+  llvm::SmallVector<int64_t> parallel_dims;
+  int64_t reduction_dim = -1;
+};
+
+// `op` as an arg reduction, or nothing when it does not qualify. Creates the
+// constant ops of its iteration domain before `op` (harmless if unused).
+std::optional<StridedArgReduction> MatchStridedArgReduction(mlir::linalg::LinalgOp op,
+                                                            mlir::RewriterBase& rewriter);
+
+// Whether `candidate` beats `best` (a copy of the payload's comparison).
+mlir::Value Beats(const StridedArgReduction& reduction, mlir::Value candidate, mlir::Value best,
+                  mlir::RewriterBase& rewriter);
+
+// value_op(accumulator, element) where fold_value (maximumf/minimumf).
+mlir::Value FoldValue(const StridedArgReduction& reduction, mlir::Value accumulator,
+                      mlir::Value element, mlir::RewriterBase& rewriter);
+
+// Emits the compared element at the parallel point `point` and reduction
+// position `k`: the inputs it reads loaded through their indexing maps, and
+// a copy of the payload's ops that compute it.
+mlir::Value ComputeElement(const StridedArgReduction& reduction, mlir::ValueRange point,
+                           mlir::Value k, mlir::RewriterBase& rewriter);
+
+// Emits, at the rewriter's insertion point, the payload on the one element
+// (`point`, `k`) folded into the op's own outputs: the sequential result
+// once `k` is the winning position.
+mlir::LogicalResult EmitElementIntoOutputs(const StridedArgReduction& reduction,
+                                           mlir::ValueRange point, mlir::Value k,
+                                           mlir::RewriterBase& rewriter);
+
+// The indices of the value output at the parallel point `point`.
+llvm::SmallVector<mlir::Value> ValueOutputIndices(const StridedArgReduction& reduction,
+                                                  mlir::ValueRange point,
+                                                  mlir::RewriterBase& rewriter);
 
 // `op` as a strided reduction, or nothing when it does not qualify. Creates
 // the constant ops of its iteration domain before `op` (harmless if unused).

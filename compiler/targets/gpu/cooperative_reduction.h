@@ -14,11 +14,24 @@
 // 40,960-long f32 sum is 128 strided in-order partial sums reduced as a
 // tree.
 //
+// Argmax and argmin (two results, value and index; MatchStridedArgReduction
+// in strided_reduction.h) are shared the same way with a pair per lane:
+// lane r keeps the value and position of the first greatest of its
+// elements, starting from a sentinel that no element able to win fails to
+// beat; the tree keeps the greater value and, of equal ones, the smaller
+// position; lane 0 then applies the op's payload once, to the winning
+// element, with the outputs' initial values as the state. That is the
+// sequential scan's result exactly: the first greatest element when it
+// beats the initial value, the initial value and index otherwise (the init
+// keeps ties). Where the value is maximumf/minimumf, a first pass folds the
+// value over every element and finds the first NaN, after which the
+// sequential index no longer moves; the index pass stops there.
+//
 // Contractions and convolutions are not reductions here: they accumulate in
 // order along their reduction loops within one thread (the order their
 // expected values encode), as do ops with several reduction loops or
-// results, combiners that are not one associative op, and tiles with more
-// output points than threads.
+// results that are not an argmax/argmin, combiners that are not one
+// associative op, and tiles with more output points than threads.
 #pragma once
 
 #include <cstdint>

@@ -1,9 +1,9 @@
 // insert_argmax.mlir with the maximum planted at the last element, 131071.
-// The argmax (a reduction of two results) runs in one GPU thread that loops
-// over all 131072 elements; lavapipe stops every shader loop after 65535
-// iterations (Mesa's LP_MAX_TGSI_LOOP_ITERATIONS), so there the index stays
-// 0. Right on the GPUs' drivers and the CPU.
-// XFAIL: device-lavapipe
+// On a GPU the workgroup's threads share the argmax (a reduction of two
+// results): each of 128 lanes scans 1024 elements. A single thread looping
+// over all 131072 would not do on lavapipe, which stops every shader loop
+// after 65535 iterations (Mesa's LP_MAX_TGSI_LOOP_ITERATIONS): the index
+// would stay 0.
 // RUN: %kiln-compile %s --iree-hal-target-backends=%target_backend -o %t.kmod
 // RUN: %kiln-check-module --device=%device --module=%t.kmod | FileCheck %s --check-prefix=CHECKS
 
