@@ -443,13 +443,53 @@ void RefineDivisions(mlir::ModuleOp module) {
   }
 }
 
+// 2^x of an f32 to within about an ulp, whatever the driver's GLSL Exp2
+// (lavapipe's is 2 ulp off): x = n + f with n = round(x) and f exact, 2^f =
+// e^(f ln2) by its Taylor polynomial of degree 7 (|f ln2| <= ln2/2: the
+// remainder is below 1e-8 relative), then scaled by 2^n as two powers built
+// from their exponent bits (x clamped so both stay normal).
+Value AccurateExp2(mlir::OpBuilder& b, Location loc, Value x) {
+  auto f32 = [&](double value) -> Value {
+    return mlir::arith::ConstantOp::create(b, loc, b.getF32FloatAttr(static_cast<float>(value)));
+  };
+  auto i32 = [&](int32_t value) -> Value {
+    return mlir::arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
+  };
+  // Beyond these 2^x is infinite or below the smallest denormal.
+  Value clamped = mlir::arith::MaximumFOp::create(
+      b, loc, mlir::arith::MinimumFOp::create(b, loc, x, f32(129.0)), f32(-150.0));
+  Value n =
+      mlir::math::FloorOp::create(b, loc, mlir::arith::AddFOp::create(b, loc, clamped, f32(0.5)));
+  Value f = mlir::arith::SubFOp::create(b, loc, clamped, n);  // Exact.
+  Value r = mlir::arith::MulFOp::create(b, loc, f, f32(0.693147180559945309));
+  Value p = f32(1.0 / 5040.0);
+  for (double coefficient : {1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0}) {
+    p = mlir::math::FmaOp::create(b, loc, p, r, f32(coefficient));
+  }
+  Value exponent = mlir::arith::FPToSIOp::create(b, loc, b.getI32Type(), n);
+  Value half = mlir::arith::ShRSIOp::create(b, loc, exponent, i32(1));
+  Value rest = mlir::arith::SubIOp::create(b, loc, exponent, half);
+  auto power_of_two = [&](Value k) -> Value {
+    Value bits = mlir::arith::ShLIOp::create(
+        b, loc, mlir::arith::AddIOp::create(b, loc, k, i32(127)), i32(23));
+    return mlir::arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
+  };
+  Value result = mlir::arith::MulFOp::create(
+      b, loc, mlir::arith::MulFOp::create(b, loc, p, power_of_two(half)), power_of_two(rest));
+  // NaN stays NaN (the clamp above would have made it a number).
+  Value unordered = mlir::arith::CmpFOp::create(b, loc, mlir::arith::CmpFPredicate::UNO, x, x);
+  return mlir::arith::SelectOp::create(b, loc, unordered, x, result);
+}
+
 // The math functions the SPIR-V conversion has no instruction for: erf and
 // erfc (a GELU), cbrt and atan2 as upstream's polynomial approximations;
-// fpowi, clampf, exp2 and trunc expanded into the ops they are made of.
+// fpowi, clampf and trunc expanded into the ops they are made of. exp2 of
+// f32 (and of narrower floats, through f32) is computed to within about an
+// ulp (AccurateExp2) rather than by the driver's Exp2.
 mlir::LogicalResult ApproximateMissingMath(mlir::ModuleOp module) {
   auto approximated = [](llvm::StringRef name) {
     name.consume_front("math.");
-    return name == "erf" || name == "erfc" || name == "cbrt" || name == "atan2";
+    return name == "erf" || name == "erfc" || name == "cbrt" || name == "atan2" || name == "exp2";
   };
   mlir::RewritePatternSet patterns(module.getContext());
   // The approximations are of f32 functions: narrower floats go through f32.
@@ -460,7 +500,12 @@ mlir::LogicalResult ApproximateMissingMath(mlir::ModuleOp module) {
     name.consume_front("math.");
     return name == "cbrt" || name == "atan2";
   });
-  mlir::math::populateExpansionPatterns(patterns, {"fpowi", "clampf", "exp2"});
+  mlir::math::populateExpansionPatterns(patterns, {"fpowi", "clampf"});
+  patterns.add(+[](mlir::math::Exp2Op op, mlir::PatternRewriter& rewriter) -> LogicalResult {
+    if (!op.getType().isF32()) return mlir::failure();
+    rewriter.replaceOp(op, AccurateExp2(rewriter, op.getLoc(), op.getOperand()));
+    return mlir::success();
+  });
   // trunc(x): floor of |x| with x's sign (GLSL's Trunc has no upstream
   // conversion).
   patterns.add(+[](mlir::math::TruncOp op, mlir::PatternRewriter& rewriter) -> LogicalResult {

@@ -242,3 +242,33 @@ func.func @divide() {
   memref.store %m, %out[%c0] : memref<4xf32>
   return
 }
+
+// -----
+
+// exp2 of f32 is computed in the kernel to within about an ulp (the driver's
+// Exp2 may be 2 ulp off, lavapipe's is): 2^f for the exact fraction f by a
+// polynomial (fmas), scaled by two powers of two built from exponent bits;
+// NaN passes through.
+#layout = #hal.pipeline.layout<bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>]>
+// CHECK-LABEL: spirv.func @exp2
+// CHECK-NOT:     spirv.GL.Exp2
+// CHECK:         spirv.GL.Floor
+// CHECK-COUNT-7: spirv.GL.Fma
+// CHECK:         spirv.ShiftLeftLogical
+// CHECK:         spirv.Bitcast
+// CHECK:         spirv.IsNan
+// CHECK-NOT:     spirv.GL.Exp2
+func.func @exp2() attributes {kiln.workgroup_size = array<i64: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %in = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : memref<128xf32>
+  %out = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : memref<128xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%in : memref<128xf32>) outs(%out : memref<128xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %e = math.exp2 %x : f32
+    linalg.yield %e : f32
+  }
+  return
+}
