@@ -36,9 +36,8 @@ DispatchGroups::DispatchGroups(mlir::func::FuncOp func) {
     // counterpart that tiles could cut (they are never tiled).
     llvm::SmallVector<std::optional<unsigned>>& loops = root_loop_of_[op];
     for (auto [l, iterator] : llvm::enumerate(op.getIteratorTypesArray())) {
-      loops.push_back(iterator == mlir::utils::IteratorType::parallel
-                          ? std::optional<unsigned>(l)
-                          : std::nullopt);
+      loops.push_back(iterator == mlir::utils::IteratorType::parallel ? std::optional<unsigned>(l)
+                                                                      : std::nullopt);
     }
   }
 }
@@ -87,9 +86,8 @@ bool DispatchGroups::TryJoin(mlir::linalg::LinalgOp producer) {
     // broadcast along a parallel loop: fused, the operand would be computed
     // again for each tile of that loop).
     if (consumer.getNumReductionLoops() != 0) {
-      for (unsigned l = 0; l < consumer.getNumLoops(); ++l) {
-        if (consumer.getIteratorTypesArray()[l] == mlir::utils::IteratorType::parallel &&
-            !read.isFunctionOfDim(l)) {
+      for (auto [l, iterator] : llvm::enumerate(consumer.getIteratorTypesArray())) {
+        if (iterator == mlir::utils::IteratorType::parallel && !read.isFunctionOfDim(l)) {
           return false;
         }
       }

@@ -107,6 +107,26 @@ mlir::LogicalResult EmitIf(Value condition, Location loc, mlir::RewriterBase& re
   return body();
 }
 
+// The partials of each point combined as a binary tree: at each level the
+// lanes below `stride` fold their partner's (this thread + stride) into
+// their own with `combine(partner)`, and a barrier follows each level.
+template <typename Combine>
+void EmitTree(const Lanes& lanes, Value thread_id, Location loc, mlir::RewriterBase& rewriter,
+              Combine&& combine) {
+  for (int64_t stride = lanes.count / 2; stride >= 1; stride /= 2) {
+    Value stride_value = mlir::arith::ConstantIndexOp::create(rewriter, loc, stride);
+    Value active = mlir::arith::AndIOp::create(
+        rewriter, loc, lanes.valid,
+        mlir::arith::CmpIOp::create(rewriter, loc, mlir::arith::CmpIPredicate::ult, lanes.lane,
+                                    stride_value));
+    (void)EmitIf(active, loc, rewriter, [&] {
+      combine(mlir::arith::AddIOp::create(rewriter, loc, thread_id, stride_value).getResult());
+      return mlir::success();
+    });
+    mlir::gpu::BarrierOp::create(rewriter, loc);
+  }
+}
+
 // The argmax/argmin counterpart of DistributeReductionCooperatively (see
 // the header).
 mlir::FailureOr<bool> DistributeArgReductionCooperatively(mlir::linalg::LinalgOp op,
@@ -151,11 +171,6 @@ mlir::FailureOr<bool> DistributeArgReductionCooperatively(mlir::linalg::LinalgOp
   Value sentinel = mlir::arith::ConstantOp::create(rewriter, loc, reduction->sentinel);
   Value none = index_constant(kNone);
   Value first_lane = mlir::arith::SubIOp::create(rewriter, loc, thread_id, lanes->lane);
-  auto in_tree_level = [&](int64_t stride) {
-    return mlir::arith::AndIOp::create(
-        rewriter, loc, lanes->valid,
-        cmpi(mlir::arith::CmpIPredicate::ult, lanes->lane, index_constant(stride)));
-  };
 
   // With maximumf/minimumf the value is the fold of everything, and the
   // index only sees the elements before the first NaN: a first pass finds
@@ -189,23 +204,17 @@ mlir::FailureOr<bool> DistributeArgReductionCooperatively(mlir::linalg::LinalgOp
       return mlir::failure();
     }
     barrier();
-    for (int64_t stride = lanes->count / 2; stride >= 1; stride /= 2) {
-      (void)EmitIf(in_tree_level(stride), loc, rewriter, [&] {
-        Value partner =
-            mlir::arith::AddIOp::create(rewriter, loc, thread_id, index_constant(stride));
-        Value own = mlir::memref::LoadOp::create(rewriter, loc, folded, thread_id);
-        Value theirs = mlir::memref::LoadOp::create(rewriter, loc, folded, partner);
-        mlir::memref::StoreOp::create(rewriter, loc, FoldValue(*reduction, own, theirs, rewriter),
-                                      folded, thread_id);
-        Value own_nan = mlir::memref::LoadOp::create(rewriter, loc, first_nan, thread_id);
-        Value their_nan = mlir::memref::LoadOp::create(rewriter, loc, first_nan, partner);
-        mlir::memref::StoreOp::create(
-            rewriter, loc, mlir::arith::MinUIOp::create(rewriter, loc, own_nan, their_nan),
-            first_nan, thread_id);
-        return mlir::success();
-      });
-      barrier();
-    }
+    EmitTree(*lanes, thread_id, loc, rewriter, [&](Value partner) {
+      Value own = mlir::memref::LoadOp::create(rewriter, loc, folded, thread_id);
+      Value theirs = mlir::memref::LoadOp::create(rewriter, loc, folded, partner);
+      mlir::memref::StoreOp::create(rewriter, loc, FoldValue(*reduction, own, theirs, rewriter),
+                                    folded, thread_id);
+      Value own_nan = mlir::memref::LoadOp::create(rewriter, loc, first_nan, thread_id);
+      Value their_nan = mlir::memref::LoadOp::create(rewriter, loc, first_nan, partner);
+      mlir::memref::StoreOp::create(rewriter, loc,
+                                    mlir::arith::MinUIOp::create(rewriter, loc, own_nan, their_nan),
+                                    first_nan, thread_id);
+    });
     // Lanes of a point past the tile read lane 0's slot of a point that is
     // not there; their limit is never used.
     Value point_nan = to_index(mlir::memref::LoadOp::create(rewriter, loc, first_nan, first_lane));
@@ -243,30 +252,25 @@ mlir::FailureOr<bool> DistributeArgReductionCooperatively(mlir::linalg::LinalgOp
 
   // The partials combined as a tree: the greater value wins, and of equal
   // ones the smaller position (the first, as in the sequential scan).
-  for (int64_t stride = lanes->count / 2; stride >= 1; stride /= 2) {
-    (void)EmitIf(in_tree_level(stride), loc, rewriter, [&] {
-      Value partner = mlir::arith::AddIOp::create(rewriter, loc, thread_id, index_constant(stride));
-      Value own = mlir::memref::LoadOp::create(rewriter, loc, values, thread_id);
-      Value theirs = mlir::memref::LoadOp::create(rewriter, loc, values, partner);
-      Value own_at = mlir::memref::LoadOp::create(rewriter, loc, positions, thread_id);
-      Value their_at = mlir::memref::LoadOp::create(rewriter, loc, positions, partner);
-      Value tie = mlir::arith::AndIOp::create(
-          rewriter, loc,
-          mlir::arith::XOrIOp::create(rewriter, loc, Beats(*reduction, own, theirs, rewriter),
-                                      mlir::arith::ConstantIntOp::create(rewriter, loc, 1, 1)),
-          cmpi(mlir::arith::CmpIPredicate::ult, their_at, own_at));
-      Value take =
-          mlir::arith::OrIOp::create(rewriter, loc, Beats(*reduction, theirs, own, rewriter), tie);
-      mlir::memref::StoreOp::create(rewriter, loc,
-                                    mlir::arith::SelectOp::create(rewriter, loc, take, theirs, own),
-                                    values, thread_id);
-      mlir::memref::StoreOp::create(
-          rewriter, loc, mlir::arith::SelectOp::create(rewriter, loc, take, their_at, own_at),
-          positions, thread_id);
-      return mlir::success();
-    });
-    barrier();
-  }
+  EmitTree(*lanes, thread_id, loc, rewriter, [&](Value partner) {
+    Value own = mlir::memref::LoadOp::create(rewriter, loc, values, thread_id);
+    Value theirs = mlir::memref::LoadOp::create(rewriter, loc, values, partner);
+    Value own_at = mlir::memref::LoadOp::create(rewriter, loc, positions, thread_id);
+    Value their_at = mlir::memref::LoadOp::create(rewriter, loc, positions, partner);
+    Value tie = mlir::arith::AndIOp::create(
+        rewriter, loc,
+        mlir::arith::XOrIOp::create(rewriter, loc, Beats(*reduction, own, theirs, rewriter),
+                                    mlir::arith::ConstantIntOp::create(rewriter, loc, 1, 1)),
+        cmpi(mlir::arith::CmpIPredicate::ult, their_at, own_at));
+    Value take =
+        mlir::arith::OrIOp::create(rewriter, loc, Beats(*reduction, theirs, own, rewriter), tie);
+    mlir::memref::StoreOp::create(rewriter, loc,
+                                  mlir::arith::SelectOp::create(rewriter, loc, take, theirs, own),
+                                  values, thread_id);
+    mlir::memref::StoreOp::create(
+        rewriter, loc, mlir::arith::SelectOp::create(rewriter, loc, take, their_at, own_at),
+        positions, thread_id);
+  });
 
   // Lane 0 applies the payload once, to the winner, with the output's
   // initial value as the state (the init is the element before all others:
@@ -318,7 +322,6 @@ mlir::FailureOr<bool> DistributeReductionCooperatively(mlir::linalg::LinalgOp op
       LayOutLanes(reduction->ranges, reduction->parallel_dims, reduction->reduction_dim, thread_id,
                   thread_count, upper_bound, loc, rewriter);
   if (!layout) return false;
-  const int64_t lanes = layout->count;
   Value lane_count = layout->count_value;
   Value lane = layout->lane;
   Value valid = layout->valid;
@@ -360,24 +363,13 @@ mlir::FailureOr<bool> DistributeReductionCooperatively(mlir::linalg::LinalgOp op
   mlir::gpu::BarrierOp::create(rewriter, loc);
 
   // The partials of each point combined as a binary tree.
-  for (int64_t stride = lanes / 2; stride >= 1; stride /= 2) {
-    Value active = mlir::arith::AndIOp::create(
-        rewriter, loc, valid,
-        mlir::arith::CmpIOp::create(rewriter, loc, mlir::arith::CmpIPredicate::ult, lane,
-                                    constant(stride)));
-    auto level = mlir::scf::IfOp::create(rewriter, loc, active, /*withElseRegion=*/false);
-    {
-      mlir::OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(level.thenBlock());
-      Value partner = mlir::arith::AddIOp::create(rewriter, loc, thread_id, constant(stride));
-      Value own = mlir::memref::LoadOp::create(rewriter, loc, partials, mine);
-      Value theirs = mlir::memref::LoadOp::create(rewriter, loc, partials,
-                                                  PartialIndices(*reduction, partner, rewriter));
-      mlir::memref::StoreOp::create(rewriter, loc, Combine(*reduction, own, theirs, rewriter),
-                                    partials, mine);
-    }
-    mlir::gpu::BarrierOp::create(rewriter, loc);
-  }
+  EmitTree(*layout, thread_id, loc, rewriter, [&](Value partner) {
+    Value own = mlir::memref::LoadOp::create(rewriter, loc, partials, mine);
+    Value theirs = mlir::memref::LoadOp::create(rewriter, loc, partials,
+                                                PartialIndices(*reduction, partner, rewriter));
+    mlir::memref::StoreOp::create(rewriter, loc, Combine(*reduction, own, theirs, rewriter),
+                                  partials, mine);
+  });
 
   // Lane 0 folds the point's total into the output's initial value.
   Value first = mlir::arith::AndIOp::create(
