@@ -28,6 +28,8 @@ set -euo pipefail
 #   libmlir-22-dev, mlir-22-tools, llvm-22-dev, liblld-22-dev : the compiler is built on
 #                             upstream MLIR/LLVM 22 (bookworm-security)
 #   llvm-22-tools           : lit-22, FileCheck and not for the compiler's FileCheck tests
+#   libonnx-dev, libprotobuf-dev : kiln-import-onnx reads ONNX models (protobuf, shape inference)
+#   nlohmann-json3-dev      : safetensors headers (JSON) in the importer and the runtime
 KILN_DEBIAN_PACKAGES=(
   cmake
   ninja-build
@@ -53,6 +55,9 @@ KILN_DEBIAN_PACKAGES=(
   llvm-22-dev
   liblld-22-dev
   llvm-22-tools
+  libonnx-dev
+  libprotobuf-dev
+  nlohmann-json3-dev
   python3
 )
 
