@@ -30,6 +30,8 @@ set -euo pipefail
 #   llvm-22-tools           : lit-22, FileCheck and not for the compiler's FileCheck tests
 #   libonnx-dev, libprotobuf-dev : kiln-import-onnx reads ONNX models (protobuf, shape inference)
 #   nlohmann-json3-dev      : safetensors headers (JSON) in the importer and the runtime
+#   python3-onnx, python3-numpy : the ONNX node-test runner and the model sample's generator
+#   libonnx-testdata        : ONNX's backend node tests (tests/conformance, label conformance)
 KILN_DEBIAN_PACKAGES=(
   cmake
   ninja-build
@@ -59,6 +61,9 @@ KILN_DEBIAN_PACKAGES=(
   libprotobuf-dev
   nlohmann-json3-dev
   python3
+  python3-onnx
+  python3-numpy
+  libonnx-testdata
 )
 
 KILN_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -159,6 +164,12 @@ run_demo() {
   run_shown "${bin}/kiln-run-module" --device=cpu \
     --module="${module%/*}/custom_dispatch.kmod" --function=mixed_invocation \
     --input=8xf32=2 --input=8xf32=4
+  # An ONNX model (samples/models): a small CNN over a 28x28 image written
+  # with its input and the output a numpy reference computes, imported by
+  # kiln-import-onnx, compiled, run on the CPU and checked: the ten digits'
+  # probabilities are printed, then [SUCCESS].
+  header "ONNX model: samples/models (MNIST-sized CNN)"
+  sh samples/models/run_mnist.sh "${bin}" cpu "${module%/*}/mnist"
 }
 
 
