@@ -12,7 +12,8 @@
 // --device, --list_devices) plus Google Benchmark's own (--benchmark_filter,
 // --benchmark_repetitions, --benchmark_min_time, --benchmark_format=json,
 // --benchmark_out=FILE, ...), and --time_unit. Without --function it times
-// every exported function that takes no arguments.
+// the module's only export, or, where there are several, every exported
+// function that takes no arguments.
 //
 // What is timed: inputs are parsed, checked against the signature and
 // uploaded to the device once, before timing; each iteration then invokes the
@@ -91,9 +92,10 @@ struct Session {
 // no arguments.
 Result<std::vector<const vm::ExportedFunction*>> SelectFunctions(const vm::BytecodeModule& module,
                                                                  const BenchmarkOptions& options) {
-  if (options.function) {
+  // A named function, or a module's only export (with its --input values).
+  if (options.function || module.exports().size() == 1) {
     KILN_ASSIGN_OR_RETURN(const vm::ExportedFunction* exported,
-                          tools::FindExport(module, *options.function));
+                          tools::FindExport(module, options.function.value_or("")));
     return std::vector<const vm::ExportedFunction*>{exported};
   }
   std::vector<const vm::ExportedFunction*> selected;

@@ -18,7 +18,15 @@ Result<Ref<vm::BytecodeModule>> LoadModule(const vm::Instance& instance, const s
 
 Result<const vm::ExportedFunction*> FindExport(const vm::BytecodeModule& module,
                                                std::string_view name) {
-  if (!name.empty() && name.front() == '@') name.remove_prefix(1);
+  if (name.empty()) {
+    // No name: the module's only export, as an ONNX model's one function.
+    if (module.exports().size() == 1) return &module.exports()[0];
+    std::string message = "no --function given and module '" + std::string(module.name()) +
+                          "' exports " + std::to_string(module.exports().size()) +
+                          " functions; name one with --function";
+    return InvalidArgumentError(message);
+  }
+  if (name.front() == '@') name.remove_prefix(1);
   if (const vm::ExportedFunction* function = module.LookupExport(name)) return function;
   const std::string prefix = std::string(module.name()) + ".";
   if (name.starts_with(prefix)) {

@@ -32,8 +32,10 @@ namespace kiln::tools {
 // then say "loading <stdin>").
 Result<Ref<vm::BytecodeModule>> LoadModule(const vm::Instance& instance, const std::string& path);
 
-// The export `name` names: "fib", "@fib" or "<module>.fib". When there is none
-// the error names the module and, when it has only a few, lists its exports.
+// The export `name` names: "fib", "@fib" or "<module>.fib"; an empty name
+// means the module's only export (an error when it has several or none).
+// When there is none the error names the module and, when it has only a
+// few, lists its exports.
 Result<const vm::ExportedFunction*> FindExport(const vm::BytecodeModule& module,
                                                std::string_view name);
 

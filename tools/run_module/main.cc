@@ -145,14 +145,14 @@ Result<int> Run(const RunOptions& options) {
 Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
   cxxopts::Options flags("kiln-run-module",
                          "Invokes a function of a kiln module (.kmod) and prints its results.");
-  flags.custom_help("[--module=]FILE --function=NAME [--input=VALUE]... [--output=SPEC]...");
+  flags.custom_help("[--module=]FILE [--function=NAME] [--input=VALUE]... [--output=SPEC]...");
   flags.positional_help("");
   flags.add_options()  //
       ("module",
        "Module file to load ('-' reads standard input); may also be given as the "
        "positional argument",
        cxxopts::value<std::string>())  //
-      ("function", "Exported function to invoke ('@' prefix optional)",
+      ("function", "Exported function to invoke ('@' prefix optional; default: the only export)",
        cxxopts::value<std::string>())  //
       ("input",
        "One argument, repeated once per argument in order: 5 (typed by the signature), "
@@ -208,11 +208,11 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
     options->drivers.cuda_use_streams = result["cuda_use_streams"].as<bool>();
     if (options->list_devices) return true;  // Needs no module.
     KILN_ASSIGN_OR_RETURN(options->module_path, tools::ModulePathFlag(result));
-    if (!result.count("function")) return InvalidArgumentError("no --function given");
     if (result.count("function") > 1) {
       return InvalidArgumentError("--function given more than once");
     }
-    options->function = result["function"].as<std::string>();
+    // Without --function: the module's only export (tools::FindExport).
+    if (result.count("function")) options->function = result["function"].as<std::string>();
     options->inputs = tools::RepeatedFlag(result, "input");
     options->expected_outputs = tools::RepeatedFlag(result, "expected_output");
     options->outputs = tools::RepeatedFlag(result, "output");
