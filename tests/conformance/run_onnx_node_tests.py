@@ -59,8 +59,9 @@ except ImportError:
     if not os.environ.get("KILN_ONNX_PYTHON_RETRIED"):
         os.environ["KILN_ONNX_PYTHON_RETRIED"] = "1"
         for _other in (shutil.which("python3"), "/usr/bin/python3"):
+            # (not realpath: a venv's python3 links to the system's)
             if _other and os.path.exists(_other) and \
-                    os.path.realpath(_other) != os.path.realpath(sys.executable):
+                    os.path.abspath(_other) != os.path.abspath(sys.executable):
                 os.execv(_other, [_other] + sys.argv)
     sys.exit("run_onnx_node_tests.py: needs the numpy and onnx Python packages "
              "(Debian: python3-numpy, python3-onnx; run it with /usr/bin/python3)")
@@ -334,10 +335,10 @@ def main():
     parser.add_argument("--bin-dir", required=True,
                         help="folder of kiln-import-onnx, kiln-compile, kiln-run-module")
     parser.add_argument("--device", default="cpu", choices=sorted(BACKENDS))
-    parser.add_argument("--data-dir", default=os.environ.get("KILN_ONNX_NODE_DATA",
-                                                             DEFAULT_DATA_DIR),
-                        help="ONNX's node tests (default: $KILN_ONNX_NODE_DATA or "
-                             + DEFAULT_DATA_DIR + ")")
+    parser.add_argument("--data-dir",
+                        help="ONNX's node tests (default: $KILN_ONNX_NODE_DATA, else "
+                             + DEFAULT_DATA_DIR + ", else BIN_DIR/../onnx-node-data, the "
+                             "copy a GPU pack carries)")
     parser.add_argument("--filter", default="", help="only tests whose name matches this regex")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--timeout", type=int, default=120, help="seconds per step")
@@ -352,6 +353,10 @@ def main():
                         help="keep each test's files in --work-dir")
     args = parser.parse_args()
     args.bin_dir = os.path.abspath(args.bin_dir)
+    if not args.data_dir:
+        candidates = [os.environ.get("KILN_ONNX_NODE_DATA"), DEFAULT_DATA_DIR,
+                      os.path.join(os.path.dirname(args.bin_dir), "onnx-node-data")]
+        args.data_dir = next((c for c in candidates if c and os.path.isdir(c)), DEFAULT_DATA_DIR)
 
     tests = sorted(glob.glob(os.path.join(args.data_dir, "test_*")))
     tests = [t for t in tests if os.path.isfile(os.path.join(t, "model.onnx"))]

@@ -34,7 +34,9 @@ mkdir -p "${root}/build" "${root}/tools"
 # initializes them all) loses its symbol table too.
 find "${root}/build" -type f \( -perm -u+x -o -name '*.so' \) -print0 |
   xargs -0 -r sh -c 'for f; do if head -c4 "$f" | grep -q ELF; then strip --strip-debug "$f"; fi; done' _
-if [[ -f "${root}/build/bin/kiln-compile" ]]; then strip --strip-all "${root}/build/bin/kiln-compile"; fi
+for tool in kiln-compile kiln-import-onnx; do
+  if [[ -f "${root}/build/bin/${tool}" ]]; then strip --strip-all "${root}/build/bin/${tool}"; fi
+done
 
 # The kiln tools the e2e suite runs on the GPU machine must be in the pack
 # (the copy above takes all of bin/; a build without one is not worth packing).
@@ -53,6 +55,18 @@ mkdir -p "${root}/tools/lib"
 for lib in libz3.so.4 libtinfo.so.6 libbenchmark.so.1debian; do
   cp -L "/lib/x86_64-linux-gnu/${lib}" "${root}/tools/lib/"
 done
+# kiln-import-onnx (where it is built: the model tests, tests/models, import
+# on the GPU machine) links Debian's ONNX and protobuf, which are not there.
+if [[ -f "${root}/build/bin/kiln-import-onnx" ]]; then
+  for lib in libonnx.so.1 libonnx_proto.so.1 libprotobuf.so.32; do
+    cp -L "/usr/lib/x86_64-linux-gnu/${lib}" "${root}/tools/lib/"
+  done
+fi
+# ONNX's node tests (Debian's libonnx-testdata, about 1 MB packed) where
+# they are installed: run_onnx_node_tests.py finds them beside bin/.
+if [[ -d /usr/share/libonnx-testdata/data/node ]]; then
+  cp -r /usr/share/libonnx-testdata/data/node "${root}/build/onnx-node-data"
+fi
 
 # The tests to run there, as ctest would run them, with this machine's
 # paths: the `gpu` ones, and the Vulkan ones (lavapipe here, NVIDIA's Vulkan
