@@ -65,6 +65,17 @@ constexpr bool IsFloatType(ElementType type) {
   NumericalKind kind = ElementKind(type);
   return kind == NumericalKind::kFloatIeee || kind == NumericalKind::kFloatBrain;
 }
+// Whether a value of element type `actual` may be passed where `expected` is
+// declared: the same type, or a signed or unsigned integer where a signless
+// integer of its width is expected (as IREE's signless integers accept
+// both: a compiled program's i8 reads an ONNX model's uint8 data).
+constexpr bool IsCompatibleElementType(ElementType expected, ElementType actual) {
+  if (expected == actual) return true;
+  const NumericalKind kind = ElementKind(actual);
+  return ElementKind(expected) == NumericalKind::kInteger &&
+         (kind == NumericalKind::kIntegerSigned || kind == NumericalKind::kIntegerUnsigned) &&
+         ElementBitWidth(expected) == ElementBitWidth(actual);
+}
 
 // "f32", "i32", "si8", "ui8", "i1", "bf16", ...; "none" for kNone.
 std::string_view FormatElementType(ElementType type);

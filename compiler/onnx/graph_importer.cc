@@ -257,6 +257,37 @@ mlir::FailureOr<ImportedModel> GraphImporter::Import() {
   for (int i = 0; i < graph.output_size(); ++i) {
     func_.setResultAttr(i, "onnx.name", builder_.getStringAttr(graph.output(i).name()));
   }
+  // MLIR's integers are signless; the module's reflection (kiln.abi_type)
+  // keeps ONNX's unsigned types so that tools read and write uint8 data.
+  llvm::SmallVector<OnnxElementType> argument_elements, result_elements;
+  for (const onnx::ValueInfoProto* argument : arguments) {
+    argument_elements.push_back(argument->type().tensor_type().elem_type());
+  }
+  for (const onnx::ValueInfoProto& output : graph.output()) {
+    result_elements.push_back(Lookup(output.name())->element_type);
+  }
+  auto abi_type = [&](mlir::Type type, OnnxElementType element) -> mlir::Type {
+    auto ranked = llvm::cast<mlir::RankedTensorType>(type);
+    if (!IsUnsigned(element) || element == onnx::TensorProto::BOOL) return type;
+    return ranked.clone(mlir::IntegerType::get(&context_, ranked.getElementTypeBitWidth(),
+                                               mlir::IntegerType::Unsigned));
+  };
+  const bool any_unsigned =
+      llvm::any_of(argument_elements,
+                   [](OnnxElementType t) { return IsUnsigned(t) && t != onnx::TensorProto::BOOL; }) ||
+      llvm::any_of(result_elements,
+                   [](OnnxElementType t) { return IsUnsigned(t) && t != onnx::TensorProto::BOOL; });
+  if (any_unsigned) {
+    llvm::SmallVector<mlir::Type> abi_inputs, abi_results;
+    for (size_t i = 0; i < argument_types.size(); ++i) {
+      abi_inputs.push_back(abi_type(argument_types[i], argument_elements[i]));
+    }
+    for (size_t i = 0; i < results.size(); ++i) {
+      abi_results.push_back(abi_type(results[i].getType(), result_elements[i]));
+    }
+    func_->setAttr("kiln.abi_type",
+                   mlir::TypeAttr::get(builder_.getFunctionType(abi_inputs, abi_results)));
+  }
   ImportedModel imported;
   imported.module = std::move(module_);
   imported.parameters = std::move(parameters_);

@@ -351,7 +351,8 @@ Status BufferViewAssert(HalState&, Args args, Results) {
   const Variant& value = args[0];
   const BufferView* view =
       value.is_ref() ? UnwrapFromVm<BufferView>(value.ref().get()).get() : nullptr;
-  bool matches = view && view->element_type() == type && view->rank() == dims.size();
+  bool matches = view && IsCompatibleElementType(type, view->element_type()) &&
+                 view->rank() == dims.size();
   for (size_t i = 0; matches && i < dims.size(); ++i) {
     matches = dims[i].i64() == -1 || dims[i].i64() == view->dim(i);
   }

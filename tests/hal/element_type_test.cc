@@ -45,5 +45,18 @@ TEST(ElementTypeTest, UnknownNameIsAnError) {
   EXPECT_NE(type.status().message().find("bf16"), std::string::npos);
 }
 
+TEST(ElementTypeTest, SignlessIntegersAcceptSignedAndUnsignedOfTheirWidth) {
+  EXPECT_TRUE(IsCompatibleElementType(ElementType::kInt8, ElementType::kUint8));
+  EXPECT_TRUE(IsCompatibleElementType(ElementType::kInt8, ElementType::kSint8));
+  EXPECT_TRUE(IsCompatibleElementType(ElementType::kInt64, ElementType::kInt64));
+  EXPECT_TRUE(IsCompatibleElementType(ElementType::kFloat32, ElementType::kFloat32));
+  // Not the other way round, not another width, not floats or bools.
+  EXPECT_FALSE(IsCompatibleElementType(ElementType::kUint8, ElementType::kInt8));
+  EXPECT_FALSE(IsCompatibleElementType(ElementType::kInt8, ElementType::kUint16));
+  EXPECT_FALSE(IsCompatibleElementType(ElementType::kInt32, ElementType::kFloat32));
+  EXPECT_FALSE(IsCompatibleElementType(ElementType::kInt8, ElementType::kBool));
+  EXPECT_FALSE(IsCompatibleElementType(ElementType::kSint8, ElementType::kUint8));
+}
+
 }  // namespace
 }  // namespace kiln::hal

@@ -309,7 +309,8 @@ Result<Ref<vm::List>> MakeArguments(hal::Device& device, std::span<const HostVal
   return list;
 }
 
-Result<std::vector<HostValue>> ReadResults(hal::Device& device, const vm::List& results) {
+Result<std::vector<HostValue>> ReadResults(hal::Device& device, const vm::List& results,
+                                           std::span<const ValueSpec> declared) {
   std::vector<HostValue> values;
   values.reserve(results.size());
   for (size_t i = 0; i < results.size(); ++i) {
@@ -323,6 +324,19 @@ Result<std::vector<HostValue>> ReadResults(hal::Device& device, const vm::List& 
         if (!tensor.ok()) return tensor.status().WithContext("result " + std::to_string(i));
         value.kind = HostValue::Kind::kTensor;
         value.tensor = std::move(*tensor);
+        // A signless integer result declared signed or unsigned (an ONNX
+        // model's uint8) reads as declared: same bits, the caller's type.
+        const hal::ElementType actual = value.tensor.element_type;
+        if (i < declared.size() && declared[i].tensor &&
+            hal::ElementKind(actual) == hal::NumericalKind::kInteger) {
+          const hal::ElementType want = declared[i].tensor->element_type;
+          const hal::NumericalKind kind = hal::ElementKind(want);
+          if ((kind == hal::NumericalKind::kIntegerSigned ||
+               kind == hal::NumericalKind::kIntegerUnsigned) &&
+              hal::ElementBitWidth(want) == hal::ElementBitWidth(actual)) {
+            value.tensor.element_type = want;
+          }
+        }
         value.scalar = Variant();
       }
     }

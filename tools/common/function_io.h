@@ -126,8 +126,11 @@ Result<std::vector<HostValue>> ParseFunctionValues(std::span<const std::string> 
 Result<Ref<vm::List>> MakeArguments(hal::Device& device, std::span<const HostValue> values);
 
 // Reads results back: buffer views are downloaded from `device` into host
-// tensors, other values are kept.
-Result<std::vector<HostValue>> ReadResults(hal::Device& device, const vm::List& results);
+// tensors, other values are kept. A signless integer tensor whose `declared`
+// result type is signed or unsigned of the same width (tensor<4xui8>, as the
+// ONNX importer records in kiln.abi_type) takes the declared element type.
+Result<std::vector<HostValue>> ReadResults(hal::Device& device, const vm::List& results,
+                                           std::span<const ValueSpec> declared = {});
 
 // "i32=5", or "hal.buffer_view\n8xf32=2 2 ..." for a tensor.
 std::string FormatHostValue(const HostValue& value, const TensorFormatOptions& options = {});

@@ -121,7 +121,7 @@ Result<int> Run(const RunOptions& options) {
   std::fflush(stdout);
   KILN_ASSIGN_OR_RETURN(Ref<vm::List> results, vm::Invoke(*context, function, *arguments));
   KILN_ASSIGN_OR_RETURN(std::vector<tools::HostValue> actual,
-                        tools::ReadResults(*device, *results));
+                        tools::ReadResults(*device, *results, spec.results));
   auto print = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
   if (options.outputs.empty()) {
     for (size_t i = 0; i < actual.size(); ++i) {
