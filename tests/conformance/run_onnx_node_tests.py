@@ -79,10 +79,11 @@ SEQUENCE_OPS = re.compile(r"^(Sequence\w*|ConcatFromSequence|SplitToSequence|Opt
 
 
 class StageError(Exception):
-    def __init__(self, stage, message):
+    def __init__(self, stage, message, output=""):
         super().__init__(message)
         self.stage = stage
         self.message = message
+        self.output = output  # the failing tool's output, for --out
 
 
 def first_error(output):
@@ -102,7 +103,8 @@ def run_step(stage, cmd, timeout):
         raise StageError(stage, "timed out after %d s: %s" % (timeout, " ".join(cmd)))
     output = proc.stdout.decode("utf-8", "replace")
     if proc.returncode != 0:
-        raise StageError(stage, "exit %d: %s" % (proc.returncode, first_error(output)))
+        raise StageError(stage, "exit %d: %s" % (proc.returncode, first_error(output)),
+                         output[:4000])
     return output
 
 
@@ -239,7 +241,7 @@ def compare(expected, actual, index):
 def run_test(test_dir, args, work_root):
     name = os.path.basename(test_dir)
     outcome = {"name": name, "op": None, "passed": False, "stage": None, "message": "",
-               "data_sets": 0}
+               "output": "", "data_sets": 0}
     start = time.time()
     work = os.path.join(work_root, name)
     os.makedirs(work, exist_ok=True)
@@ -303,7 +305,7 @@ def run_test(test_dir, args, work_root):
             outcome["data_sets"] += 1
         outcome["passed"] = True
     except StageError as e:
-        outcome["stage"], outcome["message"] = e.stage, e.message
+        outcome["stage"], outcome["message"], outcome["output"] = e.stage, e.message, e.output
     except Exception as e:  # a bug here or unreadable test data: still one outcome
         outcome["stage"], outcome["message"] = "run", "%s: %s" % (type(e).__name__, e)
     outcome["seconds"] = round(time.time() - start, 2)
