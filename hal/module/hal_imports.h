@@ -67,6 +67,16 @@ namespace kiln::hal {
     "a new buffer (default memory and usage) holding a copy of the source's bytes (a program's "  \
     "constant tensors): written directly where the device has host-visible device memory, else " \
     "through a staging copy on the device's queue, waited for (hal/transfer.h)")                  \
+  X(AllocatorAllocateParameter, "allocator.allocate.parameter", "rrriI*_r",                     \
+    "allocator:hal.allocator scope:vm.buffer key:vm.buffer element_type:i32 byte_length:i64",     \
+    "dims: one i64 per dimension of the tensor the parameter holds",                              \
+    "buffer:hal.buffer",                                                                          \
+    "a new buffer (default memory and usage) holding the bytes of parameter `key` of scope "      \
+    "`scope` (#flow.parameter.named), read from the files given for the scope "                   \
+    "(hal/parameters/parameter_index.h) and uploaded as allocator.allocate.initialized does; "    \
+    "NOT_FOUND naming the scope when no files were given for it, or the key and the files when "  \
+    "none holds it; INVALID_ARGUMENT naming the scope, key and file when its dtype or shape is "  \
+    "not element_type and dims or its size is not byte_length")                                   \
   X(BufferLength, "buffer.length", "r_I",                                                         \
     "buffer:hal.buffer", "",                                                                      \
     "length:i64",                                                                                 \

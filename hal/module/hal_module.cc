@@ -36,6 +36,7 @@ struct HalState {
     uint64_t value;
   };
   std::vector<Ref<Device>> devices;
+  Ref<ParameterIndex> parameters;  // Never null (empty when none were given).
   std::vector<FenceSemaphore> fence_semaphores;
   std::vector<Ref<vm::Object>> device_refs;
   std::vector<uint32_t> constants;
@@ -206,6 +207,40 @@ Status AllocatorAllocateInitialized(HalState&, Args args, Results results) {
   KILN_ASSIGN_OR_RETURN(Ref<Buffer> buffer,
                         UploadBuffer(*allocator->device(), source->bytes(),
                                      std::to_string(source->length()) + " bytes of constant data"));
+  results[0] = Wrapped(WrapForVm(std::move(buffer)));
+  return OkStatus();
+}
+
+// A parameter global's buffer (once per context, in the module
+// initializer): the parameter's bytes, found and checked against the
+// program's tensor type by the index, uploaded as constants are. The index
+// names the scope, key and file in its errors.
+Status AllocatorAllocateParameter(HalState& state, Args args, Results results) {
+  const VmAllocator* allocator = nullptr;
+  KILN_RETURN_IF_ERROR(GetHolder(args, 0, "allocator", /*nullable=*/false, &allocator));
+  std::string_view scope, key;
+  KILN_RETURN_IF_ERROR(GetText(args, 1, "scope", &scope));
+  KILN_RETURN_IF_ERROR(GetText(args, 2, "key", &key));
+  ElementType type = ElementType::kNone;
+  KILN_RETURN_IF_ERROR(GetElementType(args, 3, &type));
+  size_t length = 0;
+  KILN_RETURN_IF_ERROR(GetSize(args, 4, "byte length", /*whole_allowed=*/false, &length));
+  state.dims.clear();
+  for (size_t i = 0; i + 5 < args.size(); ++i) {
+    int64_t dim = 0;
+    KILN_RETURN_IF_ERROR(GetDim(args, 5, i, /*any_allowed=*/false, &dim));
+    state.dims.push_back(dim);
+  }
+  KILN_ASSIGN_OR_RETURN(const SafetensorsTensor* tensor,
+                        state.parameters->Lookup(scope, key, type, state.dims));
+  const std::string what = "parameter " + ParameterIndex::FormatParameter(scope, key);
+  if (tensor->bytes.size() != length) {
+    return ArgError(4, "byte length",
+                    std::to_string(length) + " bytes expected of " + what + ", which holds " +
+                        std::to_string(tensor->bytes.size()));
+  }
+  KILN_ASSIGN_OR_RETURN(Ref<Buffer> buffer,
+                        UploadBuffer(*allocator->device(), tensor->bytes, what));
   results[0] = Wrapped(WrapForVm(std::move(buffer)));
   return OkStatus();
 }
@@ -725,16 +760,22 @@ Status RegisterHalTypes(vm::Instance& instance) {
   return OkStatus();
 }
 
-Result<Ref<vm::Module>> CreateHalModule(vm::Instance& instance, std::vector<Ref<Device>> devices) {
+Result<Ref<vm::Module>> CreateHalModule(vm::Instance& instance, std::vector<Ref<Device>> devices,
+                                        HalModuleOptions options) {
   for (size_t i = 0; i < devices.size(); ++i) {
     if (!devices[i])
       return InvalidArgumentError("hal module: device " + std::to_string(i) + " is null");
   }
   KILN_RETURN_IF_ERROR(RegisterHalTypes(instance));
+  Ref<ParameterIndex> parameters =
+      options.parameters ? std::move(options.parameters) : ParameterIndex::Create();
   auto module = vm::NativeModule<HalState>::Create(
-      "hal", [devices = std::move(devices)]() -> Result<std::unique_ptr<HalState>> {
+      "hal",
+      [devices = std::move(devices),
+       parameters = std::move(parameters)]() -> Result<std::unique_ptr<HalState>> {
         auto state = std::make_unique<HalState>();
         state->devices = devices;
+        state->parameters = parameters;
         for (const Ref<Device>& device : devices) state->device_refs.push_back(WrapForVm(device));
         return state;
       });

@@ -16,6 +16,9 @@
 // Details:
 //   - A length of -1 (buffer.subspan, dispatch bindings, fill/copy) means
 //     "to the end of the buffer"; other negative sizes and offsets are errors.
+//   - allocator.allocate.parameter reads the parameter from the index in
+//     HalModuleOptions (hal/parameters/parameter_index.h, whose errors name
+//     the scope, the key and the file) and uploads its bytes to the device.
 //   - executable.load without a runnable variant fails with `executable
 //     '<name>' has no variant for device '<device name>' (embedded formats:
 //     a, b; device runs: c)`; a load error is prefixed with `loading
@@ -45,6 +48,7 @@
 #include "hal/buffer_view.h"
 #include "hal/device.h"
 #include "hal/fence.h"
+#include "hal/parameters/parameter_index.h"
 #include "vm/instance.h"
 #include "vm/module.h"
 #include "vm/variant.h"
@@ -55,9 +59,19 @@ namespace kiln::hal {
 // name them; CreateHalModule does it too). Calling it again is harmless.
 Status RegisterHalTypes(vm::Instance& instance);
 
+// What a hal module serves besides its devices.
+struct HalModuleOptions {
+  // The external parameters (#flow.parameter.named globals) programs read in
+  // their initializers: each context uploads the ones its program uses to
+  // its device once. Null: none (a program that needs one fails to
+  // initialize with an error naming the parameter's scope).
+  Ref<ParameterIndex> parameters;
+};
+
 // The "hal" native module, serving `devices` (none may be null) to every
 // context that links it.
-Result<Ref<vm::Module>> CreateHalModule(vm::Instance& instance, std::vector<Ref<Device>> devices);
+Result<Ref<vm::Module>> CreateHalModule(vm::Instance& instance, std::vector<Ref<Device>> devices,
+                                        HalModuleOptions options = {});
 
 // Wrapping and unwrapping for hosts: VM refs <-> HAL objects. Wrap* of null
 // is a null ref; Unwrap* returns null when the variant is not a ref of that

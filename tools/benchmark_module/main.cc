@@ -9,7 +9,7 @@
 //
 // It takes kiln-run-module's flags (--module or the positional FILE,
 // --function, --input in every notation of tools/common/function_io.h,
-// --device, --list_devices) plus Google Benchmark's own (--benchmark_filter,
+// --parameters, --device, --list_devices) plus Google Benchmark's own (--benchmark_filter,
 // --benchmark_repetitions, --benchmark_min_time, --benchmark_format=json,
 // --benchmark_out=FILE, ...), and --time_unit. Without --function it times
 // the module's only export, or, where there are several, every exported
@@ -47,6 +47,7 @@
 #include "tools/common/device_selection.h"
 #include "tools/common/flags.h"
 #include "tools/common/function_io.h"
+#include "tools/common/parameter_flags.h"
 #include "tools/common/program_loading.h"
 #include "vm/bytecode_module.h"
 #include "vm/context.h"
@@ -63,6 +64,7 @@ struct BenchmarkOptions {
   std::string module_path;              // "-" reads standard input.
   std::optional<std::string> function;  // None: every export without arguments.
   std::vector<std::string> inputs;
+  std::vector<tools::ParameterFile> parameters;
   std::string device_uri = "cpu";
   bool list_devices = false;
   hal::BuiltinDriverOptions drivers;
@@ -134,8 +136,11 @@ Status Prepare(const BenchmarkOptions& options, hal::DriverRegistry& registry, S
     inputs.push_back(std::move(values));
   }
 
-  KILN_ASSIGN_OR_RETURN(session.context,
-                        tools::CreateProgramContext(instance, session.device, module, {}));
+  KILN_ASSIGN_OR_RETURN(Ref<hal::ParameterIndex> parameters,
+                        tools::OpenParameters(options.parameters));
+
+  KILN_ASSIGN_OR_RETURN(session.context, tools::CreateProgramContext(instance, session.device,
+                                                                     module, {}, {}, parameters));
   session.stack = session.context->AcquireStack();
   for (size_t i = 0; i < selected.size(); ++i) {
     const vm::ExportedFunction& exported = *selected[i];
@@ -216,7 +221,8 @@ cxxopts::Options DeclareFlags() {
        "One argument of --function, repeated once per argument in order, as "
        "kiln-run-module takes it: 5, i32=5, f32=1.5, 8xf32=2, 2x2xf32=[[1 2][3 4]], "
        "@file.npy, +file.npy, 4xf32=@file.bin, ...; parsed and uploaded once, before timing",
-       cxxopts::value<std::string>())  //
+       cxxopts::value<std::string>())                                            //
+      ("parameters", tools::kParametersFlagHelp, cxxopts::value<std::string>())  //
       ("device",
        "HAL device URI: cpu (default), cpu-sync, local-task, local-sync, cpu://N, cuda, "
        "cuda://N, vulkan, vulkan://N",
@@ -286,6 +292,7 @@ Status ParseFlags(cxxopts::Options& flags, int argc, char** argv, BenchmarkOptio
     }
     if (result.count("function")) options->function = result["function"].as<std::string>();
     options->inputs = tools::RepeatedFlag(result, "input");
+    KILN_ASSIGN_OR_RETURN(options->parameters, tools::ParametersFlag(result));
     if (!options->inputs.empty() && !options->function) {
       return InvalidArgumentError(
           "--input needs --function (without it, only functions "

@@ -19,7 +19,8 @@
 //
 // Every exported function that takes and returns nothing is one test, run in
 // export order in one context (the module's initialiser runs once). The tool
-// links the hal module (serving --device) and the check module
+// links the hal module (serving --device and the --parameters files,
+// tools/common/parameter_flags.h) and the check module
 // (tools/common/check_module.h) before the program. A failed expectation
 // fails its test and the function goes on (each failure is printed with the
 // check's source location); an invocation that returns an error fails the
@@ -39,6 +40,7 @@
 #include "tools/common/device_selection.h"
 #include "tools/common/flags.h"
 #include "tools/common/instruction_tracer.h"
+#include "tools/common/parameter_flags.h"
 #include "tools/common/program_loading.h"
 #include "vm/bytecode_module.h"
 #include "vm/context.h"
@@ -53,6 +55,7 @@ using namespace kiln;
 struct CheckOptions {
   std::string module_path;  // "-" reads standard input.
   std::string device_uri = "cpu";
+  std::vector<tools::ParameterFile> parameters;
   bool list_devices = false;
   bool trace_execution = false;
   hal::BuiltinDriverOptions drivers;
@@ -95,6 +98,8 @@ Result<int> Run(const CheckOptions& options) {
   KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module,
                         tools::LoadModule(*instance, options.module_path));
   KILN_ASSIGN_OR_RETURN(Ref<vm::Module> check_module, tools::CreateCheckModule(*instance));
+  KILN_ASSIGN_OR_RETURN(Ref<hal::ParameterIndex> parameters,
+                        tools::OpenParameters(options.parameters));
 
   tools::InstructionTracer tracer([](std::string_view line) {
     std::string text(line);
@@ -103,9 +108,9 @@ Result<int> Run(const CheckOptions& options) {
   });
   vm::ContextOptions context_options;
   if (options.trace_execution) context_options.stack.instruction_trace = tracer.Callback();
-  KILN_ASSIGN_OR_RETURN(
-      Ref<vm::Context> context,
-      tools::CreateProgramContext(instance, device, module, context_options, {check_module}));
+  KILN_ASSIGN_OR_RETURN(Ref<vm::Context> context,
+                        tools::CreateProgramContext(instance, device, module, context_options,
+                                                    {check_module}, parameters));
 
   const std::string module_name(module->name());
   std::vector<const vm::ExportedFunction*> tests;
@@ -149,7 +154,8 @@ Result<bool> ParseFlags(int argc, char** argv, CheckOptions* options) {
       ("device",
        "HAL device URI: cpu (default), cpu-sync, local-task, local-sync, cpu://N, cuda, "
        "cuda://N, vulkan, vulkan://N",
-       cxxopts::value<std::string>()->default_value("cpu"))  //
+       cxxopts::value<std::string>()->default_value("cpu"))                      //
+      ("parameters", tools::kParametersFlagHelp, cxxopts::value<std::string>())  //
       ("list_devices", "List the devices of every registered driver and exit",
        cxxopts::value<bool>()->default_value("false"))  //
       ("trace_execution", "Print every executed instruction to stderr",
@@ -173,6 +179,7 @@ Result<bool> ParseFlags(int argc, char** argv, CheckOptions* options) {
     options->drivers.cuda_use_streams = result["cuda_use_streams"].as<bool>();
     if (options->list_devices) return true;  // Needs no module.
     KILN_ASSIGN_OR_RETURN(options->module_path, tools::ModulePathFlag(result));
+    KILN_ASSIGN_OR_RETURN(options->parameters, tools::ParametersFlag(result));
   } catch (const std::exception& error) {
     return InvalidArgumentError(tools::FlagErrorMessage(error));
   }

@@ -52,9 +52,11 @@ Result<const vm::ExportedFunction*> FindExport(const vm::BytecodeModule& module,
 Result<Ref<vm::Context>> CreateProgramContext(Ref<vm::Instance> instance, Ref<hal::Device> device,
                                               Ref<vm::BytecodeModule> module,
                                               vm::ContextOptions options,
-                                              std::vector<Ref<vm::Module>> extra_modules) {
-  KILN_ASSIGN_OR_RETURN(Ref<vm::Module> hal_module,
-                        hal::CreateHalModule(*instance, {std::move(device)}));
+                                              std::vector<Ref<vm::Module>> extra_modules,
+                                              Ref<hal::ParameterIndex> parameters) {
+  KILN_ASSIGN_OR_RETURN(
+      Ref<vm::Module> hal_module,
+      hal::CreateHalModule(*instance, {std::move(device)}, {.parameters = std::move(parameters)}));
   std::vector<Ref<vm::Module>> modules = {std::move(hal_module)};
   for (Ref<vm::Module>& extra : extra_modules) modules.push_back(std::move(extra));
   modules.push_back(Ref<vm::Module>(std::move(module)));

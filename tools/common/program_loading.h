@@ -22,6 +22,7 @@
 #include "base/ref.h"
 #include "base/result.h"
 #include "hal/device.h"
+#include "hal/parameters/parameter_index.h"
 #include "vm/bytecode_module.h"
 #include "vm/context.h"
 #include "vm/instance.h"
@@ -39,12 +40,14 @@ Result<Ref<vm::BytecodeModule>> LoadModule(const vm::Instance& instance, const s
 Result<const vm::ExportedFunction*> FindExport(const vm::BytecodeModule& module,
                                                std::string_view name);
 
-// A context holding the hal module (serving `device`), then `extra_modules`
+// A context holding the hal module (serving `device` and the external
+// `parameters`, which may be null: none), then `extra_modules`
 // (kiln-check-module's `check` module), then `module`; the module's
-// initialiser runs here.
+// initialiser runs here (and uploads the parameters it uses).
 Result<Ref<vm::Context>> CreateProgramContext(Ref<vm::Instance> instance, Ref<hal::Device> device,
                                               Ref<vm::BytecodeModule> module,
                                               vm::ContextOptions options,
-                                              std::vector<Ref<vm::Module>> extra_modules = {});
+                                              std::vector<Ref<vm::Module>> extra_modules = {},
+                                              Ref<hal::ParameterIndex> parameters = nullptr);
 
 }  // namespace kiln::tools

@@ -19,8 +19,10 @@
 // host-visible memory of the device; tensor results are read back through
 // the HAL buffer API. --output=... writes results to .npy/binary files or
 // stdout; --expected_output=... (one per result) compares the results and
-// exits 1 on a mismatch; --trace_execution prints every executed instruction
-// to stderr; --list_devices lists every registered driver's devices.
+// exits 1 on a mismatch; --parameters=[scope=]FILE.safetensors gives the
+// external parameters a program reads (tools/common/parameter_flags.h);
+// --trace_execution prints every executed instruction to stderr;
+// --list_devices lists every registered driver's devices.
 // Value notation: tools/common/function_io.h (tensors) and
 // tools/common/value_parsing.h (scalars). Every failure is one "error: ..."
 // line on stderr (an invocation failure keeps the VM's backtrace lines) and
@@ -38,6 +40,7 @@
 #include "tools/common/flags.h"
 #include "tools/common/function_io.h"
 #include "tools/common/instruction_tracer.h"
+#include "tools/common/parameter_flags.h"
 #include "tools/common/program_loading.h"
 #include "tools/common/value_parsing.h"
 #include "vm/bytecode_module.h"
@@ -56,6 +59,7 @@ struct RunOptions {
   std::vector<std::string> inputs;
   std::vector<std::string> expected_outputs;
   std::vector<std::string> outputs;
+  std::vector<tools::ParameterFile> parameters;
   tools::ComparisonOptions comparison;
   bool trace_execution = false;
   std::string device_uri = "cpu";
@@ -102,6 +106,9 @@ Result<int> Run(const RunOptions& options) {
                                 std::to_string(options.outputs.size()) + " --output flag(s)");
   }
 
+  KILN_ASSIGN_OR_RETURN(Ref<hal::ParameterIndex> parameters,
+                        tools::OpenParameters(options.parameters));
+
   // Traced lines go to stderr; they outlive the context (initialisers run
   // traced too).
   tools::InstructionTracer tracer([](std::string_view line) {
@@ -111,8 +118,9 @@ Result<int> Run(const RunOptions& options) {
   });
   vm::ContextOptions context_options;
   if (options.trace_execution) context_options.stack.instruction_trace = tracer.Callback();
-  KILN_ASSIGN_OR_RETURN(Ref<vm::Context> context,
-                        tools::CreateProgramContext(instance, device, module, context_options));
+  KILN_ASSIGN_OR_RETURN(
+      Ref<vm::Context> context,
+      tools::CreateProgramContext(instance, device, module, context_options, {}, parameters));
   KILN_ASSIGN_OR_RETURN(vm::Function function, context->LookupFunction(std::string(module->name()) +
                                                                        "." + exported->name));
 
@@ -163,7 +171,8 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
       ("output",
        "What to do with one result, repeated once per result in order: '' (ignore), "
        "'-' (print), @file.npy (write), +file.npy (append), @file.bin / +file.bin (raw bytes)",
-       cxxopts::value<std::string>())  //
+       cxxopts::value<std::string>())                                            //
+      ("parameters", tools::kParametersFlagHelp, cxxopts::value<std::string>())  //
       ("expected_output",
        "One expected result, repeated once per result, in --input's notation or "
        "(ignored); on a mismatch the tool exits 1 (floats compare within 1e-5 (f32) / "
@@ -216,6 +225,7 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
     options->inputs = tools::RepeatedFlag(result, "input");
     options->expected_outputs = tools::RepeatedFlag(result, "expected_output");
     options->outputs = tools::RepeatedFlag(result, "output");
+    KILN_ASSIGN_OR_RETURN(options->parameters, tools::ParametersFlag(result));
     auto threshold = [&](const char* name, std::optional<double>* out) -> Status {
       if (!result.count(name)) return OkStatus();
       const double value = result[name].as<double>();

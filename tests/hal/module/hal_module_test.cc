@@ -20,9 +20,11 @@
 #include "hal/element_type.h"
 #include "hal/module/hal_imports.h"
 #include "hal/module/hal_types.h"
+#include "hal/parameters/parameter_index.h"
 #include "hal/transfer.h"
 #include "schemas/executable_elf_generated.h"
 #include "tests/hal/elf_test_executable.h"
+#include "tests/hal/parameters/safetensors_test_file.h"
 #include "tests/hal/test_util.h"
 #include "vm/byte_buffer.h"
 #include "vm/bytecode_module.h"
@@ -199,6 +201,7 @@ TEST_P(HalModuleTest, ExportsTheContractSignatures) {
       {"device.allocator", "r_r"},
       {"allocator.allocate", "riiI_r"},
       {"allocator.allocate.initialized", "rr_r"},
+      {"allocator.allocate.parameter", "rrriI*_r"},
       {"buffer.length", "r_I"},
       {"buffer.subspan", "rII_r"},
       {"buffer.assert", "rrI_"},
@@ -320,6 +323,94 @@ TEST_P(HalModuleTest, AllocateInitialized) {
   status = CallHalError("allocator.allocate.initialized",
                         {Variant::FromRef(WrapDevice(device_)), Variant::FromRef(*source)}, 1);
   EXPECT_CONTAINS(status.message(), "argument 0 (allocator): expected hal.allocator");
+}
+
+// The embedding API's parameters: files given to CreateHalModule, read by a
+// program the way a module initializer fills a #flow.parameter.named
+// global (allocator.allocate.parameter of scope, key, element type, byte
+// length and dims), into a device buffer of each context; every mismatch an
+// error naming the parameter and the file.
+TEST_P(HalModuleTest, AllocateParameter) {
+  const std::string path = testing::WriteTestFile(
+      "hal_module_" + GetParam() + ".safetensors",
+      testing::SafetensorsBytes(
+          R"({"w": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}})",
+          testing::BytesOf<float>({1.5f, 2, 3, -4})));
+  Ref<ParameterIndex> parameters = ParameterIndex::Create();
+  ASSERT_TRUE(parameters->AddFile("model", path).ok());
+  hal_ = Unwrap(CreateHalModule(*instance_, {device_}, {.parameters = parameters}));
+
+  Program program;
+  // load_<key>(element type, byte length, d0, d1) -> buffer of parameter
+  // "model"::"<key>".
+  for (const char* key : {"w", "absent"}) {
+    FunctionBuilder& f = program.builder().AddFunction(std::string("load_") + key, "iIII_r");
+    program.Device0(f, 0, 1);
+    program.Call(f, "device.allocator", "r_r", {0}, {1});
+    program.Text(f, 2, "model");
+    program.Text(f, 3, key);
+    program.Call(f, "allocator.allocate.parameter", "rrriIII_r", {1, 2, 3, 0, 0, 1, 2}, {4});
+    f.EmitReturn({4});
+    program.builder().AddExport(std::string("load_") + key, f.ordinal());
+  }
+  Ref<vm::Context> context = MustLink(program);
+  ASSERT_TRUE(context);
+  auto load = [&](std::string_view function, int32_t type, int64_t length, int64_t d0, int64_t d1) {
+    return Invoke(*context, function,
+                  {Variant::I32(type), Variant::I64(length), Variant::I64(d0), Variant::I64(d1)});
+  };
+  auto loaded = load("load_w", kF32, 16, 2, 2);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  Ref<Buffer> buffer = UnwrapBuffer((*loaded)[0]);
+  ASSERT_TRUE(buffer);
+  EXPECT_EQ(buffer->allowed_usage() & kBufferUsageDispatchStorage, kBufferUsageDispatchStorage);
+  std::vector<float> values(4);
+  const std::span<uint8_t> bytes(reinterpret_cast<uint8_t*>(values.data()), 16);
+  ASSERT_TRUE(ReadBuffer(*device_, buffer, bytes, "parameter").ok());
+  EXPECT_EQ(values, std::vector<float>({1.5f, 2, 3, -4}));
+
+  auto absent = load("load_absent", kF32, 16, 2, 2);
+  ASSERT_FALSE(absent.ok());
+  EXPECT_CONTAINS(absent.status().message(),
+                  "import 'hal.allocator.allocate.parameter' failed: parameter "
+                  "\"model\"::\"absent\" not found in '" +
+                      path + "'");
+  auto shape = load("load_w", kF32, 16, 4, 1);
+  ASSERT_FALSE(shape.ok());
+  EXPECT_CONTAINS(shape.status().message(),
+                  "parameter \"model\"::\"w\" in '" + path +
+                      "' holds F32 [2, 2], but the program expects tensor<4x1xf32>");
+  auto type = load("load_w", kI32, 16, 2, 2);
+  ASSERT_FALSE(type.ok());
+  EXPECT_CONTAINS(type.status().message(), "but the program expects tensor<2x2xi32>");
+  auto length = load("load_w", kF32, 8, 2, 2);
+  ASSERT_FALSE(length.ok());
+  EXPECT_CONTAINS(length.status().message(),
+                  "argument 4 (byte length): 8 bytes expected of parameter \"model\"::\"w\", "
+                  "which holds 16");
+}
+
+// A program that reads a parameter of a scope it was given no files for.
+TEST_P(HalModuleTest, AllocateParameterWithoutFiles) {
+  Program program;
+  FunctionBuilder& f = program.builder().AddFunction("load", "_r");
+  program.Device0(f, 0, 0);
+  program.Call(f, "device.allocator", "r_r", {0}, {1});
+  program.Text(f, 2, "model");
+  program.Text(f, 3, "w");
+  f.Emit(Opcode::kConstI32, {Reg(0), ImmI32(kF32)});
+  f.Emit(Opcode::kConstI64, {Reg(0), ImmI64(4)});
+  f.Emit(Opcode::kConstI64, {Reg(1), ImmI64(1)});
+  program.Call(f, "allocator.allocate.parameter", "rrriII_r", {1, 2, 3, 0, 0, 1}, {4});
+  f.EmitReturn({4});
+  program.builder().AddExport("load", f.ordinal());
+  Ref<vm::Context> context = MustLink(program);
+  ASSERT_TRUE(context);
+  auto loaded = Invoke(*context, "load", {});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_CONTAINS(loaded.status().message(),
+                  "no parameter files for scope \"model\" (parameter \"model\"::\"w\"); give "
+                  "them as --parameters=model=FILE.safetensors");
 }
 
 // buffer.load: one element read back (tensor.extract on the host), its
