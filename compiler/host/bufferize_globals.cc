@@ -20,6 +20,14 @@
 //   and util.global.store; splats of 1, 2 or 4 bytes, and the zeros of a
 //   mutable global without a value, are fills on the device instead)
 //
+// A global whose value is a named parameter kept outside the program
+//
+//   util.global private @w = #flow.parameter.named<"model"::"w"> : tensor<2xf32>
+//
+// gets its buffer from the runtime's parameters in the module initializer
+// (hal.allocator.allocate.parameter: a device buffer holding the parameter's
+// bytes, checked against the global's type), once per context.
+//
 // The buffer of an immutable global is never written: a dispatch that may
 // write it (a result tied to it, a binding its layout lets it write) binds a
 // copy made on the device first, and where it escapes (returned, passed to a
@@ -112,11 +120,28 @@ void Bufferizer::RetypeTensorGlobals() {
       continue;
     }
     mlir::Attribute initial = global.getInitialValueAttr();
+    if (auto parameter = llvm::dyn_cast_or_null<Flow::ParameterNamedAttr>(initial)) {
+      // The parameter's tensor is exactly the global's: the runtime checks
+      // the stored one against this type, and the buffer is its bytes as is.
+      if (parameter.getType() != ranked) {
+        Error(global.getLoc()) << "tensor global @" << global.getSymName() << " of type " << ranked
+                               << " is initialized from a parameter of type "
+                               << parameter.getType();
+        continue;
+      }
+      initial_buffers_.push_back({global.getSymName().str(), parameter});
+      tensor_globals_[global.getSymNameAttr()] = {ranked, global.getIsMutable()};
+      global.setType(HAL::BufferType::get(global.getContext()));
+      global.removeInitialValueAttr();
+      continue;
+    }
     auto elements = llvm::dyn_cast_or_null<mlir::ElementsAttr>(initial);
     if (initial && (!elements || elements.getShapedType().getShape() != ranked.getShape() ||
                     elements.getElementType() != ranked.getElementType())) {
       Error(global.getLoc()) << "tensor global @" << global.getSymName() << " of type " << ranked
-                             << " needs a dense initial value of that type, got " << initial;
+                             << " needs a dense initial value of that type or a "
+                                "#flow.parameter.named, got "
+                             << initial;
       continue;
     }
     if (!elements && global.getIsMutable()) {
@@ -180,10 +205,19 @@ void Bufferizer::BuildInitializer() {
   Util::ReturnOp::create(b, loc);
 }
 
-// A global's buffer: a splat of 1, 2 or 4 bytes is a fill on the device (no
-// module data); other values come from the module's data.
+// A global's buffer: a parameter's comes from the runtime's parameter files;
+// a splat of 1, 2 or 4 bytes is a fill on the device (no module data); other
+// values come from the module's data.
 void Bufferizer::InitializeBuffer(OpBuilder& b, Location loc, Value device, Value allocator,
-                                  llvm::StringRef global, mlir::ElementsAttr value) {
+                                  llvm::StringRef global, mlir::Attribute initial) {
+  if (auto parameter = llvm::dyn_cast<Flow::ParameterNamedAttr>(initial)) {
+    Value buffer = HAL::AllocatorAllocateParameterOp::create(
+        b, loc, HAL::BufferType::get(b.getContext()), allocator, parameter.getScope(),
+        parameter.getKey(), mlir::TypeAttr::get(parameter.getType()));
+    Util::GlobalStoreOp::create(b, loc, buffer, global);
+    return;
+  }
+  auto value = llvm::cast<mlir::ElementsAttr>(initial);
   auto dense = llvm::dyn_cast<mlir::DenseElementsAttr>(value);
   const Type element_type = value.getElementType();
   const int64_t element_bytes = host::ElementByteSize(element_type);

@@ -71,8 +71,9 @@ class Bufferizer {
   void RetypeTensorGlobals();
   std::string ConstantGlobal(mlir::ElementsAttr value, Location loc);
   void BuildInitializer();
+  // `value` is an ElementsAttr or a #flow.parameter.named.
   void InitializeBuffer(OpBuilder& b, Location loc, Value device, Value allocator,
-                        llvm::StringRef global, mlir::ElementsAttr value);
+                        llvm::StringRef global, mlir::Attribute value);
 
   // `owner` is a func.func or a util.initializer that computes on tensors.
   void LowerFunction(Operation* owner);
@@ -105,8 +106,9 @@ class Bufferizer {
   llvm::MapVector<mlir::StringAttr, std::string> executable_globals_;
   // Tensor globals, now !hal.buffer globals: name -> tensor type, mutability.
   llvm::DenseMap<mlir::StringAttr, std::pair<RankedTensorType, bool>> tensor_globals_;
-  // The buffers the module initializer fills, in order: (global, value).
-  llvm::SmallVector<std::pair<std::string, mlir::ElementsAttr>> initial_buffers_;
+  // The buffers the module initializer fills, in order: (global, value),
+  // the value an ElementsAttr or a #flow.parameter.named.
+  llvm::SmallVector<std::pair<std::string, mlir::Attribute>> initial_buffers_;
   // Host tensor constants made immutable globals: value -> global.
   llvm::DenseMap<mlir::Attribute, std::string> constant_globals_;
 

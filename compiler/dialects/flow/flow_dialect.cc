@@ -24,6 +24,7 @@ void FlowDialect::initialize() {
 #define GET_OP_LIST
 #include "compiler/dialects/flow/flow_ops.cpp.inc"
       >();
+  registerAttributes();
 }
 
 namespace {

@@ -1,7 +1,8 @@
 // The flow dialect (flow_ops.td), in IREE's spelling: flow.dispatch of an
 // executable's export on tensors and scalars (workload, tied results,
 // `{%dim}` dynamic dimensions), flow.tensor.dynamic_constant and
-// flow.tensor.tie_shape (namespace kiln::compiler::Flow).
+// flow.tensor.tie_shape; the attribute #flow.parameter.named (a tensor kept
+// outside the program, flow_attrs.td) (namespace kiln::compiler::Flow).
 #pragma once
 
 #include <optional>
@@ -18,6 +19,9 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "compiler/dialects/flow/flow_dialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "compiler/dialects/flow/flow_attrs.h.inc"
 
 #define GET_OP_CLASSES
 #include "compiler/dialects/flow/flow_ops.h.inc"

@@ -1,22 +1,13 @@
-// The flow dialect: dispatches of executables on tensors, in IREE's
+// The flow dialect's ops: dispatches of executables on tensors, in IREE's
 // spelling, and the two tensor ops kiln's programs use. Custom syntax and
-// verification are in flow_dialect.cc.
+// verification are in flow_dialect.cc; the dialect is in flow_base.td, its
+// attributes in flow_attrs.td.
 #ifndef KILN_COMPILER_DIALECTS_FLOW_FLOW_OPS
 #define KILN_COMPILER_DIALECTS_FLOW_FLOW_OPS
 
-include "mlir/IR/BuiltinAttributes.td"
-include "mlir/IR/CommonAttrConstraints.td"
-include "mlir/IR/CommonTypeConstraints.td"
-include "mlir/IR/OpBase.td"
+include "compiler/dialects/flow/flow_attrs.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
-
-def Flow_Dialect : Dialect {
-  let name = "flow";
-  let cppNamespace = "::kiln::compiler::Flow";
-  let summary = "Dispatches of executables on tensors.";
-  let dependentDialects = ["::kiln::compiler::HAL::HALDialect"];
-}
 
 class Flow_Op<string mnemonic, list<Trait> traits = []>
     : Op<Flow_Dialect, mnemonic, traits>;

@@ -282,6 +282,34 @@ def HAL_AllocatorAllocateInitializedOp : HAL_Op<"allocator.allocate.initialized"
   }];
 }
 
+def HAL_AllocatorAllocateParameterOp : HAL_Op<"allocator.allocate.parameter"> {
+  let summary = "Allocates a buffer holding a named parameter's bytes.";
+  let description = [{
+    ```mlir
+    %buffer = hal.allocator.allocate.parameter<%allocator : !hal.allocator>
+        scope("model") key("fc.weight") : tensor<1024x1024xf32> -> !hal.buffer
+    ```
+    A new device buffer (the runtime's default memory and usage) holding the
+    bytes of parameter `key` of scope `scope` (#flow.parameter.named), read
+    from the parameter files the runtime was given for that scope. The
+    runtime checks that the parameter holds a tensor of exactly this element
+    type and shape (i1 one byte per element), and names the scope, the key
+    and the file when it does not. The module initializer makes it once per
+    context for each parameter global.
+  }];
+  let arguments = (ins
+    HAL_Allocator:$allocator,
+    StrAttr:$scope,
+    StrAttr:$key,
+    TypeAttrOf<AnyStaticShapeTensor>:$tensor_type
+  );
+  let results = (outs HAL_Buffer:$result);
+  let assemblyFormat = [{
+    `<` $allocator `:` type($allocator) `>` `scope` `(` $scope `)` `key` `(` $key `)`
+    `:` $tensor_type `->` type($result) attr-dict-with-keyword
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Buffers and buffer views
 //===----------------------------------------------------------------------===//

@@ -6,6 +6,7 @@
 
 #include "compiler/dialects/hal/hal_dialect.h"
 #include "compiler/dialects/vm/vm_dialect.h"
+#include "compiler/host/host_utils.h"
 #include "compiler/vm/conversion/import_builder.h"
 #include "compiler/vm/conversion/passes.h"
 #include "compiler/vm/conversion/selection_builder.h"
@@ -189,6 +190,23 @@ void PopulateHALToVMPatterns(const mlir::TypeConverter& converter,
                       {a.getAllocator(), ib.Data(op.getValue())}};
   });
 
+  // A parameter: the scope and key as rodata, then what the runtime checks
+  // the stored tensor against (element type, byte size, dims).
+  Add<HAL::AllocatorAllocateParameterOp>(
+      patterns, converter, [](auto op, auto a, IB& ib) -> std::optional<ImportCall> {
+        auto type = llvm::cast<mlir::RankedTensorType>(op.getTensorType());
+        std::optional<uint32_t> code = host::ElementTypeCode(type.getElementType());
+        if (!code) {
+          op.emitOpError("element type ") << type.getElementType() << " has no runtime encoding";
+          return ImportCall{HI::kAllocatorAllocateParameter, {}};
+        }
+        llvm::SmallVector<Value> args = {
+            a.getAllocator(), ib.Text(op.getScope()), ib.Text(op.getKey()),
+            ib.I32(static_cast<int32_t>(*code)),
+            ib.I64(type.getNumElements() * host::ElementByteSize(type.getElementType()))};
+        for (int64_t dim : type.getShape()) args.push_back(ib.I64(dim));
+        return ImportCall{HI::kAllocatorAllocateParameter, args};
+      });
   // Buffers and buffer views.
   Add<HAL::BufferLengthOp>(patterns, converter, [](auto, auto a, IB&) {
     return ImportCall{HI::kBufferLength, {a.getBuffer()}};

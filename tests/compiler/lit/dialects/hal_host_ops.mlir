@@ -38,6 +38,8 @@ func.func @devices_and_buffers(%view: !hal.buffer_view) -> !hal.buffer_view {
   %buffer = hal.allocator.allocate<%allocator : !hal.allocator> type(%zero) usage(%zero) : !hal.buffer{%c16}
   // CHECK: hal.allocator.allocate.initialized<%[[ALLOCATOR]] : !hal.allocator> value(dense<[1, 2]> : tensor<2xi32>) : !hal.buffer
   %initialized = hal.allocator.allocate.initialized<%allocator : !hal.allocator> value(dense<[1, 2]> : tensor<2xi32>) : !hal.buffer
+  // CHECK: hal.allocator.allocate.parameter<%[[ALLOCATOR]] : !hal.allocator> scope("model") key("fc.weight") : tensor<2x3xf32> -> !hal.buffer
+  %parameter = hal.allocator.allocate.parameter<%allocator : !hal.allocator> scope("model") key("fc.weight") : tensor<2x3xf32> -> !hal.buffer
   // CHECK: hal.buffer.length<%[[BUFFER]] : !hal.buffer> : index
   %length = hal.buffer.length<%buffer : !hal.buffer> : index
   // CHECK: hal.buffer.assert<%[[BUFFER]] : !hal.buffer> message("operand 1") minimum_length(%{{.+}})
