@@ -43,6 +43,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -102,6 +103,12 @@ def run_step(stage, cmd, timeout):
     except subprocess.TimeoutExpired:
         raise StageError(stage, "timed out after %d s: %s" % (timeout, " ".join(cmd)))
     output = proc.stdout.decode("utf-8", "replace")
+    if proc.returncode < 0:  # a crash: say so before whatever it printed
+        try:
+            name = signal.Signals(-proc.returncode).name
+        except ValueError:
+            name = "signal %d" % -proc.returncode
+        raise StageError(stage, "crashed (%s): %s" % (name, first_error(output)), output[:4000])
     if proc.returncode != 0:
         raise StageError(stage, "exit %d: %s" % (proc.returncode, first_error(output)),
                          output[:4000])
