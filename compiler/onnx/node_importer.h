@@ -41,6 +41,9 @@ class NodeImporter {
   mlir::OpBuilder& builder();
   mlir::Location loc() const { return loc_; }
   mlir::MLIRContext& context();
+  // The graph being imported: for the converters of ops with subgraphs (If,
+  // Loop, Scan in ops/control_flow.cc), which import a body's nodes into it.
+  GraphImporter& graph() { return graph_; }
 
   // Inputs. ONNX marks an omitted optional input with an empty name; inputs
   // past the end are omitted too.

@@ -1,5 +1,7 @@
 #include "compiler/onnx/op_registry.h"
 
+#include "compiler/onnx/ops/misc_registration.h"
+
 namespace kiln::onnx_import {
 
 const OpRegistry& OpRegistry::Get() {
@@ -11,6 +13,11 @@ const OpRegistry& OpRegistry::Get() {
     RegisterLinearOps(*r);
     RegisterNeuralNetworkOps(*r);
     RegisterShapeOps(*r);
+    RegisterQuantizationOps(*r);
+    RegisterSignalOps(*r);
+    RegisterRecurrentOps(*r);
+    RegisterControlFlowOps(*r);
+    RegisterMiscOps(*r);
     return r;
   }();
   return *registry;
