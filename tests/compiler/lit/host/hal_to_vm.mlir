@@ -162,3 +162,38 @@ module @element_loads {
     return %f, %b, %h, %p, %l, %d, %x, %w : f32, i8, i16, i1, i64, f64, index, i32
   }
 }
+
+// -----
+
+// hal.allocator.allocate.parameter: the scope and key as rodata strings, then
+// what the runtime checks the stored tensor against: the element type's
+// encoding, the byte length and the dims (a variadic tail of i64s).
+
+// CHECK-LABEL: vm.module @parameters
+module @parameters {
+  // CHECK: vm.import @hal.allocator.allocate.parameter(!vm.ref<!hal.allocator>, !vm.ref<!vm.buffer>, !vm.ref<!vm.buffer>, i32, i64, ...) -> !vm.ref<!hal.buffer>
+  // CHECK: vm.func @load(%[[ALLOCATOR:.+]]: !vm.ref<!hal.allocator>)
+  func.func @load(%allocator: !hal.allocator) -> (!hal.buffer, !hal.buffer) {
+    // f32 (0x20000020), 2x3 elements of 4 bytes:
+    // CHECK-DAG: %[[F32:.+]] = vm.const.i32 536870944
+    // CHECK-DAG: %[[BYTES:.+]] = vm.const.i64 24
+    // CHECK-DAG: %[[C2:.+]] = vm.const.i64 2
+    // CHECK-DAG: %[[C3:.+]] = vm.const.i64 3
+    // i1 (0x13000001), one byte per element; a 0-d tensor has no dims:
+    // CHECK-DAG: %[[I1:.+]] = vm.const.i32 318767105
+    // CHECK-DAG: %[[C1:.+]] = vm.const.i64 1
+    // CHECK: %[[SCOPE:.+]] = vm.const.ref.rodata @[[SCOPE_DATA:.+]] : !vm.ref<!vm.buffer>
+    // CHECK: %[[KEY:.+]] = vm.const.ref.rodata @[[KEY_DATA:.+]] : !vm.ref<!vm.buffer>
+    // CHECK: vm.call.import @hal.allocator.allocate.parameter(%[[ALLOCATOR]], %[[SCOPE]], %[[KEY]], %[[F32]], %[[BYTES]], %[[C2]], %[[C3]]) : (!vm.ref<!hal.allocator>, !vm.ref<!vm.buffer>, !vm.ref<!vm.buffer>, i32, i64, i64, i64) -> !vm.ref<!hal.buffer>
+    %w = hal.allocator.allocate.parameter<%allocator : !hal.allocator> scope("model") key("fc.weight") : tensor<2x3xf32> -> !hal.buffer
+    // CHECK: %[[EMPTY:.+]] = vm.const.ref.rodata @[[EMPTY_DATA:.+]] : !vm.ref<!vm.buffer>
+    // CHECK: %[[FLAG:.+]] = vm.const.ref.rodata @[[FLAG_DATA:.+]] : !vm.ref<!vm.buffer>
+    // CHECK: vm.call.import @hal.allocator.allocate.parameter(%[[ALLOCATOR]], %[[EMPTY]], %[[FLAG]], %[[I1]], %[[C1]]) : (!vm.ref<!hal.allocator>, !vm.ref<!vm.buffer>, !vm.ref<!vm.buffer>, i32, i64) -> !vm.ref<!hal.buffer>
+    %m = hal.allocator.allocate.parameter<%allocator : !hal.allocator> scope("") key("flag") : tensor<i1> -> !hal.buffer
+    // CHECK-DAG: vm.rodata @[[SCOPE_DATA]] "model"
+    // CHECK-DAG: vm.rodata @[[KEY_DATA]] "fc.weight"
+    // CHECK-DAG: vm.rodata @[[EMPTY_DATA]] ""
+    // CHECK-DAG: vm.rodata @[[FLAG_DATA]] "flag"
+    return %w, %m : !hal.buffer, !hal.buffer
+  }
+}
