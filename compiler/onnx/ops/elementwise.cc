@@ -81,9 +81,8 @@ Value IntegerPower(OpBuilder& b, Location loc, Value x, Value y, OnnxElementType
   Value base = x;
   const unsigned bits = IsUnsigned(y_type) ? y_width : y_width - 1;
   for (unsigned i = 0; i < bits; ++i) {
-    Value shifted = i == 0 ? y
-                           : b.create<arith::ShRUIOp>(loc, y, ConstantLike(b, loc, y, i))
-                                 .getResult();
+    Value shifted =
+        i == 0 ? y : b.create<arith::ShRUIOp>(loc, y, ConstantLike(b, loc, y, i)).getResult();
     Value bit = b.create<arith::AndIOp>(loc, shifted, ConstantLike(b, loc, y, 1));
     Value set = CmpI(b, loc, arith::CmpIPredicate::ne, bit, ConstantLike(b, loc, y, 0));
     result = Select(b, loc, set, b.create<arith::MulIOp>(loc, result, base), result);
@@ -92,9 +91,9 @@ Value IntegerPower(OpBuilder& b, Location loc, Value x, Value y, OnnxElementType
   if (IsUnsigned(y_type)) return result;
   Value zero = ConstantLike(b, loc, x, 0);
   Value negative = CmpI(b, loc, arith::CmpIPredicate::slt, y, ConstantLike(b, loc, y, 0));
-  Value odd = CmpI(b, loc, arith::CmpIPredicate::ne,
-                   b.create<arith::AndIOp>(loc, y, ConstantLike(b, loc, y, 1)),
-                   ConstantLike(b, loc, y, 0));
+  Value odd =
+      CmpI(b, loc, arith::CmpIPredicate::ne,
+           b.create<arith::AndIOp>(loc, y, ConstantLike(b, loc, y, 1)), ConstantLike(b, loc, y, 0));
   Value x_is_one = CmpI(b, loc, arith::CmpIPredicate::eq, x, one);
   Value small = Select(b, loc, x_is_one, one, zero);
   if (IsSignedInteger(x_type)) {
@@ -123,14 +122,15 @@ std::optional<int64_t> FoldIntegerPower(int64_t x, int64_t y, OnnxElementType x_
 
 // Folds integer division (or remainder: C's, or with the divisor's sign
 // when `floor_mod`) as the kernels compute it; nullopt for a zero divisor.
-std::optional<int64_t> FoldIntegerDivide(int64_t x, int64_t y, OnnxElementType type,
-                                         bool remainder, bool floor_mod) {
+std::optional<int64_t> FoldIntegerDivide(int64_t x, int64_t y, OnnxElementType type, bool remainder,
+                                         bool floor_mod) {
   if (y == 0) return std::nullopt;
   if (IsUnsigned(type)) {
     const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
     return static_cast<int64_t>(remainder ? ux % uy : ux / uy);
   }
-  if (y == -1) return remainder ? 0 : WrapToType(static_cast<int64_t>(0 - static_cast<uint64_t>(x)), type);
+  if (y == -1)
+    return remainder ? 0 : WrapToType(static_cast<int64_t>(0 - static_cast<uint64_t>(x)), type);
   if (!remainder) return x / y;
   int64_t r = x % y;
   if (floor_mod && r != 0 && ((r < 0) != (y < 0))) r += y;
@@ -152,31 +152,37 @@ mlir::LogicalResult ConvertArithmetic(NodeImporter& node, Arithmetic op) {
   const bool is_float = IsFloat(type);
   const bool is_unsigned = IsUnsigned(type);
   if (BroadcastsAsNumpy(node) &&
-      FoldElementwise(node, {0, 1}, type,
-                      [&](llvm::ArrayRef<FoldScalar> v) -> std::optional<FoldScalar> {
-                        if (is_float) {
-                          const double x = v[0].f, y = v[1].f;
-                          switch (op) {
-                            case Arithmetic::kAdd: return FloatScalar(x + y);
-                            case Arithmetic::kSub: return FloatScalar(x - y);
-                            case Arithmetic::kMul: return FloatScalar(x * y);
-                            case Arithmetic::kDiv: return FloatScalar(x / y);
-                          }
-                        }
-                        const uint64_t x = v[0].i, y = v[1].i;
-                        switch (op) {
-                          case Arithmetic::kAdd: return IntScalar(static_cast<int64_t>(x + y));
-                          case Arithmetic::kSub: return IntScalar(static_cast<int64_t>(x - y));
-                          case Arithmetic::kMul: return IntScalar(static_cast<int64_t>(x * y));
-                          case Arithmetic::kDiv: {
-                            std::optional<int64_t> q =
-                                FoldIntegerDivide(v[0].i, v[1].i, type, false, false);
-                            if (!q) return std::nullopt;
-                            return IntScalar(*q);
-                          }
-                        }
-                        return std::nullopt;
-                      })) {
+      FoldElementwise(
+          node, {0, 1}, type, [&](llvm::ArrayRef<FoldScalar> v) -> std::optional<FoldScalar> {
+            if (is_float) {
+              const double x = v[0].f, y = v[1].f;
+              switch (op) {
+                case Arithmetic::kAdd:
+                  return FloatScalar(x + y);
+                case Arithmetic::kSub:
+                  return FloatScalar(x - y);
+                case Arithmetic::kMul:
+                  return FloatScalar(x * y);
+                case Arithmetic::kDiv:
+                  return FloatScalar(x / y);
+              }
+            }
+            const uint64_t x = v[0].i, y = v[1].i;
+            switch (op) {
+              case Arithmetic::kAdd:
+                return IntScalar(static_cast<int64_t>(x + y));
+              case Arithmetic::kSub:
+                return IntScalar(static_cast<int64_t>(x - y));
+              case Arithmetic::kMul:
+                return IntScalar(static_cast<int64_t>(x * y));
+              case Arithmetic::kDiv: {
+                std::optional<int64_t> q = FoldIntegerDivide(v[0].i, v[1].i, type, false, false);
+                if (!q) return std::nullopt;
+                return IntScalar(*q);
+              }
+            }
+            return std::nullopt;
+          })) {
     return mlir::success();
   }
   mlir::FailureOr<llvm::SmallVector<Value>> operands = BinaryOperands(node);
@@ -258,14 +264,13 @@ mlir::LogicalResult ConvertMod(NodeImporter& node) {
     return node.Fail("Mod of floats needs fmod=1 (fmod=0 is defined for integers only)");
   }
   const bool is_unsigned = IsUnsigned(type);
-  if (FoldElementwise(node, {0, 1}, type,
-                      [&](llvm::ArrayRef<FoldScalar> v) -> std::optional<FoldScalar> {
-                        if (IsFloat(type)) return FloatScalar(std::fmod(v[0].f, v[1].f));
-                        std::optional<int64_t> r =
-                            FoldIntegerDivide(v[0].i, v[1].i, type, true, fmod == 0);
-                        if (!r) return std::nullopt;
-                        return IntScalar(*r);
-                      })) {
+  if (FoldElementwise(
+          node, {0, 1}, type, [&](llvm::ArrayRef<FoldScalar> v) -> std::optional<FoldScalar> {
+            if (IsFloat(type)) return FloatScalar(std::fmod(v[0].f, v[1].f));
+            std::optional<int64_t> r = FoldIntegerDivide(v[0].i, v[1].i, type, true, fmod == 0);
+            if (!r) return std::nullopt;
+            return IntScalar(*r);
+          })) {
     return mlir::success();
   }
   return SetElementwiseOutput(
@@ -387,38 +392,36 @@ mlir::LogicalResult ConvertUnary(NodeImporter& node, Unary op) {
   unsigned allowed = kNumericTypes;
   if (op == Unary::kNeg) allowed = kFloatTypes | kSignedTypes;
   if (op == Unary::kReciprocal) allowed = kFloatTypes;
-  if (mlir::failed(CheckInputsPresent(node, 1)) ||
-      mlir::failed(CheckInputType(node, 0, allowed))) {
+  if (mlir::failed(CheckInputsPresent(node, 1)) || mlir::failed(CheckInputType(node, 0, allowed))) {
     return mlir::failure();
   }
   const OnnxElementType type = node.InputElementType(0);
   const bool is_float = IsFloat(type);
   const bool is_unsigned = IsUnsigned(type);
-  if (FoldElementwise(node, {0}, type,
-                      [&](llvm::ArrayRef<FoldScalar> v) -> std::optional<FoldScalar> {
-                        const FoldScalar x = v[0];
-                        switch (op) {
-                          case Unary::kAbs:
-                            if (is_float) return FloatScalar(std::fabs(x.f));
-                            if (is_unsigned) return x;
-                            return IntScalar(x.i < 0 ? static_cast<int64_t>(
-                                                           0 - static_cast<uint64_t>(x.i))
-                                                     : x.i);
-                          case Unary::kNeg:
-                            if (is_float) return FloatScalar(-x.f);
-                            return IntScalar(static_cast<int64_t>(0 - static_cast<uint64_t>(x.i)));
-                          case Unary::kSign:
-                            if (is_float) {
-                              if (std::isnan(x.f)) return x;
-                              return FloatScalar(x.f > 0 ? 1.0 : x.f < 0 ? -1.0 : 0.0);
-                            }
-                            if (is_unsigned) return IntScalar(x.i != 0 ? 1 : 0);
-                            return IntScalar(x.i > 0 ? 1 : x.i < 0 ? -1 : 0);
-                          case Unary::kReciprocal:
-                            return FloatScalar(1.0 / x.f);
-                        }
-                        return std::nullopt;
-                      })) {
+  if (FoldElementwise(
+          node, {0}, type, [&](llvm::ArrayRef<FoldScalar> v) -> std::optional<FoldScalar> {
+            const FoldScalar x = v[0];
+            switch (op) {
+              case Unary::kAbs:
+                if (is_float) return FloatScalar(std::fabs(x.f));
+                if (is_unsigned) return x;
+                return IntScalar(x.i < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(x.i))
+                                         : x.i);
+              case Unary::kNeg:
+                if (is_float) return FloatScalar(-x.f);
+                return IntScalar(static_cast<int64_t>(0 - static_cast<uint64_t>(x.i)));
+              case Unary::kSign:
+                if (is_float) {
+                  if (std::isnan(x.f)) return x;
+                  return FloatScalar(x.f > 0 ? 1.0 : x.f < 0 ? -1.0 : 0.0);
+                }
+                if (is_unsigned) return IntScalar(x.i != 0 ? 1 : 0);
+                return IntScalar(x.i > 0 ? 1 : x.i < 0 ? -1 : 0);
+              case Unary::kReciprocal:
+                return FloatScalar(1.0 / x.f);
+            }
+            return std::nullopt;
+          })) {
     return mlir::success();
   }
   if (op == Unary::kAbs && is_unsigned) {
@@ -441,10 +444,8 @@ mlir::LogicalResult ConvertUnary(NodeImporter& node, Unary op) {
             if (is_float) {
               // 0, -0 and NaN are their own sign (numpy's sign).
               Value minus_one = ConstantLike(b, loc, x, -1);
-              Value positive =
-                  b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x, zero);
-              Value negative =
-                  b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x, zero);
+              Value positive = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x, zero);
+              Value negative = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x, zero);
               return Select(b, loc, positive, one, Select(b, loc, negative, minus_one, x));
             }
             if (is_unsigned) {
@@ -474,8 +475,7 @@ struct ClipBound {
 
 // Reads Clip's bound input `index` (opset 11 on): a scalar, also accepted
 // as a one-element 1-D tensor (which some exporters write).
-mlir::FailureOr<ClipBound> ReadClipBound(NodeImporter& node, int64_t index,
-                                         OnnxElementType type) {
+mlir::FailureOr<ClipBound> ReadClipBound(NodeImporter& node, int64_t index, OnnxElementType type) {
   ClipBound bound;
   if (!node.HasInput(index)) return bound;
   bound.present = true;
@@ -538,11 +538,10 @@ mlir::LogicalResult ConvertClip(NodeImporter& node) {
     // Absent bounds are the type's lowest and highest (ONNX's defaults):
     // a float infinity clamps to the largest finite value.
     if (IsFloat(type)) {
-      const double largest =
-          llvm::APFloat::getLargest(llvm::cast<mlir::FloatType>(
-                                        ConvertElementType(node.context(), type))
-                                        .getFloatSemantics())
-              .convertToDouble();
+      const double largest = llvm::APFloat::getLargest(llvm::cast<mlir::FloatType>(
+                                                           ConvertElementType(node.context(), type))
+                                                           .getFloatSemantics())
+                                 .convertToDouble();
       if (!lower.present) {
         lower.present = true;
         lower.constant = FloatScalar(-largest);
@@ -580,8 +579,9 @@ mlir::LogicalResult ConvertClip(NodeImporter& node) {
         size_t next = 1;
         auto bound_value = [&](const ClipBound& bound) -> Value {
           if (!bound.constant) return v[next++];
-          return ConstantLike(b, loc, x, IsFloat(type) ? bound.constant->f
-                                                       : static_cast<double>(bound.constant->i));
+          return ConstantLike(
+              b, loc, x,
+              IsFloat(type) ? bound.constant->f : static_cast<double>(bound.constant->i));
         };
         // max(x, min) then min(·, max): min > max gives max (numpy's clip).
         if (lower.present) x = MinMax(b, loc, x, bound_value(lower), type, /*is_max=*/true);
@@ -664,7 +664,8 @@ void RegisterElementwiseOps(OpRegistry& registry) {
   registry.Register("Max", [](NodeImporter& n) { return ConvertVariadic(n, Variadic::kMax); });
   registry.Register("Abs", [](NodeImporter& n) { return ConvertUnary(n, Unary::kAbs); });
   registry.Register("Neg", [](NodeImporter& n) { return ConvertUnary(n, Unary::kNeg); });
-  registry.Register("Sign", [](NodeImporter& n) { return ConvertUnary(n, Unary::kSign); }, 9);
+  registry.Register(
+      "Sign", [](NodeImporter& n) { return ConvertUnary(n, Unary::kSign); }, 9);
   registry.Register("Reciprocal",
                     [](NodeImporter& n) { return ConvertUnary(n, Unary::kReciprocal); });
   registry.Register("Clip", ConvertClip);

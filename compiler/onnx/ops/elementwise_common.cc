@@ -10,11 +10,11 @@ namespace kiln::onnx_import {
 
 mlir::LogicalResult CheckInputType(NodeImporter& node, int64_t index, unsigned allowed) {
   const OnnxElementType type = node.InputElementType(index);
-  const bool ok = (IsFloat(type) && (allowed & kFloatTypes)) ||
-                  (IsSignedInteger(type) && (allowed & kSignedTypes)) ||
-                  (type == onnx::TensorProto::BOOL && (allowed & kBoolType)) ||
-                  (IsUnsigned(type) && type != onnx::TensorProto::BOOL &&
-                   (allowed & kUnsignedTypes));
+  const bool ok =
+      (IsFloat(type) && (allowed & kFloatTypes)) ||
+      (IsSignedInteger(type) && (allowed & kSignedTypes)) ||
+      (type == onnx::TensorProto::BOOL && (allowed & kBoolType)) ||
+      (IsUnsigned(type) && type != onnx::TensorProto::BOOL && (allowed & kUnsignedTypes));
   if (ok) return mlir::success();
   return node.Fail("input " + std::to_string(index) + " of element type " +
                    OnnxElementTypeName(type) + " is not supported by this operator");
@@ -114,13 +114,12 @@ mlir::FailureOr<llvm::SmallVector<mlir::Value>> BinaryOperands(NodeImporter& nod
   mlir::Value expanded;
   if (groups.empty()) {
     // A scalar B: rank 0 → all 1s.
-    expanded = builder.create<mlir::tensor::ExpandShapeOp>(node.loc(), expanded_type, b,
-                                                           groups);
+    expanded = builder.create<mlir::tensor::ExpandShapeOp>(node.loc(), expanded_type, b, groups);
   } else {
     llvm::SmallVector<mlir::OpFoldResult> sizes = TensorSizes(builder, node.loc(), b);
     sizes.append(trailing, builder.getIndexAttr(1));
-    expanded = builder.create<mlir::tensor::ExpandShapeOp>(node.loc(), expanded_type, b, groups,
-                                                           sizes);
+    expanded =
+        builder.create<mlir::tensor::ExpandShapeOp>(node.loc(), expanded_type, b, groups, sizes);
   }
   return llvm::SmallVector<mlir::Value>{a, expanded};
 }

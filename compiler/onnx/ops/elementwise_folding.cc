@@ -34,8 +34,8 @@ std::vector<FoldScalar> ReadElements(mlir::DenseElementsAttr contents, OnnxEleme
   }
   const bool is_unsigned = IsUnsigned(type);
   for (const llvm::APInt& value : contents.getValues<llvm::APInt>()) {
-    elements.push_back(IntScalar(is_unsigned ? static_cast<int64_t>(value.getZExtValue())
-                                             : value.getSExtValue()));
+    elements.push_back(
+        IntScalar(is_unsigned ? static_cast<int64_t>(value.getZExtValue()) : value.getSExtValue()));
   }
   return elements;
 }
@@ -54,9 +54,9 @@ double RoundToType(double value, OnnxElementType type) {
   if (type == onnx::TensorProto::FLOAT) return static_cast<float>(value);
   llvm::APFloat rounded(value);
   bool loses_info = false;
-  rounded.convert(type == onnx::TensorProto::FLOAT16 ? llvm::APFloat::IEEEhalf()
-                                                     : llvm::APFloat::BFloat(),
-                  llvm::APFloat::rmNearestTiesToEven, &loses_info);
+  rounded.convert(
+      type == onnx::TensorProto::FLOAT16 ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat(),
+      llvm::APFloat::rmNearestTiesToEven, &loses_info);
   rounded.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &loses_info);
   return rounded.convertToDouble();
 }
@@ -139,16 +139,17 @@ bool FoldElementwise(NodeImporter& node, llvm::ArrayRef<int64_t> inputs,
     } else if (result_type == onnx::TensorProto::BOOL) {
       ints.push_back(llvm::APInt(1, result->i != 0 ? 1 : 0));
     } else {
-      ints.push_back(llvm::APInt(64, static_cast<uint64_t>(result->i)).zextOrTrunc(BitWidth(result_type)));
+      ints.push_back(
+          llvm::APInt(64, static_cast<uint64_t>(result->i)).zextOrTrunc(BitWidth(result_type)));
     }
     for (int64_t d = rank - 1; d >= 0; --d) {
       if (++index[d] < shape[d]) break;
       index[d] = 0;
     }
   }
-  mlir::DenseElementsAttr folded =
-      IsFloat(result_type) ? mlir::DenseElementsAttr::get(result_tensor_type, floats)
-                           : mlir::DenseElementsAttr::get(result_tensor_type, ints);
+  mlir::DenseElementsAttr folded = IsFloat(result_type)
+                                       ? mlir::DenseElementsAttr::get(result_tensor_type, floats)
+                                       : mlir::DenseElementsAttr::get(result_tensor_type, ints);
   node.SetConstantOutput(0, folded, result_type);
   return true;
 }

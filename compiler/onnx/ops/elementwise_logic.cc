@@ -28,8 +28,7 @@ enum class Compare { kEqual, kLess, kGreater, kLessOrEqual, kGreaterOrEqual };
 
 mlir::LogicalResult ConvertCompare(NodeImporter& node, Compare op) {
   const unsigned allowed = op == Compare::kEqual ? kAllTypes : kNumericTypes;
-  if (mlir::failed(CheckInputsPresent(node, 2)) ||
-      mlir::failed(CheckInputType(node, 0, allowed)) ||
+  if (mlir::failed(CheckInputsPresent(node, 2)) || mlir::failed(CheckInputType(node, 0, allowed)) ||
       mlir::failed(CheckSameInputTypes(node, 0, 1))) {
     return mlir::failure();
   }
@@ -41,11 +40,16 @@ mlir::LogicalResult ConvertCompare(NodeImporter& node, Compare op) {
     if (is_float) {
       const double x = v[0].f, y = v[1].f;
       switch (op) {
-        case Compare::kEqual: return IntScalar(x == y);
-        case Compare::kLess: return IntScalar(x < y);
-        case Compare::kGreater: return IntScalar(x > y);
-        case Compare::kLessOrEqual: return IntScalar(x <= y);
-        case Compare::kGreaterOrEqual: return IntScalar(x >= y);
+        case Compare::kEqual:
+          return IntScalar(x == y);
+        case Compare::kLess:
+          return IntScalar(x < y);
+        case Compare::kGreater:
+          return IntScalar(x > y);
+        case Compare::kLessOrEqual:
+          return IntScalar(x <= y);
+        case Compare::kGreaterOrEqual:
+          return IntScalar(x >= y);
       }
     }
     // Unsigned values are zero-extended, so only uint64 needs unsigned
@@ -53,20 +57,30 @@ mlir::LogicalResult ConvertCompare(NodeImporter& node, Compare op) {
     if (is_unsigned) {
       const uint64_t x = v[0].i, y = v[1].i;
       switch (op) {
-        case Compare::kEqual: return IntScalar(x == y);
-        case Compare::kLess: return IntScalar(x < y);
-        case Compare::kGreater: return IntScalar(x > y);
-        case Compare::kLessOrEqual: return IntScalar(x <= y);
-        case Compare::kGreaterOrEqual: return IntScalar(x >= y);
+        case Compare::kEqual:
+          return IntScalar(x == y);
+        case Compare::kLess:
+          return IntScalar(x < y);
+        case Compare::kGreater:
+          return IntScalar(x > y);
+        case Compare::kLessOrEqual:
+          return IntScalar(x <= y);
+        case Compare::kGreaterOrEqual:
+          return IntScalar(x >= y);
       }
     }
     const int64_t x = v[0].i, y = v[1].i;
     switch (op) {
-      case Compare::kEqual: return IntScalar(x == y);
-      case Compare::kLess: return IntScalar(x < y);
-      case Compare::kGreater: return IntScalar(x > y);
-      case Compare::kLessOrEqual: return IntScalar(x <= y);
-      case Compare::kGreaterOrEqual: return IntScalar(x >= y);
+      case Compare::kEqual:
+        return IntScalar(x == y);
+      case Compare::kLess:
+        return IntScalar(x < y);
+      case Compare::kGreater:
+        return IntScalar(x > y);
+      case Compare::kLessOrEqual:
+        return IntScalar(x <= y);
+      case Compare::kGreaterOrEqual:
+        return IntScalar(x >= y);
     }
     return std::nullopt;
   };
@@ -80,17 +94,29 @@ mlir::LogicalResult ConvertCompare(NodeImporter& node, Compare op) {
         if (is_float) {
           arith::CmpFPredicate predicate = arith::CmpFPredicate::OEQ;
           switch (op) {
-            case Compare::kEqual: predicate = arith::CmpFPredicate::OEQ; break;
-            case Compare::kLess: predicate = arith::CmpFPredicate::OLT; break;
-            case Compare::kGreater: predicate = arith::CmpFPredicate::OGT; break;
-            case Compare::kLessOrEqual: predicate = arith::CmpFPredicate::OLE; break;
-            case Compare::kGreaterOrEqual: predicate = arith::CmpFPredicate::OGE; break;
+            case Compare::kEqual:
+              predicate = arith::CmpFPredicate::OEQ;
+              break;
+            case Compare::kLess:
+              predicate = arith::CmpFPredicate::OLT;
+              break;
+            case Compare::kGreater:
+              predicate = arith::CmpFPredicate::OGT;
+              break;
+            case Compare::kLessOrEqual:
+              predicate = arith::CmpFPredicate::OLE;
+              break;
+            case Compare::kGreaterOrEqual:
+              predicate = arith::CmpFPredicate::OGE;
+              break;
           }
           return b.create<arith::CmpFOp>(loc, predicate, v[0], v[1]);
         }
         arith::CmpIPredicate predicate = arith::CmpIPredicate::eq;
         switch (op) {
-          case Compare::kEqual: predicate = arith::CmpIPredicate::eq; break;
+          case Compare::kEqual:
+            predicate = arith::CmpIPredicate::eq;
+            break;
           case Compare::kLess:
             predicate = is_unsigned ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
             break;
@@ -119,9 +145,12 @@ mlir::LogicalResult ConvertLogic(NodeImporter& node, Logic op) {
   auto fold = [&](llvm::ArrayRef<FoldScalar> v) -> std::optional<FoldScalar> {
     const bool x = v[0].i != 0, y = v[1].i != 0;
     switch (op) {
-      case Logic::kAnd: return IntScalar(x && y);
-      case Logic::kOr: return IntScalar(x || y);
-      case Logic::kXor: return IntScalar(x != y);
+      case Logic::kAnd:
+        return IntScalar(x && y);
+      case Logic::kOr:
+        return IntScalar(x || y);
+      case Logic::kXor:
+        return IntScalar(x != y);
     }
     return std::nullopt;
   };
@@ -133,9 +162,12 @@ mlir::LogicalResult ConvertLogic(NodeImporter& node, Logic op) {
   return SetElementwiseOutput(node, *operands, kBool,
                               [&](OpBuilder& b, Location loc, ValueRange v) -> Value {
                                 switch (op) {
-                                  case Logic::kAnd: return b.create<arith::AndIOp>(loc, v[0], v[1]);
-                                  case Logic::kOr: return b.create<arith::OrIOp>(loc, v[0], v[1]);
-                                  case Logic::kXor: return b.create<arith::XOrIOp>(loc, v[0], v[1]);
+                                  case Logic::kAnd:
+                                    return b.create<arith::AndIOp>(loc, v[0], v[1]);
+                                  case Logic::kOr:
+                                    return b.create<arith::OrIOp>(loc, v[0], v[1]);
+                                  case Logic::kXor:
+                                    return b.create<arith::XOrIOp>(loc, v[0], v[1]);
                                 }
                                 return Value();
                               });
@@ -223,11 +255,10 @@ mlir::LogicalResult ConvertIsNaN(NodeImporter& node) {
                       })) {
     return mlir::success();
   }
-  return SetElementwiseOutput(node, {node.Input(0)}, kBool,
-                              [](OpBuilder& b, Location loc, ValueRange v) -> Value {
-                                return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO,
-                                                               v[0], v[0]);
-                              });
+  return SetElementwiseOutput(
+      node, {node.Input(0)}, kBool, [](OpBuilder& b, Location loc, ValueRange v) -> Value {
+        return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, v[0], v[0]);
+      });
 }
 
 mlir::LogicalResult ConvertIsInf(NodeImporter& node) {
@@ -237,12 +268,11 @@ mlir::LogicalResult ConvertIsInf(NodeImporter& node) {
   }
   const bool positive = node.IntAttribute("detect_positive", 1) != 0;
   const bool negative = node.IntAttribute("detect_negative", 1) != 0;
-  if (FoldElementwise(node, {0}, kBool,
-                      [&](llvm::ArrayRef<FoldScalar> v) -> std::optional<FoldScalar> {
-                        const double x = v[0].f;
-                        return IntScalar((positive && x == INFINITY) ||
-                                         (negative && x == -INFINITY));
-                      })) {
+  if (FoldElementwise(
+          node, {0}, kBool, [&](llvm::ArrayRef<FoldScalar> v) -> std::optional<FoldScalar> {
+            const double x = v[0].f;
+            return IntScalar((positive && x == INFINITY) || (negative && x == -INFINITY));
+          })) {
     return mlir::success();
   }
   return SetElementwiseOutput(
@@ -273,8 +303,8 @@ void RegisterElementwiseLogicOps(OpRegistry& registry) {
   registry.Register(
       "LessOrEqual", [](NodeImporter& n) { return ConvertCompare(n, Compare::kLessOrEqual); }, 12);
   registry.Register(
-      "GreaterOrEqual",
-      [](NodeImporter& n) { return ConvertCompare(n, Compare::kGreaterOrEqual); }, 12);
+      "GreaterOrEqual", [](NodeImporter& n) { return ConvertCompare(n, Compare::kGreaterOrEqual); },
+      12);
   registry.Register("And", [](NodeImporter& n) { return ConvertLogic(n, Logic::kAnd); });
   registry.Register("Or", [](NodeImporter& n) { return ConvertLogic(n, Logic::kOr); });
   registry.Register("Xor", [](NodeImporter& n) { return ConvertLogic(n, Logic::kXor); });

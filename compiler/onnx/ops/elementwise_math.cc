@@ -46,12 +46,10 @@ mlir::LogicalResult ConvertFloatUnary(NodeImporter& node, const FloatFunction& f
                               })) {
     return mlir::success();
   }
-  return SetElementwiseOutput(node, {node.Input(0)}, type,
-                              [&](OpBuilder& b, Location loc, ValueRange v) -> Value {
-                                return ComputeInF32(b, loc, v[0], [&](Value x) {
-                                  return function(b, loc, x);
-                                });
-                              });
+  return SetElementwiseOutput(
+      node, {node.Input(0)}, type, [&](OpBuilder& b, Location loc, ValueRange v) -> Value {
+        return ComputeInF32(b, loc, v[0], [&](Value x) { return function(b, loc, x); });
+      });
 }
 
 template <typename Op>
@@ -62,10 +60,18 @@ FloatFunction MathOp() {
 Value Constant(OpBuilder& b, Location loc, Value like, double value) {
   return ConstantLike(b, loc, like, value);
 }
-Value Add(OpBuilder& b, Location loc, Value x, Value y) { return b.create<arith::AddFOp>(loc, x, y); }
-Value Sub(OpBuilder& b, Location loc, Value x, Value y) { return b.create<arith::SubFOp>(loc, x, y); }
-Value Mul(OpBuilder& b, Location loc, Value x, Value y) { return b.create<arith::MulFOp>(loc, x, y); }
-Value Div(OpBuilder& b, Location loc, Value x, Value y) { return b.create<arith::DivFOp>(loc, x, y); }
+Value Add(OpBuilder& b, Location loc, Value x, Value y) {
+  return b.create<arith::AddFOp>(loc, x, y);
+}
+Value Sub(OpBuilder& b, Location loc, Value x, Value y) {
+  return b.create<arith::SubFOp>(loc, x, y);
+}
+Value Mul(OpBuilder& b, Location loc, Value x, Value y) {
+  return b.create<arith::MulFOp>(loc, x, y);
+}
+Value Div(OpBuilder& b, Location loc, Value x, Value y) {
+  return b.create<arith::DivFOp>(loc, x, y);
+}
 Value Exp(OpBuilder& b, Location loc, Value x) { return b.create<math::ExpOp>(loc, x); }
 Value Less(OpBuilder& b, Location loc, Value x, Value y) {
   return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x, y);
@@ -152,7 +158,8 @@ mlir::LogicalResult ConvertPRelu(NodeImporter& node) {
   return SetElementwiseOutput(
       node, {x, slope}, type, [&](OpBuilder& b, Location loc, ValueRange v) -> Value {
         Value zero = ConstantLike(b, loc, v[0], 0);
-        if (IsFloat(type)) return Select(b, loc, Less(b, loc, v[0], zero), Mul(b, loc, v[0], v[1]), v[0]);
+        if (IsFloat(type))
+          return Select(b, loc, Less(b, loc, v[0], zero), Mul(b, loc, v[0], v[1]), v[0]);
         Value negative = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, v[0], zero);
         return Select(b, loc, negative, b.create<arith::MulIOp>(loc, v[0], v[1]), v[0]);
       });
@@ -177,7 +184,8 @@ mlir::LogicalResult ConvertShrink(NodeImporter& node) {
   };
   return SetElementwiseOutput(
       node, {node.Input(0)}, type, [&](OpBuilder& b, Location loc, ValueRange v) -> Value {
-        if (IsFloat(type)) return ComputeInF32(b, loc, v[0], [&](Value x) { return shrink(b, loc, x); });
+        if (IsFloat(type))
+          return ComputeInF32(b, loc, v[0], [&](Value x) { return shrink(b, loc, x); });
         Value wide = ConvertScalar(b, loc, v[0], type, onnx::TensorProto::DOUBLE);
         return ConvertScalar(b, loc, shrink(b, loc, wide), onnx::TensorProto::DOUBLE, type);
       });
@@ -186,19 +194,18 @@ mlir::LogicalResult ConvertShrink(NodeImporter& node) {
 void RegisterFloatUnary(OpRegistry& registry, llvm::StringRef name, FloatFunction function,
                         int64_t min_opset = 1, double (*fold)(double) = nullptr) {
   registry.Register(
-      name, [function, fold](NodeImporter& node) { return ConvertFloatUnary(node, function, fold); },
+      name,
+      [function, fold](NodeImporter& node) { return ConvertFloatUnary(node, function, fold); },
       min_opset);
 }
 
 // An activation whose function reads the node's attributes.
-void RegisterActivation(
-    OpRegistry& registry, llvm::StringRef name,
-    std::function<FloatFunction(NodeImporter& node)> make_function, int64_t min_opset = 1) {
+void RegisterActivation(OpRegistry& registry, llvm::StringRef name,
+                        std::function<FloatFunction(NodeImporter& node)> make_function,
+                        int64_t min_opset = 1) {
   registry.Register(
       name,
-      [make_function](NodeImporter& node) {
-        return ConvertFloatUnary(node, make_function(node));
-      },
+      [make_function](NodeImporter& node) { return ConvertFloatUnary(node, make_function(node)); },
       min_opset);
 }
 
@@ -258,8 +265,8 @@ void RegisterElementwiseMathOps(OpRegistry& registry) {
     const double alpha = node.FloatAttribute("alpha", 1.0f);
     return [=](OpBuilder& b, Location loc, Value x) -> Value {
       Value zero = Constant(b, loc, x, 0);
-      Value negative =
-          Mul(b, loc, Constant(b, loc, x, alpha), Sub(b, loc, Exp(b, loc, x), Constant(b, loc, x, 1)));
+      Value negative = Mul(b, loc, Constant(b, loc, x, alpha),
+                           Sub(b, loc, Exp(b, loc, x), Constant(b, loc, x, 1)));
       return Select(b, loc, Less(b, loc, x, zero), negative, x);
     };
   });
