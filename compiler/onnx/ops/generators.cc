@@ -97,12 +97,29 @@ mlir::LogicalResult ConvertRange(NodeImporter& node) {
     IndexMath math(b, loc);
     sizes[0] = math.Max(as_index, math.Constant(0));
   }
+  // start and delta are the kernel's operands (read whole, a scalar each):
+  // a tensor.extract in the kernel would be merged with the host's by CSE.
+  llvm::SmallVector<mlir::Value> operands;
+  llvm::SmallVector<mlir::AffineMap> maps;
+  for (int64_t input : {0, 2}) {
+    if (node.InputConstant(input)) continue;
+    mlir::Value value = node.Input(input);
+    const int64_t rank = llvm::cast<mlir::RankedTensorType>(value.getType()).getRank();
+    llvm::SmallVector<mlir::AffineExpr> zeros(rank, b.getAffineConstantExpr(0));
+    operands.push_back(value);
+    maps.push_back(mlir::AffineMap::get(1, 0, zeros, b.getContext()));
+  }
   mlir::Value result = BuildIndexedGeneric(
-      node, sizes, element_type, {}, {},
+      node, sizes, element_type, operands, maps,
       [&](mlir::OpBuilder& nested, mlir::Location loc, mlir::ValueRange loop,
-          mlir::ValueRange) -> mlir::Value {
-        mlir::Value s = ScalarInKernel(node, nested, loc, 0);
-        mlir::Value d = ScalarInKernel(node, nested, loc, 2);
+          mlir::ValueRange scalars) -> mlir::Value {
+        size_t next = 0;
+        auto scalar = [&](int64_t input) {
+          return node.InputConstant(input) ? ScalarInKernel(node, nested, loc, input)
+                                           : scalars[next++];
+        };
+        mlir::Value s = scalar(0);
+        mlir::Value d = scalar(2);
         if (IsFloat(type)) {
           mlir::Value i = nested.create<mlir::arith::IndexCastOp>(loc, nested.getI64Type(), loop[0]);
           mlir::Value f = nested.create<mlir::arith::SIToFPOp>(loc, element_type, i);
