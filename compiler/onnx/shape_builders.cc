@@ -80,8 +80,7 @@ OpFoldResult IndexMath::Max(OpFoldResult x, OpFoldResult y) {
   return Fold(b_.createOrFold<mlir::arith::MaxSIOp>(loc_, Value(x), Value(y)));
 }
 
-OpFoldResult IndexMath::Cmp(mlir::arith::CmpIPredicate predicate, OpFoldResult x,
-                            OpFoldResult y) {
+OpFoldResult IndexMath::Cmp(mlir::arith::CmpIPredicate predicate, OpFoldResult x, OpFoldResult y) {
   auto cx = mlir::getConstantIntValue(x), cy = mlir::getConstantIntValue(y);
   if (cx && cy) {
     bool result = false;
@@ -169,8 +168,8 @@ mlir::FailureOr<llvm::SmallVector<OpFoldResult>> ElementsOf(NodeImporter& node, 
   mlir::Value value = node.Input(index);
   if (!value) return node.Fail("input " + std::to_string(index) + " is missing");
   auto type = llvm::dyn_cast<mlir::RankedTensorType>(value.getType());
-  if (!type || type.getRank() > 1 || !type.hasStaticShape() ||
-      !type.getElementType().isInteger() || type.getElementType().isInteger(1)) {
+  if (!type || type.getRank() > 1 || !type.hasStaticShape() || !type.getElementType().isInteger() ||
+      type.getElementType().isInteger(1)) {
     return node.Fail("input " + std::to_string(index) +
                      " must be a 0-D or 1-D integer tensor of static length");
   }
@@ -180,11 +179,13 @@ mlir::FailureOr<llvm::SmallVector<OpFoldResult>> ElementsOf(NodeImporter& node, 
   const int64_t count = type.getRank() == 0 ? 1 : type.getDimSize(0);
   for (int64_t i = 0; i < count; ++i) {
     llvm::SmallVector<mlir::Value> indices;
-    if (type.getRank() == 1) indices.push_back(b.create<mlir::arith::ConstantIndexOp>(node.loc(), i));
+    if (type.getRank() == 1)
+      indices.push_back(b.create<mlir::arith::ConstantIndexOp>(node.loc(), i));
     mlir::Value element = b.create<mlir::tensor::ExtractOp>(node.loc(), value, indices);
     mlir::Value as_index =
         is_unsigned
-            ? b.create<mlir::arith::IndexCastUIOp>(node.loc(), b.getIndexType(), element).getResult()
+            ? b.create<mlir::arith::IndexCastUIOp>(node.loc(), b.getIndexType(), element)
+                  .getResult()
             : b.create<mlir::arith::IndexCastOp>(node.loc(), b.getIndexType(), element).getResult();
     elements.push_back(as_index);
   }
@@ -366,9 +367,8 @@ std::optional<Regrouping> Regroup(mlir::Value source, llvm::ArrayRef<OpFoldResul
         unproven_used = true;
         break;
       }
-      const bool extend_source = source_product != target_product
-                                     ? source_product < target_product
-                                     : !source_has;
+      const bool extend_source =
+          source_product != target_product ? source_product < target_product : !source_has;
       if (extend_source) {
         if (i >= m) return std::nullopt;
         add_source();
@@ -411,7 +411,8 @@ mlir::Value Flatten1D(mlir::OpBuilder& b, mlir::Location loc, mlir::Value value)
   if (type.getRank() == 0) {
     return b.create<mlir::tensor::ExpandShapeOp>(
         loc, mlir::RankedTensorType::get({1}, type.getElementType()), value,
-        llvm::ArrayRef<mlir::ReassociationIndices>{}, llvm::ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+        llvm::ArrayRef<mlir::ReassociationIndices>{},
+        llvm::ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
   }
   mlir::ReassociationIndices all;
   for (int64_t i = 0; i < type.getRank(); ++i) all.push_back(i);
@@ -446,9 +447,8 @@ mlir::Value ReshapeTo(NodeImporter& node, mlir::Value value, llvm::ArrayRef<OpFo
                                                    llvm::ArrayRef<mlir::ReassociationIndices>{});
   }
   if (m == 0 && target_type.hasStaticShape()) {
-    return b.create<mlir::tensor::ExpandShapeOp>(loc, target_type, value,
-                                                 llvm::ArrayRef<mlir::ReassociationIndices>{},
-                                                 sizes);
+    return b.create<mlir::tensor::ExpandShapeOp>(
+        loc, target_type, value, llvm::ArrayRef<mlir::ReassociationIndices>{}, sizes);
   }
   if (std::optional<Regrouping> groups = Regroup(value, sizes)) {
     mlir::Value collapsed = value;
@@ -570,7 +570,8 @@ mlir::Value BuildIndexedGeneric(
   const int64_t rank = sizes.size();
   llvm::SmallVector<mlir::AffineMap> maps(input_maps);
   for (mlir::Value input : inputs.drop_front(maps.size())) {
-    maps.push_back(b.getMultiDimIdentityMap(llvm::cast<mlir::RankedTensorType>(input.getType()).getRank()));
+    maps.push_back(
+        b.getMultiDimIdentityMap(llvm::cast<mlir::RankedTensorType>(input.getType()).getRank()));
   }
   maps.push_back(b.getMultiDimIdentityMap(rank));
   mlir::Value init = EmptyTensor(b, node.loc(), sizes, element_type);

@@ -136,8 +136,7 @@ constexpr int64_t kMaxFoldedElements = 1 << 16;
 // `type` is not static or too large to fold.
 mlir::DenseElementsAttr FoldMovement(
     mlir::DenseElementsAttr source, mlir::RankedTensorType type,
-    const std::function<int64_t(llvm::ArrayRef<int64_t>)>& source_index,
-    mlir::Attribute fill = {});
+    const std::function<int64_t(llvm::ArrayRef<int64_t>)>& source_index, mlir::Attribute fill = {});
 
 // Row-major strides of a static shape.
 llvm::SmallVector<int64_t> Strides(llvm::ArrayRef<int64_t> shape);

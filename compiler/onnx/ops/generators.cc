@@ -30,7 +30,8 @@ mlir::Value ScalarInKernel(NodeImporter& node, mlir::OpBuilder& b, mlir::Locatio
   auto type = llvm::cast<mlir::RankedTensorType>(value.getType());
   llvm::SmallVector<mlir::Value> at;
   for (int64_t d = 0; d < type.getRank(); ++d) {
-    at.push_back(b.create<mlir::arith::ConstantIndexOp>(loc, d == type.getRank() - 1 ? element : 0));
+    at.push_back(
+        b.create<mlir::arith::ConstantIndexOp>(loc, d == type.getRank() - 1 ? element : 0));
   }
   return b.create<mlir::tensor::ExtractOp>(loc, value, at);
 }
@@ -54,10 +55,12 @@ mlir::LogicalResult ConvertRange(NodeImporter& node) {
       const int64_t count = std::max<int64_t>(static_cast<int64_t>(std::ceil((l - s) / d)), 0);
       if (count <= kMaxFoldedElements) {
         llvm::SmallVector<mlir::Attribute> values;
-        for (int64_t i = 0; i < count; ++i) values.push_back(b.getFloatAttr(element_type, s + i * d));
-        node.SetConstantOutput(
-            0, mlir::DenseElementsAttr::get(mlir::RankedTensorType::get({count}, element_type), values),
-            type);
+        for (int64_t i = 0; i < count; ++i)
+          values.push_back(b.getFloatAttr(element_type, s + i * d));
+        node.SetConstantOutput(0,
+                               mlir::DenseElementsAttr::get(
+                                   mlir::RankedTensorType::get({count}, element_type), values),
+                               type);
         return mlir::success();
       }
     } else {
@@ -70,10 +73,12 @@ mlir::LogicalResult ConvertRange(NodeImporter& node) {
           *mlir::getConstantIntValue(math.CeilDiv(math.Constant(l - s), math.Constant(d))), 0);
       if (count <= kMaxFoldedElements) {
         llvm::SmallVector<mlir::Attribute> values;
-        for (int64_t i = 0; i < count; ++i) values.push_back(b.getIntegerAttr(element_type, s + i * d));
-        node.SetConstantOutput(
-            0, mlir::DenseElementsAttr::get(mlir::RankedTensorType::get({count}, element_type), values),
-            type);
+        for (int64_t i = 0; i < count; ++i)
+          values.push_back(b.getIntegerAttr(element_type, s + i * d));
+        node.SetConstantOutput(0,
+                               mlir::DenseElementsAttr::get(
+                                   mlir::RankedTensorType::get({count}, element_type), values),
+                               type);
         return mlir::success();
       }
     }
@@ -87,7 +92,8 @@ mlir::LogicalResult ConvertRange(NodeImporter& node) {
     mlir::Value count;
     if (IsFloat(type)) {
       mlir::Value span = b.create<mlir::arith::SubFOp>(loc, l, s);
-      mlir::Value steps = b.create<mlir::math::CeilOp>(loc, b.create<mlir::arith::DivFOp>(loc, span, d));
+      mlir::Value steps =
+          b.create<mlir::math::CeilOp>(loc, b.create<mlir::arith::DivFOp>(loc, span, d));
       count = b.create<mlir::arith::FPToSIOp>(loc, b.getI64Type(), steps);
     } else {
       mlir::Value span = b.create<mlir::arith::SubIOp>(loc, l, s);
@@ -121,7 +127,8 @@ mlir::LogicalResult ConvertRange(NodeImporter& node) {
         mlir::Value s = scalar(0);
         mlir::Value d = scalar(2);
         if (IsFloat(type)) {
-          mlir::Value i = nested.create<mlir::arith::IndexCastOp>(loc, nested.getI64Type(), loop[0]);
+          mlir::Value i =
+              nested.create<mlir::arith::IndexCastOp>(loc, nested.getI64Type(), loop[0]);
           mlir::Value f = nested.create<mlir::arith::SIToFPOp>(loc, element_type, i);
           mlir::Value step = nested.create<mlir::arith::MulFOp>(loc, f, d);
           return nested.create<mlir::arith::AddFOp>(loc, s, step);
@@ -151,14 +158,15 @@ mlir::LogicalResult ConvertTrilu(NodeImporter& node) {
       [&](mlir::OpBuilder& nested, mlir::Location loc, mlir::ValueRange loop,
           mlir::ValueRange scalars) -> mlir::Value {
         // Kept: column - row >= k (upper) or <= k (lower), in i64.
-        mlir::Value i = nested.create<mlir::arith::IndexCastOp>(loc, nested.getI64Type(), loop[row]);
+        mlir::Value i =
+            nested.create<mlir::arith::IndexCastOp>(loc, nested.getI64Type(), loop[row]);
         mlir::Value j =
             nested.create<mlir::arith::IndexCastOp>(loc, nested.getI64Type(), loop[column]);
         mlir::Value diagonal = nested.create<mlir::arith::SubIOp>(loc, j, i);
         mlir::Value k = has_k ? ScalarInKernel(node, nested, loc, 1)
                               : nested.create<mlir::arith::ConstantIntOp>(loc, 0, 64).getResult();
-        mlir::Value kept = nested.create<mlir::arith::CmpIOp>(loc, upper ? Pred::sge : Pred::sle,
-                                                              diagonal, k);
+        mlir::Value kept =
+            nested.create<mlir::arith::CmpIOp>(loc, upper ? Pred::sge : Pred::sle, diagonal, k);
         mlir::Value zero = ScalarConstant(nested, loc, element_type, 0);
         return nested.create<mlir::arith::SelectOp>(loc, kept, scalars[0], zero);
       });
@@ -248,8 +256,8 @@ mlir::LogicalResult ConvertOneHot(NodeImporter& node) {
         }
         // Negative indices count from depth; others out of range match nothing.
         mlir::Value position =
-            WrapIndex(nested, loc, index, IsFloat(indices_type) ? onnx::TensorProto::INT64 : indices_type,
-                      depth_value);
+            WrapIndex(nested, loc, index,
+                      IsFloat(indices_type) ? onnx::TensorProto::INT64 : indices_type, depth_value);
         mlir::Value on = nested.create<mlir::arith::CmpIOp>(loc, Pred::eq, position, loop[axis]);
         mlir::Value off_value = ScalarInKernel(node, nested, loc, 2, 0);
         mlir::Value on_value = ScalarInKernel(node, nested, loc, 2, 1);

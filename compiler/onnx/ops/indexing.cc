@@ -99,18 +99,19 @@ mlir::LogicalResult ConvertGather(NodeImporter& node) {
         shape.append(type.getShape().begin() + *axis + 1, type.getShape().end());
         llvm::SmallVector<int64_t> strides = Strides(type.getShape());
         llvm::SmallVector<int64_t> index_strides = Strides(indices_type.getShape());
-        mlir::DenseElementsAttr folded = FoldMovement(
-            contents, mlir::RankedTensorType::get(shape, type.getElementType()),
-            [&](llvm::ArrayRef<int64_t> position) {
-              int64_t flat = 0, which = 0;
-              for (int64_t d = 0; d < *axis; ++d) flat += position[d] * strides[d];
-              for (int64_t j = 0; j < q; ++j) which += position[*axis + j] * index_strides[j];
-              flat += (*known_indices)[which] * strides[*axis];
-              for (int64_t d = *axis + 1; d < *rank; ++d) {
-                flat += position[d - 1 + q] * strides[d];
-              }
-              return flat;
-            });
+        mlir::DenseElementsAttr folded =
+            FoldMovement(contents, mlir::RankedTensorType::get(shape, type.getElementType()),
+                         [&](llvm::ArrayRef<int64_t> position) {
+                           int64_t flat = 0, which = 0;
+                           for (int64_t d = 0; d < *axis; ++d) flat += position[d] * strides[d];
+                           for (int64_t j = 0; j < q; ++j)
+                             which += position[*axis + j] * index_strides[j];
+                           flat += (*known_indices)[which] * strides[*axis];
+                           for (int64_t d = *axis + 1; d < *rank; ++d) {
+                             flat += position[d - 1 + q] * strides[d];
+                           }
+                           return flat;
+                         });
         if (folded) {
           node.SetConstantOutput(0, folded, node.InputElementType(0));
           return mlir::success();
@@ -161,16 +162,15 @@ mlir::LogicalResult ConvertGatherElements(NodeImporter& node) {
   IndexMath math(b, node.loc());
   mlir::Value axis_size = math.Value(TensorSizes(b, node.loc(), data)[*axis]);
   const OnnxElementType index_type = node.InputElementType(1);
-  llvm::SmallVector<OpFoldResult> sizes =
-      RefineSizes(node, 0, TensorSizes(b, node.loc(), indices));
-  mlir::Value result = BuildIndexedGeneric(
-      node, sizes, type.getElementType(), {indices}, {},
-      [&](mlir::OpBuilder& nested, mlir::Location loc, mlir::ValueRange loop,
-          mlir::ValueRange scalars) -> mlir::Value {
-        llvm::SmallVector<mlir::Value> at(loop);
-        at[*axis] = WrapIndex(nested, loc, scalars[0], index_type, axis_size);
-        return nested.create<mlir::tensor::ExtractOp>(loc, data, at);
-      });
+  llvm::SmallVector<OpFoldResult> sizes = RefineSizes(node, 0, TensorSizes(b, node.loc(), indices));
+  mlir::Value result =
+      BuildIndexedGeneric(node, sizes, type.getElementType(), {indices}, {},
+                          [&](mlir::OpBuilder& nested, mlir::Location loc, mlir::ValueRange loop,
+                              mlir::ValueRange scalars) -> mlir::Value {
+                            llvm::SmallVector<mlir::Value> at(loop);
+                            at[*axis] = WrapIndex(nested, loc, scalars[0], index_type, axis_size);
+                            return nested.create<mlir::tensor::ExtractOp>(loc, data, at);
+                          });
   node.SetOutput(0, result, node.InputElementType(0));
   return mlir::success();
 }
@@ -258,12 +258,11 @@ mlir::FailureOr<std::function<mlir::Value(mlir::OpBuilder&, mlir::Location, mlir
 ScatterCombiner(NodeImporter& node, OnnxElementType type) {
   const std::string reduction = node.StringAttribute("reduction", "none");
   const bool is_float = IsFloat(type), is_unsigned = IsUnsigned(type);
-  using Combine = std::function<mlir::Value(mlir::OpBuilder&, mlir::Location, mlir::Value,
-                                            mlir::Value)>;
+  using Combine =
+      std::function<mlir::Value(mlir::OpBuilder&, mlir::Location, mlir::Value, mlir::Value)>;
   if (reduction == "none") {
-    return Combine([](mlir::OpBuilder&, mlir::Location, mlir::Value, mlir::Value update) {
-      return update;
-    });
+    return Combine(
+        [](mlir::OpBuilder&, mlir::Location, mlir::Value, mlir::Value update) { return update; });
   }
   if (type == onnx::TensorProto::BOOL) {
     return node.Fail("reduction '" + reduction + "' of bool tensors is not supported");
@@ -467,8 +466,9 @@ mlir::LogicalResult ConvertCompress(NodeImporter& node) {
   if (mlir::failed(rank)) return mlir::failure();
   mlir::DenseElementsAttr condition = node.InputConstant(1);
   if (!condition) {
-    return node.Fail("the output's size depends on the condition's values, which must be known "
-                     "at import time (a constant or an initializer)");
+    return node.Fail(
+        "the output's size depends on the condition's values, which must be known "
+        "at import time (a constant or an initializer)");
   }
   mlir::OpBuilder& b = node.builder();
   const ImportedValue* info = node.InputInfo(0);
@@ -493,8 +493,8 @@ mlir::LogicalResult ConvertCompress(NodeImporter& node) {
   if (!selected.empty() && !type.isDynamicDim(axis) && selected.back() >= type.getDimSize(axis)) {
     return node.Fail("the condition selects past the end of the input");
   }
-  auto indices_type = mlir::RankedTensorType::get({static_cast<int64_t>(selected.size())},
-                                                  b.getI64Type());
+  auto indices_type =
+      mlir::RankedTensorType::get({static_cast<int64_t>(selected.size())}, b.getI64Type());
   auto indices_attr = mlir::DenseElementsAttr::get(indices_type, llvm::ArrayRef<int64_t>(selected));
   if (info->constant && type.hasStaticShape()) {
     llvm::SmallVector<int64_t> shape(type.getShape());
@@ -502,8 +502,7 @@ mlir::LogicalResult ConvertCompress(NodeImporter& node) {
     llvm::SmallVector<int64_t> strides = Strides(type.getShape());
     mlir::DenseElementsAttr folded = FoldMovement(
         mlir::DenseElementsAttr(info->constant).reshape(type),
-        mlir::RankedTensorType::get(shape, type.getElementType()),
-        [&](llvm::ArrayRef<int64_t> at) {
+        mlir::RankedTensorType::get(shape, type.getElementType()), [&](llvm::ArrayRef<int64_t> at) {
           int64_t flat = 0;
           for (int64_t d = 0; d < type.getRank(); ++d) {
             flat += (d == axis ? selected[at[d]] : at[d]) * strides[d];
@@ -524,8 +523,9 @@ mlir::LogicalResult ConvertCompress(NodeImporter& node) {
 mlir::LogicalResult ConvertNonZero(NodeImporter& node) {
   mlir::DenseElementsAttr contents = node.InputConstant(0);
   if (!contents) {
-    return node.Fail("the output's size depends on the input's values, which must be known at "
-                     "import time (a constant or an initializer)");
+    return node.Fail(
+        "the output's size depends on the input's values, which must be known at "
+        "import time (a constant or an initializer)");
   }
   auto type = llvm::cast<mlir::RankedTensorType>(contents.getType());
   const int64_t rank = type.getRank();
@@ -554,7 +554,8 @@ mlir::LogicalResult ConvertNonZero(NodeImporter& node) {
   }
   mlir::OpBuilder& b = node.builder();
   auto result_type = mlir::RankedTensorType::get({rank, count}, b.getI64Type());
-  node.SetConstantOutput(0, mlir::DenseElementsAttr::get(result_type, llvm::ArrayRef<int64_t>(result)),
+  node.SetConstantOutput(0,
+                         mlir::DenseElementsAttr::get(result_type, llvm::ArrayRef<int64_t>(result)),
                          onnx::TensorProto::INT64);
   return mlir::success();
 }

@@ -97,8 +97,7 @@ mlir::LogicalResult ConvertReshape(NodeImporter& node) {
     may_be_inferred.push_back(known ? *known == -1 : !is_dim);
   }
   if (inferred_count > 1) return node.Fail("the shape has more than one -1");
-  const int64_t runtime_count =
-      llvm::count(may_be_inferred, true) - inferred_count;
+  const int64_t runtime_count = llvm::count(may_be_inferred, true) - inferred_count;
   if (inferred_count == 1 && runtime_count == 0) {
     llvm::SmallVector<OpFoldResult> others;
     for (size_t k = 0; k < sizes.size(); ++k) {
@@ -184,8 +183,9 @@ mlir::FailureOr<std::optional<std::vector<int64_t>>> ReadAxes(NodeImporter& node
 mlir::LogicalResult SetReshapedToInferred(NodeImporter& node) {
   mlir::RankedTensorType type = node.StaticOutputType(0);
   if (!type) {
-    return node.Fail("the axes must be known at import time (a constant or an initializer) "
-                     "unless the output's shape is static");
+    return node.Fail(
+        "the axes must be known at import time (a constant or an initializer) "
+        "unless the output's shape is static");
   }
   llvm::SmallVector<OpFoldResult> sizes;
   for (int64_t size : type.getShape()) sizes.push_back(node.builder().getIndexAttr(size));
@@ -340,11 +340,9 @@ mlir::LogicalResult ConvertExpand(NodeImporter& node) {
                                  : b.getAffineDimExpr(d + (output_rank - *rank)));
   }
   mlir::AffineMap map = mlir::AffineMap::get(output_rank, 0, exprs, b.getContext());
-  mlir::Value result = BuildIndexedGeneric(
-      node, sizes, type.getElementType(), {data}, {map},
-      [](mlir::OpBuilder&, mlir::Location, mlir::ValueRange, mlir::ValueRange scalars) {
-        return scalars[0];
-      });
+  mlir::Value result = BuildIndexedGeneric(node, sizes, type.getElementType(), {data}, {map},
+                                           [](mlir::OpBuilder&, mlir::Location, mlir::ValueRange,
+                                              mlir::ValueRange scalars) { return scalars[0]; });
   node.SetOutput(0, result, node.InputElementType(0));
   return mlir::success();
 }
@@ -373,12 +371,13 @@ mlir::LogicalResult ConvertConstantOfShape(NodeImporter& node) {
   if (!mlir::ShapedType::isDynamicShape(static_shape)) {
     // A splat constant: one value however large.
     node.SetConstantOutput(
-        0, mlir::DenseElementsAttr::get(mlir::RankedTensorType::get(static_shape, scalar_type), value),
+        0,
+        mlir::DenseElementsAttr::get(mlir::RankedTensorType::get(static_shape, scalar_type), value),
         element_type);
     return mlir::success();
   }
-  mlir::Value scalar =
-      node.builder().create<mlir::arith::ConstantOp>(node.loc(), llvm::cast<mlir::TypedAttr>(value));
+  mlir::Value scalar = node.builder().create<mlir::arith::ConstantOp>(
+      node.loc(), llvm::cast<mlir::TypedAttr>(value));
   node.SetOutput(0, FilledTensor(node.builder(), node.loc(), sizes, scalar), element_type);
   return mlir::success();
 }

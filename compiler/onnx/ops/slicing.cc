@@ -47,15 +47,15 @@ void SetWindowOutput(NodeImporter& node, int64_t index, int64_t input, Window wi
   if (offsets && sizes && steps) {
     if (info->constant && type.hasStaticShape()) {
       llvm::SmallVector<int64_t> strides = Strides(type.getShape());
-      mlir::DenseElementsAttr folded = FoldMovement(
-          info->constant, mlir::RankedTensorType::get(*sizes, type.getElementType()),
-          [&](llvm::ArrayRef<int64_t> position) {
-            int64_t flat = 0;
-            for (int64_t d = 0; d < rank; ++d) {
-              flat += ((*offsets)[d] + position[d] * (*steps)[d]) * strides[d];
-            }
-            return flat;
-          });
+      mlir::DenseElementsAttr folded =
+          FoldMovement(info->constant, mlir::RankedTensorType::get(*sizes, type.getElementType()),
+                       [&](llvm::ArrayRef<int64_t> position) {
+                         int64_t flat = 0;
+                         for (int64_t d = 0; d < rank; ++d) {
+                           flat += ((*offsets)[d] + position[d] * (*steps)[d]) * strides[d];
+                         }
+                         return flat;
+                       });
       if (folded) {
         node.SetConstantOutput(index, folded, info->element_type);
         return;
@@ -64,14 +64,14 @@ void SetWindowOutput(NodeImporter& node, int64_t index, int64_t input, Window wi
     if (rank == 1) {
       if (auto known = KnownElements(node, input)) {
         llvm::SmallVector<OpFoldResult> picked;
-        for (int64_t i = 0; i < (*sizes)[0]; ++i) picked.push_back((*known)[(*offsets)[0] + i * (*steps)[0]]);
+        for (int64_t i = 0; i < (*sizes)[0]; ++i)
+          picked.push_back((*known)[(*offsets)[0] + i * (*steps)[0]]);
         SetShapeOutput(node, index, picked, /*scalar=*/false, info->element_type);
         return;
       }
     }
   }
-  const bool positive_steps =
-      steps && llvm::all_of(*steps, [](int64_t step) { return step > 0; });
+  const bool positive_steps = steps && llvm::all_of(*steps, [](int64_t step) { return step > 0; });
   if (positive_steps) {
     auto result_type =
         mlir::RankedTensorType::get(StaticShape(window.sizes), type.getElementType());
@@ -90,8 +90,7 @@ void SetWindowOutput(NodeImporter& node, int64_t index, int64_t input, Window wi
     offset_values.push_back(math.Value(window.offsets[d]));
     magnitudes.push_back(math.Value(
         math.Select(negative, math.Sub(math.Constant(0), window.steps[d]), window.steps[d])));
-    backwards.push_back(
-        math.Value(math.Select(negative, math.Constant(1), math.Constant(0))));
+    backwards.push_back(math.Value(math.Select(negative, math.Constant(1), math.Constant(0))));
   }
   mlir::Value result = BuildIndexedGeneric(
       node, window.sizes, type.getElementType(), {}, {},
@@ -175,7 +174,8 @@ mlir::LogicalResult ConvertSlice(NodeImporter& node) {
       OpFoldResult low = math.Sub(math.Constant(-1), dim);
       OpFoldResult start = math.Clamp(starts[j], low, dim);
       OpFoldResult end = math.Clamp(ends[j], low, dim);
-      start = math.Select(math.Cmp(Pred::slt, start, math.Constant(0)), math.Add(start, dim), start);
+      start =
+          math.Select(math.Cmp(Pred::slt, start, math.Constant(0)), math.Add(start, dim), start);
       end = math.Select(math.Cmp(Pred::slt, end, math.Constant(0)), math.Add(end, dim), end);
       OpFoldResult step = steps[j];
       OpFoldResult positive = math.Cmp(Pred::sgt, step, math.Constant(0));
@@ -184,8 +184,7 @@ mlir::LogicalResult ConvertSlice(NodeImporter& node) {
                           math.Clamp(start, math.Constant(0), last));
       end = math.Select(positive, math.Clamp(end, math.Constant(0), dim),
                         math.Clamp(end, math.Constant(-1), last));
-      OpFoldResult forward =
-          math.CeilDiv(math.Max(math.Sub(end, start), math.Constant(0)), step);
+      OpFoldResult forward = math.CeilDiv(math.Max(math.Sub(end, start), math.Constant(0)), step);
       OpFoldResult backward = math.CeilDiv(math.Max(math.Sub(start, end), math.Constant(0)),
                                            math.Sub(math.Constant(0), step));
       OpFoldResult size = math.Select(positive, forward, backward);
@@ -492,8 +491,8 @@ mlir::LogicalResult ConvertPad(NodeImporter& node) {
             mlir::Value shifted = nested.create<mlir::arith::AddIOp>(loc, rem, safe_period);
             mlir::Value wrapped = nested.create<mlir::arith::RemSIOp>(loc, shifted, safe_period);
             mlir::Value mirrored = nested.create<mlir::arith::SubIOp>(loc, period, wrapped);
-            mlir::Value below = nested.create<mlir::arith::CmpIOp>(loc, Pred::slt, wrapped,
-                                                                  dim_values[d]);
+            mlir::Value below =
+                nested.create<mlir::arith::CmpIOp>(loc, Pred::slt, wrapped, dim_values[d]);
             source = nested.create<mlir::arith::SelectOp>(loc, below, wrapped, mirrored);
           } else if (mode == "constant") {
             mlir::Value low = nested.create<mlir::arith::CmpIOp>(loc, Pred::sge, source, zero);
@@ -566,11 +565,10 @@ mlir::LogicalResult ConvertTile(NodeImporter& node) {
     groups.push_back({2 * d, 2 * d + 1});
   }
   mlir::AffineMap map = mlir::AffineMap::get(2 * *rank, 0, exprs, b.getContext());
-  mlir::Value broadcast = BuildIndexedGeneric(
-      node, interleaved, type.getElementType(), {data}, {map},
-      [](mlir::OpBuilder&, mlir::Location, mlir::ValueRange, mlir::ValueRange scalars) {
-        return scalars[0];
-      });
+  mlir::Value broadcast =
+      BuildIndexedGeneric(node, interleaved, type.getElementType(), {data}, {map},
+                          [](mlir::OpBuilder&, mlir::Location, mlir::ValueRange,
+                             mlir::ValueRange scalars) { return scalars[0]; });
   mlir::Value result = b.create<mlir::tensor::CollapseShapeOp>(node.loc(), broadcast, groups);
   node.SetOutput(0, result, node.InputElementType(0));
   return mlir::success();
@@ -594,8 +592,8 @@ mlir::LogicalResult ConvertTranspose(NodeImporter& node) {
     seen[p] = true;
   }
   const ImportedValue* info = node.InputInfo(0);
-  const bool identity = llvm::all_of(llvm::seq<int64_t>(0, *rank),
-                                     [&](int64_t d) { return perm[d] == d; });
+  const bool identity =
+      llvm::all_of(llvm::seq<int64_t>(0, *rank), [&](int64_t d) { return perm[d] == d; });
   if (identity) {
     if (info->constant) {
       node.SetConstantOutput(0, info->constant, info->element_type);
