@@ -98,6 +98,17 @@ mlir::Value LowestScalar(mlir::OpBuilder& b, mlir::Location loc, mlir::Type type
 mlir::Value HighestScalar(mlir::OpBuilder& b, mlir::Location loc, mlir::Type type,
                           OnnxElementType onnx_type);
 
+// A reduction whose reduced elements are chosen at run time (an axis that
+// is a run-time value): one generic over the output's loops and then all of
+// `input`'s loops (reductions), adding input[i] into output[o] where
+// `selected(o, i)` (the loop indices) holds. Quadratic in the element
+// count: only for the forms whose axes are not known at import time.
+using PairSelector = std::function<mlir::Value(mlir::OpBuilder& b, mlir::Location loc,
+                                               mlir::ValueRange out_index, mlir::ValueRange in_index)>;
+mlir::Value BuildSelectedSum(mlir::OpBuilder& b, mlir::Location loc, mlir::Value input,
+                             llvm::ArrayRef<mlir::OpFoldResult> out_sizes, bool is_float,
+                             const PairSelector& selected);
+
 // Softmax, log-softmax of `input` (a float tensor) along `reduction`'s loops,
 // stable (the maximum subtracted first); the results of Softmax/LogSoftmax
 // and of SoftmaxCrossEntropyLoss's log_prob.

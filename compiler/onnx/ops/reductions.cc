@@ -183,6 +183,42 @@ Value MinScalar(OpBuilder& b, Location loc, Value x, Value y, OnnxElementType ty
   return b.create<arith::MinSIOp>(loc, x, y);
 }
 
+Value BuildSelectedSum(OpBuilder& b, Location loc, Value input,
+                       llvm::ArrayRef<mlir::OpFoldResult> out_sizes, bool is_float,
+                       const PairSelector& selected) {
+  mlir::MLIRContext* context = b.getContext();
+  auto type = llvm::cast<mlir::RankedTensorType>(input.getType());
+  const int64_t out_rank = out_sizes.size(), in_rank = type.getRank();
+  const int64_t loops = out_rank + in_rank;
+  Value init = FilledTensor(b, loc, out_sizes, ScalarConstant(b, loc, type.getElementType(), 0));
+  llvm::SmallVector<mlir::AffineExpr> in_exprs, out_exprs;
+  for (int64_t d = 0; d < out_rank; ++d) out_exprs.push_back(mlir::getAffineDimExpr(d, context));
+  for (int64_t d = 0; d < in_rank; ++d) {
+    in_exprs.push_back(mlir::getAffineDimExpr(out_rank + d, context));
+  }
+  llvm::SmallVector<mlir::utils::IteratorType> iterators(out_rank,
+                                                         mlir::utils::IteratorType::parallel);
+  iterators.append(in_rank, mlir::utils::IteratorType::reduction);
+  auto generic = b.create<mlir::linalg::GenericOp>(
+      loc, init.getType(), ValueRange{input}, ValueRange{init},
+      llvm::ArrayRef<mlir::AffineMap>{mlir::AffineMap::get(loops, 0, in_exprs, context),
+                                      mlir::AffineMap::get(loops, 0, out_exprs, context)},
+      iterators, [&](OpBuilder& nb, Location l, ValueRange args) {
+        llvm::SmallVector<Value> indices;
+        for (int64_t d = 0; d < loops; ++d) {
+          indices.push_back(nb.create<mlir::linalg::IndexOp>(l, d));
+        }
+        Value use = selected(nb, l, ValueRange(indices).take_front(out_rank),
+                             ValueRange(indices).drop_front(out_rank));
+        Value zero = ScalarConstant(nb, l, args[0].getType(), 0);
+        Value term = nb.create<arith::SelectOp>(l, use, args[0], zero);
+        Value sum = is_float ? nb.create<arith::AddFOp>(l, args[1], term).getResult()
+                             : nb.create<arith::AddIOp>(l, args[1], term).getResult();
+        nb.create<mlir::linalg::YieldOp>(l, sum);
+      });
+  return generic.getResult(0);
+}
+
 namespace {
 
 Value ExtremeScalar(OpBuilder& b, Location loc, mlir::Type type, OnnxElementType onnx_type,

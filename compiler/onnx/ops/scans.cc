@@ -67,6 +67,53 @@ mlir::FailureOr<int64_t> AxisInput(NodeImporter& node, int64_t index, int64_t ra
   return NormalizeAxis(node, (*axis)[0], rank);
 }
 
+// CumSum along an axis known only at run time (ONNX's node tests pass it
+// as a graph input): y[o] = the sum of x[i] where i and o agree off the
+// axis and compare along it (BuildSelectedSum).
+mlir::LogicalResult ConvertRunTimeAxisCumSum(NodeImporter& node, int64_t rank,
+                                             arith::CmpIPredicate predicate) {
+  Value x = node.Input(0);
+  Value axis_tensor = node.Input(1);
+  auto axis_type = llvm::dyn_cast<mlir::RankedTensorType>(axis_tensor.getType());
+  if (!axis_type || axis_type.getNumElements() != 1 || !axis_type.hasStaticShape()) {
+    return node.Fail("the axis input must hold one value");
+  }
+  const OnnxElementType type = node.InputElementType(0);
+  if (type == onnx::TensorProto::FLOAT16 || type == onnx::TensorProto::BFLOAT16) {
+    return node.Fail("a run-time axis of a float16/bfloat16 CumSum is not supported");
+  }
+  OpBuilder& b = node.builder();
+  const Location loc = node.loc();
+  // The axis, normalized (a negative one counts from the end), as an index.
+  llvm::SmallVector<Value> zeros(axis_type.getRank(), b.create<arith::ConstantIndexOp>(loc, 0));
+  Value raw = b.create<mlir::tensor::ExtractOp>(loc, axis_tensor, zeros);
+  Value axis = b.create<arith::IndexCastOp>(loc, b.getIndexType(), raw);
+  Value rank_value = b.create<arith::ConstantIndexOp>(loc, rank);
+  Value negative = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, axis,
+                                           b.create<arith::ConstantIndexOp>(loc, 0));
+  axis = b.create<arith::SelectOp>(loc, negative, b.create<arith::AddIOp>(loc, axis, rank_value),
+                                   axis);
+  llvm::SmallVector<Value> is_axis;
+  for (int64_t d = 0; d < rank; ++d) {
+    is_axis.push_back(b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, axis,
+                                              b.create<arith::ConstantIndexOp>(loc, d)));
+  }
+  Value sums = BuildSelectedSum(
+      b, loc, x, TensorSizes(b, loc, x), IsFloat(type),
+      [&](OpBuilder& nb, Location l, ValueRange o, ValueRange i) -> Value {
+        Value all;
+        for (int64_t d = 0; d < rank; ++d) {
+          Value along = nb.create<arith::CmpIOp>(l, predicate, i[d], o[d]);
+          Value same = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, i[d], o[d]);
+          Value ok = nb.create<arith::SelectOp>(l, is_axis[d], along, same);
+          all = all ? nb.create<arith::AndIOp>(l, all, ok).getResult() : ok;
+        }
+        return all;
+      });
+  node.SetOutput(0, sums, type);
+  return mlir::success();
+}
+
 mlir::LogicalResult ConvertCumSum(NodeImporter& node) {
   if (mlir::failed(CheckInputsPresent(node, 2)) ||
       mlir::failed(CheckInputType(node, 0, kNumericTypes))) {
@@ -77,10 +124,13 @@ mlir::LogicalResult ConvertCumSum(NodeImporter& node) {
   mlir::FailureOr<int64_t> rank = RankOf(node, x);
   if (mlir::failed(rank)) return mlir::failure();
   if (*rank == 0) return node.Fail("needs an input of rank 1 or more");
-  mlir::FailureOr<int64_t> axis = AxisInput(node, 1, *rank);
-  if (mlir::failed(axis)) return mlir::failure();
   const bool exclusive = node.IntAttribute("exclusive", 0) != 0;
   const bool reverse = node.IntAttribute("reverse", 0) != 0;
+  using P = arith::CmpIPredicate;
+  const P predicate = reverse ? (exclusive ? P::ugt : P::uge) : (exclusive ? P::ult : P::ule);
+  if (!node.InputConstant(1)) return ConvertRunTimeAxisCumSum(node, *rank, predicate);
+  mlir::FailureOr<int64_t> axis = AxisInput(node, 1, *rank);
+  if (mlir::failed(axis)) return mlir::failure();
 
   OpBuilder& b = node.builder();
   mlir::MLIRContext* context = b.getContext();
@@ -98,9 +148,6 @@ mlir::LogicalResult ConvertCumSum(NodeImporter& node) {
            [&](OpBuilder& nb, Location l, ValueRange args) {
              Value i = nb.create<mlir::linalg::IndexOp>(l, *axis);
              Value k = nb.create<mlir::linalg::IndexOp>(l, *rank);
-             using P = arith::CmpIPredicate;
-             const P predicate = reverse ? (exclusive ? P::ugt : P::uge)
-                                         : (exclusive ? P::ult : P::ule);
              Value included = nb.create<arith::CmpIOp>(l, predicate, k, i);
              Value element = args[0];
              if (element.getType() != accumulator_type) {
