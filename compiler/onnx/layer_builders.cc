@@ -100,8 +100,12 @@ mlir::Value PadTensor(mlir::OpBuilder& b, mlir::Location loc, mlir::Value value,
   for (int64_t i = 0; i < type.getRank(); ++i) {
     padded.push_back(AddSizes(b, loc, AddSizes(b, loc, sizes[i], low[i]), high[i]));
   }
-  auto result_type = mlir::RankedTensorType::get(StaticShapeOf(padded), type.getElementType());
-  return b.create<mlir::tensor::PadOp>(loc, result_type, value, low, high, padding);
+  // A filled tensor with the value inserted, not tensor.pad: kiln-compile
+  // reads garbage where a tensor.pad fuses into a pooling generic
+  // (onnx-gaps/pad-fused-into-window-generic.mlir).
+  mlir::Value filled = FilledTensor(b, loc, padded, padding);
+  llvm::SmallVector<mlir::OpFoldResult> unit(type.getRank(), b.getIndexAttr(1));
+  return b.create<mlir::tensor::InsertSliceOp>(loc, value, filled, low, sizes, unit);
 }
 
 mlir::Value CollapseDims(mlir::OpBuilder& b, mlir::Location loc, mlir::Value value,

@@ -47,7 +47,8 @@ mlir::OpFoldResult ProductOfSizes(mlir::OpBuilder& b, mlir::Location loc,
 llvm::SmallVector<int64_t> StaticShapeOf(llvm::ArrayRef<mlir::OpFoldResult> sizes);
 
 // `value` padded by `low` and `high` elements per dimension with scalar
-// `padding` (tensor.pad); `value` itself where every pad is a static 0.
+// `padding` (a filled tensor with `value` inserted); `value` itself where
+// every pad is a static 0.
 mlir::Value PadTensor(mlir::OpBuilder& b, mlir::Location loc, mlir::Value value,
                       llvm::ArrayRef<mlir::OpFoldResult> low,
                       llvm::ArrayRef<mlir::OpFoldResult> high, mlir::Value padding);

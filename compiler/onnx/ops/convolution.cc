@@ -1,8 +1,8 @@
 // Convolutions: Conv, ConvInteger and ConvTranspose over 1 or more spatial
 // dimensions, NCHW layout.
 //
-// The input is padded with tensor.pad; the bias (or zero) is the
-// accumulator's initial value. Ungrouped 1-D, 2-D and 3-D convolutions are
+// The input is padded (layer_builders.h's PadTensor); the bias is added
+// to the convolution's result. Ungrouped 1-D, 2-D and 3-D convolutions are
 // linalg's named conv_{1d_ncw_fcw,2d_nchw_fchw,3d_ncdhw_fcdhw}, 2-D
 // depthwise ones depthwise_conv_2d_nchw_chw and other grouped 2-D ones
 // conv_2d_ngchw_gfchw; the rest (grouped 1-D and 3-D, 4-D and up,
@@ -47,19 +47,27 @@ mlir::FailureOr<llvm::SmallVector<int64_t>> KernelShape(NodeImporter& node,
   return kernel;
 }
 
-// The accumulator's initial value [N, M, spatial...]: bias `bias` ([M])
-// along dimension 1, or zeros.
-mlir::Value InitialOutput(mlir::OpBuilder& b, mlir::Location loc,
-                          llvm::ArrayRef<mlir::OpFoldResult> sizes, mlir::Type element_type,
-                          mlir::Value bias) {
-  if (!bias) return FilledTensor(b, loc, sizes, ScalarConstant(b, loc, element_type, 0));
-  const int64_t rank = static_cast<int64_t>(sizes.size());
+// Adds bias `bias` ([M]) along dimension 1 of `value` [N, M, spatial...];
+// `value` itself without a bias. The bias is added after the convolution
+// rather than being its accumulator's initial value: kiln-compile loses the
+// accumulation of a contraction whose init another dispatch computes
+// (onnx-gaps/contraction-init-from-dispatch.mlir).
+mlir::Value AddBias(mlir::OpBuilder& b, mlir::Location loc, mlir::Value value, mlir::Value bias) {
+  if (!bias) return value;
+  auto type = llvm::cast<mlir::RankedTensorType>(value.getType());
+  const int64_t rank = type.getRank();
   mlir::MLIRContext* context = b.getContext();
   mlir::AffineMap bias_map = mlir::AffineMap::get(rank, 0, mlir::getAffineDimExpr(1, context));
+  mlir::AffineMap identity = b.getMultiDimIdentityMap(rank);
   llvm::SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
-  return BuildGeneric(b, loc, bias, bias_map, EmptyTensor(b, loc, sizes, element_type),
-                      b.getMultiDimIdentityMap(rank), iterators,
-                      [](mlir::OpBuilder&, mlir::Location, mlir::ValueRange args) { return args[0]; });
+  const bool is_float = llvm::isa<mlir::FloatType>(type.getElementType());
+  return BuildGeneric(
+      b, loc, {value, bias}, {identity, bias_map},
+      EmptyTensor(b, loc, TensorSizes(b, loc, value), type.getElementType()), identity, iterators,
+      [&](mlir::OpBuilder& nested, mlir::Location nested_loc, mlir::ValueRange args) -> mlir::Value {
+        if (is_float) return nested.create<mlir::arith::AddFOp>(nested_loc, args[0], args[1]);
+        return nested.create<mlir::arith::AddIOp>(nested_loc, args[0], args[1]);
+      });
 }
 
 // Splits dimension `dim` of `value` into [groups, size / groups].
@@ -249,10 +257,10 @@ mlir::LogicalResult ConvertConvolution(NodeImporter& node, const ConvOperands& o
   llvm::SmallVector<mlir::OpFoldResult> out_sizes = {x_sizes[0],
                                                      TensorSizes(b, loc, operands.w)[0]};
   out_sizes.append(window->output_sizes);
-  mlir::Value init = InitialOutput(b, loc, out_sizes, element_type, operands.bias);
+  mlir::Value init = FilledTensor(b, loc, out_sizes, ScalarConstant(b, loc, element_type, 0));
   mlir::Value result = Convolve(b, loc, padded, operands.w, init, group, window->strides,
                                 window->dilations);
-  node.SetOutput(0, result, operands.result_type);
+  node.SetOutput(0, AddBias(b, loc, result, operands.bias), operands.result_type);
   return mlir::success();
 }
 
@@ -443,12 +451,12 @@ mlir::LogicalResult ConvertConvTranspose(NodeImporter& node) {
     auto bias_type = llvm::dyn_cast<mlir::RankedTensorType>(bias.getType());
     if (!bias_type || bias_type.getRank() != 1) return node.Fail("the bias must be a vector");
   }
-  mlir::Value init = InitialOutput(b, loc, out_sizes, element_type, bias);
+  mlir::Value init = FilledTensor(b, loc, out_sizes, zero);
   llvm::SmallVector<int64_t> unit_strides(spatial, 1);
   mlir::Value result = GroupedConvolution(
       b, loc, SplitGroups(b, loc, spread, 1, group), flipped, /*weights_cm=*/true,
       SplitGroups(b, loc, init, 1, group), unit_strides, *dilations);
-  node.SetOutput(0, MergeGroups(b, loc, result, 1), type);
+  node.SetOutput(0, AddBias(b, loc, MergeGroups(b, loc, result, 1), bias), type);
   return mlir::success();
 }
 

@@ -242,18 +242,10 @@ mlir::LogicalResult ConvertGemm(NodeImporter& node) {
     return node.Fail("the operands' inner dimensions differ (" + std::to_string(lhs_k) + " and " +
                      std::to_string(rhs_k) + ")");
   }
-  // C accumulates in the product's init where it is added as is (the
-  // common Linear layer); scaled, it is added after.
-  const bool c_in_init = has_c && alpha == 1.0f && beta == 1.0f;
-  mlir::Value init;
-  if (c_in_init) {
-    if (node.InputElementType(2) != type) return node.Fail("C has another type than A and B");
-    mlir::FailureOr<mlir::Value> c = BroadcastToSizes(node, node.Input(2), {m, n}, element_type);
-    if (mlir::failed(c)) return mlir::failure();
-    init = *c;
-  } else {
-    init = FilledTensor(b, loc, {m, n}, ScalarConstant(b, loc, element_type, 0));
-  }
+  // C is added after the product (not its accumulator's initial value:
+  // kiln-compile loses the accumulation of a contraction whose init another
+  // dispatch computes, onnx-gaps/contraction-init-from-dispatch.mlir).
+  mlir::Value init = FilledTensor(b, loc, {m, n}, ScalarConstant(b, loc, element_type, 0));
   auto matmul =
       b.create<mlir::linalg::MatmulOp>(loc, init.getType(), mlir::ValueRange{lhs, rhs}, init);
   if (trans_a || trans_b) {
@@ -268,7 +260,7 @@ mlir::LogicalResult ConvertGemm(NodeImporter& node) {
     matmul.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
   }
   mlir::Value result = matmul.getResult(0);
-  if (!c_in_init && (alpha != 1.0f || has_c)) {
+  if (alpha != 1.0f || has_c) {
     llvm::SmallVector<mlir::Value> operands = {result};
     if (has_c) {
       if (node.InputElementType(2) != type) return node.Fail("C has another type than A and B");
