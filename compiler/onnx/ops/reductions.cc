@@ -17,6 +17,7 @@
 #include "compiler/onnx/ops/reduction_ops.h"
 #include "compiler/onnx/tensor_builders.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -303,6 +304,99 @@ Value ThroughF64(OpBuilder& b, Location loc, Value x, OnnxElementType type,
   return ConvertScalar(b, loc, compute(wide), onnx::TensorProto::DOUBLE, type);
 }
 
+// ReduceSum with axes given at run time (ONNX's node tests pass them as a
+// graph input); their count is static. Which dimensions are reduced is a
+// run-time flag per dimension; the result's sizes and which input
+// dimension each result dimension is follow from the flags
+// (BuildSelectedSum).
+mlir::LogicalResult ConvertRunTimeAxesSum(NodeImporter& node, int64_t rank) {
+  Value input = node.Input(0);
+  const OnnxElementType type = node.InputElementType(0);
+  auto axes_type = llvm::dyn_cast<mlir::RankedTensorType>(node.Input(1).getType());
+  if (!axes_type || axes_type.getRank() != 1 || axes_type.isDynamicDim(0)) {
+    return node.Fail("axes given at run time need a static count");
+  }
+  if (type == onnx::TensorProto::FLOAT16 || type == onnx::TensorProto::BFLOAT16) {
+    return node.Fail("run-time axes of a float16/bfloat16 reduction are not supported");
+  }
+  const int64_t count = axes_type.getDimSize(0);
+  const bool keepdims = node.IntAttribute("keepdims", 1) != 0;
+  if (count > rank) return node.Fail("more axes than the input's rank");
+  OpBuilder& b = node.builder();
+  const Location loc = node.loc();
+  auto index = [&](int64_t v) -> Value { return b.create<arith::ConstantIndexOp>(loc, v); };
+  Value rank_value = index(rank);
+  llvm::SmallVector<Value> axes;
+  for (int64_t j = 0; j < count; ++j) {
+    Value raw = b.create<mlir::tensor::ExtractOp>(loc, node.Input(1), ValueRange{index(j)});
+    Value axis = b.create<arith::IndexCastOp>(loc, b.getIndexType(), raw);
+    Value negative = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, axis, index(0));
+    axes.push_back(b.create<arith::SelectOp>(
+        loc, negative, b.create<arith::AddIOp>(loc, axis, rank_value), axis));
+  }
+  // reduced[d], and kept_position[d]: d's dimension in the result without
+  // keepdims (the number of kept dimensions before it).
+  llvm::SmallVector<Value> reduced, kept_position;
+  Value kept_before = index(0);
+  for (int64_t d = 0; d < rank; ++d) {
+    Value is_reduced = b.create<arith::ConstantIntOp>(loc, 0, 1);
+    for (Value axis : axes) {
+      is_reduced = b.create<arith::OrIOp>(
+          loc, is_reduced, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, axis, index(d)));
+    }
+    reduced.push_back(is_reduced);
+    kept_position.push_back(kept_before);
+    kept_before = b.create<arith::AddIOp>(
+        loc, kept_before, b.create<arith::SelectOp>(loc, is_reduced, index(0), index(1)));
+  }
+  llvm::SmallVector<mlir::OpFoldResult> in_sizes = TensorSizes(b, loc, input);
+  llvm::SmallVector<mlir::OpFoldResult> out_sizes;
+  const int64_t out_rank = keepdims ? rank : rank - count;
+  for (int64_t j = 0; j < out_rank; ++j) {
+    if (keepdims) {
+      out_sizes.push_back(b.create<arith::SelectOp>(
+                               loc, reduced[j], index(1),
+                               mlir::getValueOrCreateConstantIndexOp(b, loc, in_sizes[j]))
+                              .getResult());
+      continue;
+    }
+    Value size = index(1);
+    for (int64_t d = 0; d < rank; ++d) {
+      Value here = b.create<arith::AndIOp>(
+          loc, b.create<arith::XOrIOp>(loc, reduced[d], b.create<arith::ConstantIntOp>(loc, 1, 1)),
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, kept_position[d], index(j)));
+      size = b.create<arith::SelectOp>(
+          loc, here, mlir::getValueOrCreateConstantIndexOp(b, loc, in_sizes[d]), size);
+    }
+    out_sizes.push_back(size);
+  }
+  Value result = BuildSelectedSum(
+      b, loc, input, out_sizes, IsFloat(type),
+      [&](OpBuilder& nb, Location l, ValueRange o, ValueRange i) -> Value {
+        Value all;
+        for (int64_t d = 0; d < rank; ++d) {
+          Value o_d;
+          if (keepdims) {
+            o_d = o[d];
+          } else {
+            // The result index at d's kept position.
+            o_d = nb.create<arith::ConstantIndexOp>(l, 0);
+            for (int64_t j = 0; j < out_rank; ++j) {
+              Value at = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, kept_position[d],
+                                                  nb.create<arith::ConstantIndexOp>(l, j));
+              o_d = nb.create<arith::SelectOp>(l, at, o[j], o_d);
+            }
+          }
+          Value same = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, i[d], o_d);
+          Value ok = nb.create<arith::OrIOp>(l, reduced[d], same);
+          all = all ? nb.create<arith::AndIOp>(l, all, ok).getResult() : ok;
+        }
+        return all ? all : nb.create<arith::ConstantIntOp>(l, 1, 1).getResult();
+      });
+  node.SetOutput(0, result, type);
+  return mlir::success();
+}
+
 mlir::LogicalResult ConvertReduce(NodeImporter& node, Reduce kind) {
   if (mlir::failed(CheckInputsPresent(node, 1)) ||
       mlir::failed(CheckInputType(node, 0, kNumericTypes))) {
@@ -312,6 +406,12 @@ mlir::LogicalResult ConvertReduce(NodeImporter& node, Reduce kind) {
   const OnnxElementType type = node.InputElementType(0);
   mlir::FailureOr<int64_t> rank = RankOf(node, input);
   if (mlir::failed(rank)) return mlir::failure();
+  if (kind == Reduce::kSum && node.HasInput(1) && !node.InputConstant(1)) {
+    auto axes_type = llvm::dyn_cast<mlir::RankedTensorType>(node.Input(1).getType());
+    if (!axes_type || !axes_type.hasStaticShape() || axes_type.getNumElements() != 0) {
+      return ConvertRunTimeAxesSum(node, *rank);
+    }
+  }
   mlir::FailureOr<llvm::SmallVector<int64_t>> axes = ReduceAxes(node, *rank);
   if (mlir::failed(axes)) return mlir::failure();
   if (axes->empty() && node.IntAttribute("noop_with_empty_axes", 0) != 0) {
