@@ -112,6 +112,8 @@ mlir::Value Interpolation::SourceCoordinate(mlir::OpBuilder& b, mlir::Location l
                                             mlir::Value x, mlir::Value& outside) {
   const ScaleSource& source = scales_[dim];
   mlir::Value in = IndexToFloat(b, loc, IndexValue(b, loc, in_sizes_[dim]));
+  // The resized length: the output size from sizes, else in * scale
+  // unrounded (ONNX's reference: align_corners divides by it minus 1).
   mlir::Value out = IndexToFloat(b, loc, IndexValue(b, loc, out_sizes_[dim]));
   mlir::Value scale;
   if (source.constant) {
@@ -121,6 +123,7 @@ mlir::Value Interpolation::SourceCoordinate(mlir::OpBuilder& b, mlir::Location l
   } else {
     scale = b.create<mlir::arith::DivFOp>(loc, out, in);
   }
+  if (!source.from_sizes) out = b.create<mlir::arith::MulFOp>(loc, in, scale);
   mlir::Value one = Float(b, loc, 1), half = Float(b, loc, 0.5), zero = Float(b, loc, 0);
   auto add = [&](mlir::Value p, mlir::Value q) { return b.create<mlir::arith::AddFOp>(loc, p, q).getResult(); };
   auto sub = [&](mlir::Value p, mlir::Value q) { return b.create<mlir::arith::SubFOp>(loc, p, q).getResult(); };
