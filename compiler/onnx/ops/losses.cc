@@ -157,12 +157,11 @@ mlir::LogicalResult SetNllLoss(NodeImporter& node, Value log_prob, int64_t targe
     AxisReduction all;
     all.rank = rank - 1;
     for (int64_t d = 0; d < all.rank; ++d) all.axes.push_back(d);
-    return BuildReduction(b, loc, all, tensor, {}, ScalarConstant(b, loc, accumulator_type, 0),
-                          [&](OpBuilder& nb, Location l, ValueRange x, ValueRange,
-                              ValueRange acc) {
-                            return llvm::SmallVector<Value>{
-                                nb.create<arith::AddFOp>(l, acc[0], x[0])};
-                          })[0];
+    return BuildReduction(
+        b, loc, all, tensor, {}, ScalarConstant(b, loc, accumulator_type, 0),
+        [&](OpBuilder& nb, Location l, ValueRange x, ValueRange, ValueRange acc) {
+          return llvm::SmallVector<Value>{nb.create<arith::AddFOp>(l, acc[0], x[0])};
+        })[0];
   };
   Value loss_sum = total(loss);
   if (reduction_name == "sum") {
@@ -174,20 +173,19 @@ mlir::LogicalResult SetNllLoss(NodeImporter& node, Value log_prob, int64_t targe
   // weights), summed.
   Value weights;
   if (weight) {
-    weights =
-        b.create<mlir::linalg::GenericOp>(
-             loc, zero_init.getType(), ValueRange{target, weight}, ValueRange{zero_init},
-             llvm::ArrayRef<mlir::AffineMap>{classes.KeptMap(context), class_map,
-                                             classes.KeptMap(context)},
-             iterators,
-             [&](OpBuilder& nb, Location l, ValueRange args) {
-               Value w = Extend(nb, l, args[1], accumulator_type);
-               Value zero = ScalarConstant(nb, l, accumulator_type, 0);
-               Value picked = nb.create<arith::SelectOp>(l, selects(nb, l, args[0]), w, zero);
-               nb.create<mlir::linalg::YieldOp>(
-                   l, ValueRange{nb.create<arith::AddFOp>(l, args[2], picked)});
-             })
-            .getResult(0);
+    weights = b.create<mlir::linalg::GenericOp>(
+                   loc, zero_init.getType(), ValueRange{target, weight}, ValueRange{zero_init},
+                   llvm::ArrayRef<mlir::AffineMap>{classes.KeptMap(context), class_map,
+                                                   classes.KeptMap(context)},
+                   iterators,
+                   [&](OpBuilder& nb, Location l, ValueRange args) {
+                     Value w = Extend(nb, l, args[1], accumulator_type);
+                     Value zero = ScalarConstant(nb, l, accumulator_type, 0);
+                     Value picked = nb.create<arith::SelectOp>(l, selects(nb, l, args[0]), w, zero);
+                     nb.create<mlir::linalg::YieldOp>(
+                         l, ValueRange{nb.create<arith::AddFOp>(l, args[2], picked)});
+                   })
+                  .getResult(0);
   } else {
     mlir::FailureOr<Value> counted = BuildElementwise(
         node, target, accumulator_type, [&](OpBuilder& nb, Location l, ValueRange t) -> Value {
@@ -202,13 +200,13 @@ mlir::LogicalResult SetNllLoss(NodeImporter& node, Value log_prob, int64_t targe
     weights = *counted;
   }
   Value weight_sum = total(weights);
-  mlir::FailureOr<Value> mean = BuildElementwise(
-      node, {loss_sum, weight_sum}, element_type,
-      [&](OpBuilder& nb, Location l, ValueRange v) -> Value {
-        Value q = nb.create<arith::DivFOp>(l, v[0], v[1]);
-        if (q.getType() == element_type) return q;
-        return nb.create<arith::TruncFOp>(l, element_type, q);
-      });
+  mlir::FailureOr<Value> mean =
+      BuildElementwise(node, {loss_sum, weight_sum}, element_type,
+                       [&](OpBuilder& nb, Location l, ValueRange v) -> Value {
+                         Value q = nb.create<arith::DivFOp>(l, v[0], v[1]);
+                         if (q.getType() == element_type) return q;
+                         return nb.create<arith::TruncFOp>(l, element_type, q);
+                       });
   if (mlir::failed(mean)) return mlir::failure();
   node.SetOutput(0, *mean, type);
   return mlir::success();

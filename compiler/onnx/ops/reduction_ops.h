@@ -62,9 +62,9 @@ using ReductionBody = std::function<llvm::SmallVector<mlir::Value>(
 // loops of `reduction`, reading `kept` along the kept loops, with one result
 // of the kept sizes per initial scalar in `inits`.
 llvm::SmallVector<mlir::Value> BuildReduction(mlir::OpBuilder& b, mlir::Location loc,
-                                              const AxisReduction& reduction,
-                                              mlir::ValueRange full, mlir::ValueRange kept,
-                                              mlir::ValueRange inits, const ReductionBody& body);
+                                              const AxisReduction& reduction, mlir::ValueRange full,
+                                              mlir::ValueRange kept, mlir::ValueRange inits,
+                                              const ReductionBody& body);
 
 // The body of an elementwise map over the full shape: the elements of the
 // full-shape and of the kept-shape operands at one point → the result.
@@ -79,8 +79,8 @@ mlir::Value BuildFullMap(mlir::OpBuilder& b, mlir::Location loc, const AxisReduc
                          const FullMapBody& body);
 
 // A kept-shape `value` with a 1 put back at each reduced axis (keepdims).
-mlir::Value KeepReducedDims(mlir::OpBuilder& b, mlir::Location loc,
-                            const AxisReduction& reduction, mlir::Value value);
+mlir::Value KeepReducedDims(mlir::OpBuilder& b, mlir::Location loc, const AxisReduction& reduction,
+                            mlir::Value value);
 
 // The float type reductions of `type` accumulate in: f32 for f16 and bf16
 // (as ONNX Runtime does; their sums lose too much otherwise), else `type`.
@@ -103,8 +103,8 @@ mlir::Value HighestScalar(mlir::OpBuilder& b, mlir::Location loc, mlir::Type typ
 // `input`'s loops (reductions), adding input[i] into output[o] where
 // `selected(o, i)` (the loop indices) holds. Quadratic in the element
 // count: only for the forms whose axes are not known at import time.
-using PairSelector = std::function<mlir::Value(mlir::OpBuilder& b, mlir::Location loc,
-                                               mlir::ValueRange out_index, mlir::ValueRange in_index)>;
+using PairSelector = std::function<mlir::Value(
+    mlir::OpBuilder& b, mlir::Location loc, mlir::ValueRange out_index, mlir::ValueRange in_index)>;
 mlir::Value BuildSelectedSum(mlir::OpBuilder& b, mlir::Location loc, mlir::Value input,
                              llvm::ArrayRef<mlir::OpFoldResult> out_sizes, bool is_float,
                              const PairSelector& selected);

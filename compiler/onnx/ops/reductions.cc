@@ -277,8 +277,9 @@ mlir::FailureOr<llvm::SmallVector<int64_t>> ReduceAxes(NodeImporter& node, int64
   } else if (node.HasInput(1)) {
     std::optional<std::vector<int64_t>> values = node.InputInts(1);
     if (!values) {
-      return node.Fail("axes computed at run time are not supported (kiln needs them at import "
-                       "time: an initializer or a constant)");
+      return node.Fail(
+          "axes computed at run time are not supported (kiln needs them at import "
+          "time: an initializer or a constant)");
     }
     axes = *values;
   } else {
@@ -331,8 +332,8 @@ mlir::LogicalResult ConvertRunTimeAxesSum(NodeImporter& node, int64_t rank) {
     Value raw = b.create<mlir::tensor::ExtractOp>(loc, node.Input(1), ValueRange{index(j)});
     Value axis = b.create<arith::IndexCastOp>(loc, b.getIndexType(), raw);
     Value negative = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, axis, index(0));
-    axes.push_back(b.create<arith::SelectOp>(
-        loc, negative, b.create<arith::AddIOp>(loc, axis, rank_value), axis));
+    axes.push_back(b.create<arith::SelectOp>(loc, negative,
+                                             b.create<arith::AddIOp>(loc, axis, rank_value), axis));
   }
   // reduced[d], and kept_position[d]: d's dimension in the result without
   // keepdims (the number of kept dimensions before it).
@@ -354,10 +355,10 @@ mlir::LogicalResult ConvertRunTimeAxesSum(NodeImporter& node, int64_t rank) {
   const int64_t out_rank = keepdims ? rank : rank - count;
   for (int64_t j = 0; j < out_rank; ++j) {
     if (keepdims) {
-      out_sizes.push_back(b.create<arith::SelectOp>(
-                               loc, reduced[j], index(1),
-                               mlir::getValueOrCreateConstantIndexOp(b, loc, in_sizes[j]))
-                              .getResult());
+      out_sizes.push_back(
+          b.create<arith::SelectOp>(loc, reduced[j], index(1),
+                                    mlir::getValueOrCreateConstantIndexOp(b, loc, in_sizes[j]))
+              .getResult());
       continue;
     }
     Value size = index(1);
@@ -433,7 +434,8 @@ mlir::LogicalResult ConvertReduce(NodeImporter& node, Reduce kind) {
 
   OpBuilder& b = node.builder();
   const Location loc = node.loc();
-  const mlir::Type element_type = llvm::cast<mlir::RankedTensorType>(input.getType()).getElementType();
+  const mlir::Type element_type =
+      llvm::cast<mlir::RankedTensorType>(input.getType()).getElementType();
   const bool is_float = IsFloat(type);
   const bool is_unsigned = IsUnsigned(type);
   const bool keeps_type = kind == Reduce::kMax || kind == Reduce::kMin;
@@ -454,11 +456,11 @@ mlir::LogicalResult ConvertReduce(NodeImporter& node, Reduce kind) {
     // for integers); m = 0 where it is infinite (a row of -inf would give
     // -inf - -inf = NaN; +inf gives +inf either way).
     const mlir::Type float_type = is_float ? accumulator_type : b.getF64Type();
-    Value max = BuildReduction(
-        b, loc, reduction, input, {}, LowestScalar(b, loc, element_type, type),
-        [&](OpBuilder& nb, Location l, ValueRange x, ValueRange, ValueRange acc) {
-          return llvm::SmallVector<Value>{MaxScalar(nb, l, x[0], acc[0], type)};
-        })[0];
+    Value max =
+        BuildReduction(b, loc, reduction, input, {}, LowestScalar(b, loc, element_type, type),
+                       [&](OpBuilder& nb, Location l, ValueRange x, ValueRange, ValueRange acc) {
+                         return llvm::SmallVector<Value>{MaxScalar(nb, l, x[0], acc[0], type)};
+                       })[0];
     auto to_float = [&](OpBuilder& nb, Location l, Value x) -> Value {
       if (is_float) return Extend(nb, l, x, float_type);
       return ConvertScalar(nb, l, x, type, onnx::TensorProto::DOUBLE);
@@ -475,8 +477,8 @@ mlir::LogicalResult ConvertReduce(NodeImporter& node, Reduce kind) {
     Value sum = BuildReduction(
         b, loc, reduction, input, max, ScalarConstant(b, loc, float_type, 0),
         [&](OpBuilder& nb, Location l, ValueRange x, ValueRange kept, ValueRange acc) {
-          Value shifted = nb.create<arith::SubFOp>(l, to_float(nb, l, x[0]),
-                                                   shift_of(nb, l, kept[0]));
+          Value shifted =
+              nb.create<arith::SubFOp>(l, to_float(nb, l, x[0]), shift_of(nb, l, kept[0]));
           Value e = nb.create<mlir::math::ExpOp>(l, shifted);
           return llvm::SmallVector<Value>{nb.create<arith::AddFOp>(l, acc[0], e)};
         })[0];
@@ -621,12 +623,13 @@ mlir::LogicalResult ConvertArgReduce(NodeImporter& node, bool is_max) {
 
   OpBuilder& b = node.builder();
   const Location loc = node.loc();
-  const mlir::Type element_type = llvm::cast<mlir::RankedTensorType>(input.getType()).getElementType();
+  const mlir::Type element_type =
+      llvm::cast<mlir::RankedTensorType>(input.getType()).getElementType();
   // The value starts below (above) every element and the comparison is
   // strict, so the first of the greatest (least) wins; select_last_index
   // makes it non-strict, so the last one does. NaN never wins.
-  Value init_value = is_max ? LowestScalar(b, loc, element_type, type)
-                            : HighestScalar(b, loc, element_type, type);
+  Value init_value =
+      is_max ? LowestScalar(b, loc, element_type, type) : HighestScalar(b, loc, element_type, type);
   Value init_index = ScalarConstant(b, loc, b.getI64Type(), 0);
   llvm::SmallVector<Value> results = BuildReduction(
       b, loc, reduction, input, {}, {init_value, init_index},
@@ -658,11 +661,16 @@ mlir::LogicalResult ConvertArgReduce(NodeImporter& node, bool is_max) {
 
 void RegisterReductionOps(OpRegistry& registry) {
   const std::pair<const char*, Reduce> reductions[] = {
-      {"ReduceSum", Reduce::kSum},           {"ReduceMean", Reduce::kMean},
-      {"ReduceMax", Reduce::kMax},           {"ReduceMin", Reduce::kMin},
-      {"ReduceProd", Reduce::kProd},         {"ReduceL1", Reduce::kL1},
-      {"ReduceL2", Reduce::kL2},             {"ReduceLogSum", Reduce::kLogSum},
-      {"ReduceLogSumExp", Reduce::kLogSumExp}, {"ReduceSumSquare", Reduce::kSumSquare},
+      {"ReduceSum", Reduce::kSum},
+      {"ReduceMean", Reduce::kMean},
+      {"ReduceMax", Reduce::kMax},
+      {"ReduceMin", Reduce::kMin},
+      {"ReduceProd", Reduce::kProd},
+      {"ReduceL1", Reduce::kL1},
+      {"ReduceL2", Reduce::kL2},
+      {"ReduceLogSum", Reduce::kLogSum},
+      {"ReduceLogSumExp", Reduce::kLogSumExp},
+      {"ReduceSumSquare", Reduce::kSumSquare},
   };
   for (const auto& [name, kind] : reductions) {
     const Reduce k = kind;

@@ -60,8 +60,9 @@ llvm::SmallVector<mlir::utils::IteratorType> ExtraLoopIterators(int64_t rank) {
 mlir::FailureOr<int64_t> AxisInput(NodeImporter& node, int64_t index, int64_t rank) {
   std::optional<std::vector<int64_t>> axis = node.InputInts(index);
   if (!axis) {
-    return node.Fail("an axis computed at run time is not supported (kiln needs it at import "
-                     "time: an initializer or a constant)");
+    return node.Fail(
+        "an axis computed at run time is not supported (kiln needs it at import "
+        "time: an initializer or a constant)");
   }
   if (axis->size() != 1) return node.Fail("the axis input must hold one value");
   return NormalizeAxis(node, (*axis)[0], rank);
@@ -138,28 +139,28 @@ mlir::LogicalResult ConvertCumSum(NodeImporter& node) {
   const mlir::Type element_type = llvm::cast<mlir::RankedTensorType>(x.getType()).getElementType();
   const bool is_float = IsFloat(type);
   const mlir::Type accumulator_type = is_float ? AccumulatorFloatType(element_type) : element_type;
-  Value init = FilledTensor(b, loc, TensorSizes(b, loc, x), ScalarConstant(b, loc, accumulator_type, 0));
-  Value sums =
-      b.create<mlir::linalg::GenericOp>(
-           loc, init.getType(), ValueRange{x}, ValueRange{init},
-           llvm::ArrayRef<mlir::AffineMap>{AlongExtraLoop(context, *rank, *axis),
-                                           OwnLoops(context, *rank)},
-           ExtraLoopIterators(*rank),
-           [&](OpBuilder& nb, Location l, ValueRange args) {
-             Value i = nb.create<mlir::linalg::IndexOp>(l, *axis);
-             Value k = nb.create<mlir::linalg::IndexOp>(l, *rank);
-             Value included = nb.create<arith::CmpIOp>(l, predicate, k, i);
-             Value element = args[0];
-             if (element.getType() != accumulator_type) {
-               element = nb.create<arith::ExtFOp>(l, accumulator_type, element);
-             }
-             Value zero = ScalarConstant(nb, l, accumulator_type, 0);
-             Value term = nb.create<arith::SelectOp>(l, included, element, zero);
-             Value sum = is_float ? nb.create<arith::AddFOp>(l, args[1], term).getResult()
-                                  : nb.create<arith::AddIOp>(l, args[1], term).getResult();
-             nb.create<mlir::linalg::YieldOp>(l, sum);
-           })
-          .getResult(0);
+  Value init =
+      FilledTensor(b, loc, TensorSizes(b, loc, x), ScalarConstant(b, loc, accumulator_type, 0));
+  Value sums = b.create<mlir::linalg::GenericOp>(
+                    loc, init.getType(), ValueRange{x}, ValueRange{init},
+                    llvm::ArrayRef<mlir::AffineMap>{AlongExtraLoop(context, *rank, *axis),
+                                                    OwnLoops(context, *rank)},
+                    ExtraLoopIterators(*rank),
+                    [&](OpBuilder& nb, Location l, ValueRange args) {
+                      Value i = nb.create<mlir::linalg::IndexOp>(l, *axis);
+                      Value k = nb.create<mlir::linalg::IndexOp>(l, *rank);
+                      Value included = nb.create<arith::CmpIOp>(l, predicate, k, i);
+                      Value element = args[0];
+                      if (element.getType() != accumulator_type) {
+                        element = nb.create<arith::ExtFOp>(l, accumulator_type, element);
+                      }
+                      Value zero = ScalarConstant(nb, l, accumulator_type, 0);
+                      Value term = nb.create<arith::SelectOp>(l, included, element, zero);
+                      Value sum = is_float ? nb.create<arith::AddFOp>(l, args[1], term).getResult()
+                                           : nb.create<arith::AddIOp>(l, args[1], term).getResult();
+                      nb.create<mlir::linalg::YieldOp>(l, sum);
+                    })
+                   .getResult(0);
   if (accumulator_type != element_type) {
     sums = ConvertTensor(node, sums, ElementTypeOf(accumulator_type), type);
   }
@@ -244,8 +245,8 @@ mlir::LogicalResult ConvertTopK(NodeImporter& node) {
   }
 
   // rank[.., j, ..]: how many elements along the axis come before x[j].
-  Value rank_init = FilledTensor(b, loc, TensorSizes(b, loc, x),
-                                 ScalarConstant(b, loc, b.getI64Type(), 0));
+  Value rank_init =
+      FilledTensor(b, loc, TensorSizes(b, loc, x), ScalarConstant(b, loc, b.getI64Type(), 0));
   Value ranks =
       b.create<mlir::linalg::GenericOp>(
            loc, rank_init.getType(), ValueRange{x, x}, ValueRange{rank_init},
@@ -257,13 +258,13 @@ mlir::LogicalResult ConvertTopK(NodeImporter& node) {
              Value j = nb.create<mlir::linalg::IndexOp>(l, *axis);
              Value m = nb.create<mlir::linalg::IndexOp>(l, *rank);
              Value earlier = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult, m, j);
-             Value tie = nb.create<arith::AndIOp>(l, SameValue(nb, l, args[1], args[0], type),
-                                                  earlier);
+             Value tie =
+                 nb.create<arith::AndIOp>(l, SameValue(nb, l, args[1], args[0], type), earlier);
              Value before =
                  nb.create<arith::OrIOp>(l, Precedes(nb, l, args[1], args[0], type, largest), tie);
              Value one = nb.create<arith::ExtUIOp>(l, nb.getI64Type(), before);
-             nb.create<mlir::linalg::YieldOp>(l,
-                                              ValueRange{nb.create<arith::AddIOp>(l, args[2], one)});
+             nb.create<mlir::linalg::YieldOp>(
+                 l, ValueRange{nb.create<arith::AddIOp>(l, args[2], one)});
            })
           .getResult(0);
 
@@ -276,9 +277,9 @@ mlir::LogicalResult ConvertTopK(NodeImporter& node) {
   auto selection = b.create<mlir::linalg::GenericOp>(
       loc, mlir::TypeRange{values_init.getType(), indices_init.getType()}, ValueRange{x, ranks},
       ValueRange{values_init, indices_init},
-      llvm::ArrayRef<mlir::AffineMap>{
-          AlongExtraLoop(context, *rank, *axis), AlongExtraLoop(context, *rank, *axis),
-          OwnLoops(context, *rank), OwnLoops(context, *rank)},
+      llvm::ArrayRef<mlir::AffineMap>{AlongExtraLoop(context, *rank, *axis),
+                                      AlongExtraLoop(context, *rank, *axis),
+                                      OwnLoops(context, *rank), OwnLoops(context, *rank)},
       ExtraLoopIterators(*rank), [&](OpBuilder& nb, Location l, ValueRange args) {
         Value r = nb.create<arith::IndexCastOp>(l, nb.getI64Type(),
                                                 nb.create<mlir::linalg::IndexOp>(l, *axis));

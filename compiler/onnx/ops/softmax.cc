@@ -61,12 +61,12 @@ Value BuildSoftmax(OpBuilder& b, Location loc, const AxisReduction& reduction, V
     return nb.create<arith::SubFOp>(l, Extend(nb, l, x, accumulator_type),
                                     Extend(nb, l, m, accumulator_type));
   };
-  Value sum = BuildReduction(
-      b, loc, reduction, input, max, ScalarConstant(b, loc, accumulator_type, 0),
-      [&](OpBuilder& nb, Location l, ValueRange x, ValueRange kept, ValueRange acc) {
-        Value e = nb.create<mlir::math::ExpOp>(l, shifted(nb, l, x[0], kept[0]));
-        return llvm::SmallVector<Value>{nb.create<arith::AddFOp>(l, acc[0], e)};
-      })[0];
+  Value sum =
+      BuildReduction(b, loc, reduction, input, max, ScalarConstant(b, loc, accumulator_type, 0),
+                     [&](OpBuilder& nb, Location l, ValueRange x, ValueRange kept, ValueRange acc) {
+                       Value e = nb.create<mlir::math::ExpOp>(l, shifted(nb, l, x[0], kept[0]));
+                       return llvm::SmallVector<Value>{nb.create<arith::AddFOp>(l, acc[0], e)};
+                     })[0];
   return BuildFullMap(
       b, loc, reduction, input, {max, sum}, element_type,
       [&](OpBuilder& nb, Location l, ValueRange x, ValueRange kept) -> Value {
@@ -161,7 +161,7 @@ mlir::LogicalResult ConvertHardmax(NodeImporter& node) {
     for (size_t i = 0; i < reduction->axes.size(); ++i) {
       Value index = nb.create<mlir::linalg::IndexOp>(l, reduction->axes[i]);
       position = position ? nb.create<arith::AddIOp>(
-                                l, nb.create<arith::MulIOp>(l, position, sizes[i]), index)
+                                  l, nb.create<arith::MulIOp>(l, position, sizes[i]), index)
                                 .getResult()
                           : index;
     }
@@ -212,14 +212,14 @@ mlir::LogicalResult ConvertLpNormalization(NodeImporter& node) {
   const mlir::Type element_type =
       llvm::cast<mlir::RankedTensorType>(input.getType()).getElementType();
   const mlir::Type accumulator_type = AccumulatorFloatType(element_type);
-  Value sum = BuildReduction(
-      b, loc, reduction, input, {}, ScalarConstant(b, loc, accumulator_type, 0),
-      [&](OpBuilder& nb, Location l, ValueRange x, ValueRange, ValueRange acc) {
-        Value v = Extend(nb, l, x[0], accumulator_type);
-        Value term = p == 1 ? nb.create<mlir::math::AbsFOp>(l, v).getResult()
-                            : nb.create<arith::MulFOp>(l, v, v).getResult();
-        return llvm::SmallVector<Value>{nb.create<arith::AddFOp>(l, acc[0], term)};
-      })[0];
+  Value sum =
+      BuildReduction(b, loc, reduction, input, {}, ScalarConstant(b, loc, accumulator_type, 0),
+                     [&](OpBuilder& nb, Location l, ValueRange x, ValueRange, ValueRange acc) {
+                       Value v = Extend(nb, l, x[0], accumulator_type);
+                       Value term = p == 1 ? nb.create<mlir::math::AbsFOp>(l, v).getResult()
+                                           : nb.create<arith::MulFOp>(l, v, v).getResult();
+                       return llvm::SmallVector<Value>{nb.create<arith::AddFOp>(l, acc[0], term)};
+                     })[0];
   Value result = BuildFullMap(
       b, loc, reduction, input, sum, element_type,
       [&](OpBuilder& nb, Location l, ValueRange x, ValueRange kept) -> Value {
