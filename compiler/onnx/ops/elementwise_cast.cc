@@ -78,6 +78,14 @@ mlir::LogicalResult ConvertCastTo(NodeImporter& node, OnnxElementType to) {
     return mlir::success();
   }
   if (mlir::failed(RankOf(node, node.Input(0)))) return mlir::failure();
+  if (mlir::Value scalarized = ScalarizeShapeElementwise(
+          node, node.Input(0), to,
+          [&](mlir::OpBuilder& b, mlir::Location loc, mlir::ValueRange v) -> mlir::Value {
+            return ConvertScalar(b, loc, v[0], from, to);
+          })) {
+    node.SetOutput(0, scalarized, to);
+    return mlir::success();
+  }
   node.SetOutput(0, ConvertTensor(node, node.Input(0), from, to), to);
   return mlir::success();
 }

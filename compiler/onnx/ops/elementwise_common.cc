@@ -132,8 +132,121 @@ mlir::Value ComputeInF32(mlir::OpBuilder& b, mlir::Location loc, mlir::Value val
   return b.create<mlir::arith::TruncFOp>(loc, type, compute(wide));
 }
 
+namespace {
+
+// The elements of `operand` as scalars when it is a shape tensor whose
+// elements the importer knows one by one: a constant, shape_builders.h's
+// from_elements of index values cast to integers, or a from_elements of
+// bools (what ScalarizeShapeElementwise makes of a predicate).
+std::optional<llvm::SmallVector<mlir::Value>> KnownScalars(mlir::OpBuilder& b, mlir::Location loc,
+                                                           mlir::Value operand, bool* dynamic) {
+  auto type = llvm::cast<mlir::RankedTensorType>(operand.getType());
+  mlir::Type element_type = type.getElementType();
+  llvm::SmallVector<mlir::Value> scalars;
+  mlir::DenseElementsAttr constant;
+  if (auto op = operand.getDefiningOp<mlir::arith::ConstantOp>()) {
+    constant = llvm::dyn_cast<mlir::DenseElementsAttr>(op.getValue());
+  }
+  if (constant) {
+    for (const llvm::APInt& value : constant.getValues<llvm::APInt>()) {
+      scalars.push_back(
+          b.create<mlir::arith::ConstantOp>(loc, b.getIntegerAttr(element_type, value)));
+    }
+    return scalars;
+  }
+  if (auto from = operand.getDefiningOp<mlir::tensor::FromElementsOp>()) {
+    if (!element_type.isInteger(1)) return std::nullopt;
+    *dynamic = true;
+    return llvm::SmallVector<mlir::Value>(from.getElements());
+  }
+  auto cast = operand.getDefiningOp<mlir::arith::IndexCastOp>();
+  if (!cast) return std::nullopt;
+  auto from = cast.getIn().getDefiningOp<mlir::tensor::FromElementsOp>();
+  if (!from) return std::nullopt;
+  *dynamic = true;
+  for (mlir::Value element : from.getElements()) {
+    scalars.push_back(b.create<mlir::arith::IndexCastOp>(loc, element_type, element));
+  }
+  return scalars;
+}
+
+}  // namespace
+
+mlir::Value ScalarizeShapeElementwise(NodeImporter& node, mlir::ValueRange operands,
+                                      OnnxElementType result_type, const ScalarBody& body) {
+  constexpr int64_t kMaxScalarized = 16;
+  if (!(IsSignedInteger(result_type) || IsUnsigned(result_type)) || operands.empty()) return {};
+  int64_t rank = 0, count = 1;
+  for (mlir::Value operand : operands) {
+    auto type = llvm::dyn_cast<mlir::RankedTensorType>(operand.getType());
+    if (!type || !type.hasStaticShape() || type.getRank() > 1 ||
+        !type.getElementType().isSignlessInteger()) {
+      return {};
+    }
+    rank = std::max<int64_t>(rank, type.getRank());
+    const int64_t size = type.getNumElements();
+    if (size != 1) {
+      if (count != 1 && count != size) return {};
+      count = size;
+    }
+  }
+  if (count > kMaxScalarized) return {};
+  mlir::OpBuilder& b = node.builder();
+  mlir::Location loc = node.loc();
+  // Nothing is built unless every operand's elements are known and one is
+  // dynamic (constants fold: elementwise_folding.h).
+  bool any_dynamic = false;
+  for (mlir::Value operand : operands) {
+    if (operand.getDefiningOp<mlir::arith::ConstantOp>()) continue;
+    any_dynamic = true;
+    if (auto from = operand.getDefiningOp<mlir::tensor::FromElementsOp>()) {
+      if (llvm::cast<mlir::RankedTensorType>(operand.getType()).getElementType().isInteger(1)) {
+        continue;
+      }
+      return {};
+    }
+    auto cast = operand.getDefiningOp<mlir::arith::IndexCastOp>();
+    if (!cast || !cast.getIn().getDefiningOp<mlir::tensor::FromElementsOp>()) return {};
+  }
+  if (!any_dynamic) return {};
+  bool dynamic = false;
+  llvm::SmallVector<llvm::SmallVector<mlir::Value>> elements;
+  for (mlir::Value operand : operands) elements.push_back(*KnownScalars(b, loc, operand, &dynamic));
+  llvm::SmallVector<mlir::Value> results;
+  for (int64_t n = 0; n < count; ++n) {
+    llvm::SmallVector<mlir::Value> scalars;
+    for (const auto& operand_elements : elements) {
+      scalars.push_back(operand_elements.size() == 1 ? operand_elements[0] : operand_elements[n]);
+    }
+    results.push_back(body(b, loc, scalars));
+  }
+  llvm::SmallVector<int64_t> shape;
+  if (rank == 1) shape.push_back(count);
+  if (result_type == onnx::TensorProto::BOOL) {
+    return b.create<mlir::tensor::FromElementsOp>(
+        loc, mlir::RankedTensorType::get(shape, b.getI1Type()), results);
+  }
+  llvm::SmallVector<mlir::Value> indices;
+  for (mlir::Value result : results) {
+    if (IsUnsigned(result_type)) {
+      indices.push_back(b.create<mlir::arith::IndexCastUIOp>(loc, b.getIndexType(), result));
+    } else {
+      indices.push_back(b.create<mlir::arith::IndexCastOp>(loc, b.getIndexType(), result));
+    }
+  }
+  mlir::Value from = b.create<mlir::tensor::FromElementsOp>(
+      loc, mlir::RankedTensorType::get(shape, b.getIndexType()), indices);
+  return b.create<mlir::arith::IndexCastOp>(
+      loc, mlir::RankedTensorType::get(shape, ConvertElementType(node.context(), result_type)),
+      from);
+}
+
 mlir::LogicalResult SetElementwiseOutput(NodeImporter& node, mlir::ValueRange operands,
                                          OnnxElementType result_type, const ScalarBody& body) {
+  if (mlir::Value scalarized = ScalarizeShapeElementwise(node, operands, result_type, body)) {
+    node.SetOutput(0, scalarized, result_type);
+    return mlir::success();
+  }
   mlir::FailureOr<mlir::Value> result =
       BuildElementwise(node, operands, ConvertElementType(node.context(), result_type), body);
   if (mlir::failed(result)) return mlir::failure();

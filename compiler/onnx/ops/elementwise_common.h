@@ -75,6 +75,17 @@ mlir::Value ComputeInF32(mlir::OpBuilder& b, mlir::Location loc, mlir::Value val
 mlir::LogicalResult SetElementwiseOutput(NodeImporter& node, mlir::ValueRange operands,
                                          OnnxElementType result_type, const ScalarBody& body);
 
+// Shape tensors stay scalars (shape_builders.h): an elementwise op on small
+// (at most 16 elements, rank 0 or 1) integer or bool tensors whose elements
+// are known one by one (constants, shape_builders' from_elements of index
+// values cast to integers, from_elements of bools), at least one of them
+// dynamic (a batch size), computes each element with scalar ops and gives
+// the same from_elements form, so that Reshape, Expand, Slice ... read the
+// sizes without a kernel and a read-back. Null where it does not apply.
+// SetElementwiseOutput tries it first.
+mlir::Value ScalarizeShapeElementwise(NodeImporter& node, mlir::ValueRange operands,
+                                      OnnxElementType result_type, const ScalarBody& body);
+
 // A scalar of the element type of `like` (float or integer) holding `value`.
 mlir::Value ConstantLike(mlir::OpBuilder& b, mlir::Location loc, mlir::Value like, double value);
 
