@@ -52,8 +52,14 @@ mlir::FailureOr<mlir::Value> BuildBatchedProduct(NodeImporter& node, mlir::Value
   mlir::OpFoldResult n = b_sizes[b_rank - 1];
   mlir::Value zero = ScalarConstant(builder, loc, element_type, 0);
 
-  if (b_rank == 2) {
-    // Rows of every batch at once: [batch... * M, K] x [K, N].
+  // A matrix B multiplies the rows of every batch at once: [batch... * M,
+  // K] x [K, N], unless two of those dimensions are dynamic: kiln-compile
+  // crashes on the expand_shape of a group with two dynamic sizes
+  // (onnx-gaps/expand-shape-dynamic-group.mlir); the contraction generic
+  // below reads B broadcast instead.
+  int64_t dynamic_rows = 0;
+  for (int64_t i = 0; i < a_rank - 1; ++i) dynamic_rows += a_type.isDynamicDim(i) ? 1 : 0;
+  if (b_rank == 2 && (a_rank == 2 || dynamic_rows < 2)) {
     mlir::Value rows = a;
     llvm::SmallVector<mlir::ReassociationIndices> groups;
     if (a_rank > 2) {
@@ -106,7 +112,13 @@ mlir::FailureOr<mlir::Value> BuildBatchedProduct(NodeImporter& node, mlir::Value
   result_sizes.push_back(m);
   result_sizes.push_back(n);
 
-  if (same_batches) {
+  // (Collapsing two dynamic batch sizes into one would need the expand_shape
+  // kiln-compile crashes on, as above.)
+  int64_t dynamic_batches = 0;
+  for (int64_t d = 0; d < batch_rank && a_rank == b_rank; ++d) {
+    dynamic_batches += a_type.isDynamicDim(d) ? 1 : 0;
+  }
+  if (same_batches && dynamic_batches < 2) {
     // One batch dimension: [B, M, K] x [B, K, N].
     mlir::Value a3 = a, b3 = b;
     llvm::SmallVector<mlir::ReassociationIndices> groups;
