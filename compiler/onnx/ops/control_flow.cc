@@ -108,7 +108,8 @@ mlir::FailureOr<std::vector<ImportedValue>> ImportSubgraph(NodeImporter& parent,
 // Whether `value` is known at import time to be true.
 std::optional<bool> KnownBool(const ImportedValue& value) {
   if (!value.constant || value.constant.getNumElements() != 1) return std::nullopt;
-  if (value.constant.getElementType().isInteger(1)) return *value.constant.getValues<bool>().begin();
+  if (value.constant.getElementType().isInteger(1))
+    return *value.constant.getValues<bool>().begin();
   if (llvm::isa<mlir::IntegerType>(value.constant.getElementType())) {
     return !(*value.constant.getValues<llvm::APInt>().begin()).isZero();
   }
@@ -275,8 +276,9 @@ mlir::LogicalResult BuildRecursiveLoop(NodeImporter& node, const onnx::GraphProt
   const int64_t carried = node.input_count() - 2;
   const int64_t scans = body.output_size() - 1 - carried;
   if (body.input_size() != 2 + carried) {
-    return node.Fail("the body must take the iteration number, the condition and the "
-                     "loop-carried values");
+    return node.Fail(
+        "the body must take the iteration number, the condition and the "
+        "loop-carried values");
   }
   // The values of enclosing graphs the body reads: constants are re-made in
   // the function, the others passed.
@@ -324,8 +326,7 @@ mlir::LogicalResult BuildRecursiveLoop(NodeImporter& node, const onnx::GraphProt
   if (!outer_function) return node.Fail("no enclosing function");
   auto module = outer_function->getParentOfType<mlir::ModuleOp>();
   b.setInsertionPointAfter(outer_function);
-  auto function = b.create<mlir::func::FuncOp>(loc, "loop",
-                                               b.getFunctionType(argument_types, {}));
+  auto function = b.create<mlir::func::FuncOp>(loc, "loop", b.getFunctionType(argument_types, {}));
   function.setPrivate();
   mlir::SymbolTable(module).insert(function);  // Uniques the name.
   mlir::Block* entry = function.addEntryBlock();
@@ -377,9 +378,8 @@ mlir::LogicalResult BuildRecursiveLoop(NodeImporter& node, const onnx::GraphProt
   if (cond_arg) {
     inputs[1].value = cond_arg;
   } else {
-    inputs[1].constant =
-        mlir::DenseElementsAttr::get(mlir::RankedTensorType::get({}, b.getI1Type()),
-                                     llvm::ArrayRef<bool>{true});
+    inputs[1].constant = mlir::DenseElementsAttr::get(
+        mlir::RankedTensorType::get({}, b.getI1Type()), llvm::ArrayRef<bool>{true});
     inputs[1].value = b.create<mlir::arith::ConstantOp>(loc, inputs[1].constant);
   }
   inputs[1].element_type = onnx::TensorProto::BOOL;
@@ -442,12 +442,12 @@ mlir::LogicalResult BuildRecursiveLoop(NodeImporter& node, const onnx::GraphProt
     llvm::SmallVector<mlir::OpFoldResult> ones(rank, b.getIndexAttr(1));
     llvm::SmallVector<mlir::OpFoldResult> first_sizes{b.getIndexAttr(1)};
     first_sizes.append(item_sizes.begin(), item_sizes.end());
-    stacked = b.create<mlir::tensor::InsertSliceOp>(loc, current, stacked, zeros, first_sizes,
-                                                    ones);
+    stacked =
+        b.create<mlir::tensor::InsertSliceOp>(loc, current, stacked, zeros, first_sizes, ones);
     llvm::SmallVector<mlir::OpFoldResult> rest_offsets(zeros);
     rest_offsets[0] = b.getIndexAttr(1);
-    stacked = b.create<mlir::tensor::InsertSliceOp>(loc, rest, stacked, rest_offsets, rest_sizes,
-                                                    ones);
+    stacked =
+        b.create<mlir::tensor::InsertSliceOp>(loc, rest, stacked, rest_offsets, rest_sizes, ones);
     results.push_back(stacked);
   }
   b.create<mlir::func::ReturnOp>(loc, results);
@@ -554,8 +554,9 @@ mlir::LogicalResult ConvertLoop(NodeImporter& node) {
     if (mlir::failed(outputs)) return mlir::failure();
     std::optional<bool> keep_going = KnownBool((*outputs)[0]);
     if (!keep_going) {
-      return node.Fail("the body's condition is known only at run time but the trip count is "
-                       "not (kiln unrolls such loops and cannot stop them early)");
+      return node.Fail(
+          "the body's condition is known only at run time but the trip count is "
+          "not (kiln unrolls such loops and cannot stop them early)");
     }
     for (int64_t j = 0; j < carried; ++j) state[j] = (*outputs)[1 + j];
     for (int64_t j = 0; j < scans; ++j) {
@@ -596,9 +597,9 @@ mlir::LogicalResult ConvertScan(NodeImporter& node) {
   }
   std::vector<int64_t> input_axes =
       node.IntsAttribute("scan_input_axes", std::vector<int64_t>(num_scan_inputs, 0));
-  std::vector<int64_t> input_directions =
-      node.IntsAttribute("scan_input_directions",
-                         node.IntsAttribute("directions", std::vector<int64_t>(num_scan_inputs, 0)));
+  std::vector<int64_t> input_directions = node.IntsAttribute(
+      "scan_input_directions",
+      node.IntsAttribute("directions", std::vector<int64_t>(num_scan_inputs, 0)));
   std::vector<int64_t> output_axes =
       node.IntsAttribute("scan_output_axes", std::vector<int64_t>(scan_outputs, 0));
   std::vector<int64_t> output_directions =
@@ -623,8 +624,9 @@ mlir::LogicalResult ConvertScan(NodeImporter& node) {
     input_axes[i] = *axis + offset;
     const int64_t length = type.getDimSize(input_axes[i]);
     if (mlir::ShapedType::isDynamic(length)) {
-      return node.Fail("a sequence length unknown at import time is not supported (kiln unrolls "
-                       "scans at import time)");
+      return node.Fail(
+          "a sequence length unknown at import time is not supported (kiln unrolls "
+          "scans at import time)");
     }
     if (steps >= 0 && steps != length) return node.Fail("scan inputs have different lengths");
     steps = length;

@@ -19,20 +19,19 @@ llvm::SmallVector<mlir::Value> Generic(mlir::OpBuilder& b, mlir::Location loc,
   return llvm::SmallVector<mlir::Value>(generic.getResults());
 }
 
-mlir::Value BuildIndexed(mlir::OpBuilder& b, mlir::Location loc,
-                         llvm::ArrayRef<mlir::OpFoldResult> sizes, mlir::Type element_type,
-                         mlir::ValueRange inputs, llvm::ArrayRef<mlir::AffineMap> maps,
-                         const std::function<mlir::Value(mlir::OpBuilder&, mlir::Location,
-                                                         mlir::ValueRange)>& body) {
+mlir::Value BuildIndexed(
+    mlir::OpBuilder& b, mlir::Location loc, llvm::ArrayRef<mlir::OpFoldResult> sizes,
+    mlir::Type element_type, mlir::ValueRange inputs, llvm::ArrayRef<mlir::AffineMap> maps,
+    const std::function<mlir::Value(mlir::OpBuilder&, mlir::Location, mlir::ValueRange)>& body) {
   const int64_t rank = sizes.size();
   mlir::Value init = EmptyTensor(b, loc, sizes, element_type);
   llvm::SmallVector<mlir::AffineMap> all_maps(maps);
   all_maps.push_back(IdentityMap(b.getContext(), rank));
-  return Generic(b, loc, inputs, init, all_maps, Parallel(rank),
-                 [&](mlir::OpBuilder& nested, mlir::Location nested_loc, mlir::ValueRange args) {
-                   return llvm::SmallVector<mlir::Value>{
-                       body(nested, nested_loc, args.drop_back())};
-                 })[0];
+  return Generic(
+      b, loc, inputs, init, all_maps, Parallel(rank),
+      [&](mlir::OpBuilder& nested, mlir::Location nested_loc, mlir::ValueRange args) {
+        return llvm::SmallVector<mlir::Value>{body(nested, nested_loc, args.drop_back())};
+      })[0];
 }
 
 mlir::Value ExtractScalar(mlir::OpBuilder& b, mlir::Location loc, mlir::Value tensor) {
@@ -51,8 +50,7 @@ mlir::Value IntToIndex(mlir::OpBuilder& b, mlir::Location loc, mlir::Value value
   return b.create<mlir::arith::IndexCastOp>(loc, b.getIndexType(), value);
 }
 
-mlir::Value IndexToInt(mlir::OpBuilder& b, mlir::Location loc, mlir::Value index,
-                       mlir::Type type) {
+mlir::Value IndexToInt(mlir::OpBuilder& b, mlir::Location loc, mlir::Value index, mlir::Type type) {
   return b.create<mlir::arith::IndexCastOp>(loc, type, index);
 }
 
@@ -66,8 +64,8 @@ mlir::Value IndexConstant(mlir::OpBuilder& b, mlir::Location loc, int64_t value)
   return b.create<mlir::arith::ConstantIndexOp>(loc, value);
 }
 
-mlir::FailureOr<mlir::AffineMap> ParameterMap(NodeImporter& node, mlir::Value param,
-                                              int64_t rank, int64_t axis, llvm::StringRef what) {
+mlir::FailureOr<mlir::AffineMap> ParameterMap(NodeImporter& node, mlir::Value param, int64_t rank,
+                                              int64_t axis, llvm::StringRef what) {
   mlir::MLIRContext* context = &node.context();
   auto type = llvm::dyn_cast<mlir::RankedTensorType>(param.getType());
   if (!type) return node.Fail(what + " of unknown rank is not supported");
@@ -90,8 +88,7 @@ llvm::SmallVector<mlir::utils::IteratorType> Parallel(int64_t rank) {
   return llvm::SmallVector<mlir::utils::IteratorType>(rank, mlir::utils::IteratorType::parallel);
 }
 
-mlir::Value ToF32(mlir::OpBuilder& b, mlir::Location loc, mlir::Value value,
-                  OnnxElementType type) {
+mlir::Value ToF32(mlir::OpBuilder& b, mlir::Location loc, mlir::Value value, OnnxElementType type) {
   return ConvertScalar(b, loc, value, type, onnx::TensorProto::FLOAT);
 }
 

@@ -31,11 +31,10 @@ llvm::SmallVector<mlir::Value> Generic(mlir::OpBuilder& b, mlir::Location loc,
 // A generic over `sizes` with no inputs besides `inputs` read through `maps`
 // (one per input) that yields one value per element of a new tensor of
 // `element_type`; the body may read its indices with linalg.index.
-mlir::Value BuildIndexed(mlir::OpBuilder& b, mlir::Location loc,
-                         llvm::ArrayRef<mlir::OpFoldResult> sizes, mlir::Type element_type,
-                         mlir::ValueRange inputs, llvm::ArrayRef<mlir::AffineMap> maps,
-                         const std::function<mlir::Value(mlir::OpBuilder&, mlir::Location,
-                                                         mlir::ValueRange)>& body);
+mlir::Value BuildIndexed(
+    mlir::OpBuilder& b, mlir::Location loc, llvm::ArrayRef<mlir::OpFoldResult> sizes,
+    mlir::Type element_type, mlir::ValueRange inputs, llvm::ArrayRef<mlir::AffineMap> maps,
+    const std::function<mlir::Value(mlir::OpBuilder&, mlir::Location, mlir::ValueRange)>& body);
 
 // The single element of `tensor` (every size 1, or rank 0): tensor.extract.
 mlir::Value ExtractScalar(mlir::OpBuilder& b, mlir::Location loc, mlir::Value tensor);
@@ -45,8 +44,7 @@ bool IsSingleElement(mlir::Value value);
 
 // index ↔ integer/float scalars.
 mlir::Value IntToIndex(mlir::OpBuilder& b, mlir::Location loc, mlir::Value value);
-mlir::Value IndexToInt(mlir::OpBuilder& b, mlir::Location loc, mlir::Value index,
-                       mlir::Type type);
+mlir::Value IndexToInt(mlir::OpBuilder& b, mlir::Location loc, mlir::Value index, mlir::Type type);
 mlir::Value IndexToFloat(mlir::OpBuilder& b, mlir::Location loc, mlir::Value index,
                          mlir::Type type);
 mlir::Value IndexConstant(mlir::OpBuilder& b, mlir::Location loc, int64_t value);
@@ -54,8 +52,8 @@ mlir::Value IndexConstant(mlir::OpBuilder& b, mlir::Location loc, int64_t value)
 // A map from a rank-`rank` iteration space reading `param`: a single element
 // (rank 0 or sizes of 1) at index 0, a 1-D tensor along dimension `axis`.
 // Fails (reported, naming `what`) for other shapes.
-mlir::FailureOr<mlir::AffineMap> ParameterMap(NodeImporter& node, mlir::Value param,
-                                              int64_t rank, int64_t axis, llvm::StringRef what);
+mlir::FailureOr<mlir::AffineMap> ParameterMap(NodeImporter& node, mlir::Value param, int64_t rank,
+                                              int64_t axis, llvm::StringRef what);
 
 // Identity map of `rank` dims.
 mlir::AffineMap IdentityMap(mlir::MLIRContext* context, int64_t rank);
@@ -64,8 +62,7 @@ mlir::AffineMap IdentityMap(mlir::MLIRContext* context, int64_t rank);
 llvm::SmallVector<mlir::utils::IteratorType> Parallel(int64_t rank);
 
 // Scalar (ONNX type `type`) to f32: signed/unsigned integers, floats.
-mlir::Value ToF32(mlir::OpBuilder& b, mlir::Location loc, mlir::Value value,
-                  OnnxElementType type);
+mlir::Value ToF32(mlir::OpBuilder& b, mlir::Location loc, mlir::Value value, OnnxElementType type);
 
 // The scalar max/min/clamp of floats.
 mlir::Value Clamp(mlir::OpBuilder& b, mlir::Location loc, mlir::Value value, double low,

@@ -24,8 +24,8 @@
 namespace kiln::onnx_import {
 namespace {
 
-using mlir::Value;
 using misc::IndexConstant;
+using mlir::Value;
 
 // Det: Gaussian elimination with partial pivoting, unrolled over the static
 // matrix size inside one generic over the batch (the pivot search as a
@@ -81,8 +81,8 @@ mlir::LogicalResult ConvertDet(NodeImporter& node) {
                                                     nb.create<mlir::arith::NegFOp>(l, sign), sign);
           }
           det = nb.create<mlir::arith::MulFOp>(l, det, a[k][k]);
-          Value pivot_zero = nb.create<mlir::arith::CmpFOp>(l, mlir::arith::CmpFPredicate::OEQ,
-                                                            a[k][k], zero);
+          Value pivot_zero =
+              nb.create<mlir::arith::CmpFOp>(l, mlir::arith::CmpFPredicate::OEQ, a[k][k], zero);
           for (int64_t r = k + 1; r < m; ++r) {
             Value factor = nb.create<mlir::arith::DivFOp>(l, a[r][k], a[k][k]);
             factor = nb.create<mlir::arith::SelectOp>(l, pivot_zero, zero, factor);
@@ -114,16 +114,17 @@ mlir::LogicalResult ConvertReverseSequence(NodeImporter& node) {
   const OnnxElementType lengths_type = node.InputElementType(1);
   mlir::MLIRContext* context = &node.context();
   Value result = misc::BuildIndexed(
-      b, loc, TensorSizes(b, loc, x), llvm::cast<mlir::RankedTensorType>(x.getType()).getElementType(),
-      {lengths}, {mlir::AffineMap::get(*rank, 0, {mlir::getAffineDimExpr(batch_axis, context)},
-                                       context)},
+      b, loc, TensorSizes(b, loc, x),
+      llvm::cast<mlir::RankedTensorType>(x.getType()).getElementType(), {lengths},
+      {mlir::AffineMap::get(*rank, 0, {mlir::getAffineDimExpr(batch_axis, context)}, context)},
       [&](mlir::OpBuilder& nb, mlir::Location l, mlir::ValueRange args) {
         llvm::SmallVector<Value> index;
         for (int64_t d = 0; d < *rank; ++d) index.push_back(nb.create<mlir::linalg::IndexOp>(l, d));
         Value length = misc::IntToIndex(
             nb, l, ConvertScalar(nb, l, args[0], lengths_type, onnx::TensorProto::INT64));
         Value t = index[time_axis];
-        Value inside = nb.create<mlir::arith::CmpIOp>(l, mlir::arith::CmpIPredicate::slt, t, length);
+        Value inside =
+            nb.create<mlir::arith::CmpIOp>(l, mlir::arith::CmpIPredicate::slt, t, length);
         Value reversed = nb.create<mlir::arith::SubIOp>(
             l, nb.create<mlir::arith::SubIOp>(l, length, IndexConstant(nb, l, 1)), t);
         index[time_axis] = nb.create<mlir::arith::SelectOp>(l, inside, reversed, t);
@@ -140,7 +141,8 @@ Value IndexScalar(NodeImporter& node, int64_t index, int64_t position) {
   llvm::SmallVector<Value> at;
   for (int64_t i = 0; i < type.getRank(); ++i) at.push_back(IndexConstant(b, node.loc(), position));
   Value value = b.create<mlir::tensor::ExtractOp>(node.loc(), node.Input(index), at);
-  value = ConvertScalar(b, node.loc(), value, node.InputElementType(index), onnx::TensorProto::INT64);
+  value =
+      ConvertScalar(b, node.loc(), value, node.InputElementType(index), onnx::TensorProto::INT64);
   return misc::IntToIndex(b, node.loc(), value);
 }
 
@@ -169,7 +171,8 @@ mlir::LogicalResult ConvertMaxUnpool(NodeImporter& node) {
   }
   if (node.HasInput(2)) {
     if (auto shape = node.InputInts(2)) {
-      if (static_cast<int64_t>(shape->size()) != rank) return node.Fail("output_shape has the wrong length");
+      if (static_cast<int64_t>(shape->size()) != rank)
+        return node.Fail("output_shape has the wrong length");
       for (int64_t i = 2; i < rank; ++i) out_sizes.push_back(b.getIndexAttr((*shape)[i]));
     } else {
       auto shape_type = llvm::dyn_cast<mlir::RankedTensorType>(node.Input(2).getType());
@@ -178,7 +181,8 @@ mlir::LogicalResult ConvertMaxUnpool(NodeImporter& node) {
         Value at = IndexConstant(b, loc, i);
         Value value = b.create<mlir::tensor::ExtractOp>(loc, node.Input(2), at);
         out_sizes.push_back(misc::IntToIndex(
-            b, loc, ConvertScalar(b, loc, value, node.InputElementType(2), onnx::TensorProto::INT64)));
+            b, loc,
+            ConvertScalar(b, loc, value, node.InputElementType(2), onnx::TensorProto::INT64)));
       }
     }
   } else {
@@ -191,14 +195,16 @@ mlir::LogicalResult ConvertMaxUnpool(NodeImporter& node) {
   llvm::SmallVector<mlir::AffineExpr> in_exprs{dim(0), dim(1)};
   for (int64_t i = 0; i < spatial; ++i) in_exprs.push_back(dim(rank + i));
   mlir::AffineMap in_map = mlir::AffineMap::get(loops, 0, in_exprs, context);
-  mlir::AffineMap out_map = mlir::AffineMap::get(loops, 0, llvm::to_vector(llvm::map_range(
-      llvm::seq<int64_t>(0, rank), [&](int64_t d) { return dim(d); })), context);
+  mlir::AffineMap out_map =
+      mlir::AffineMap::get(loops, 0,
+                           llvm::to_vector(llvm::map_range(llvm::seq<int64_t>(0, rank),
+                                                           [&](int64_t d) { return dim(d); })),
+                           context);
   Value zero = ScalarConstant(b, loc, x_type.getElementType(), 0);
   Value init = FilledTensor(b, loc, out_sizes, zero);
   // The default shape's sizes, for flat positions.
-  llvm::SmallVector<Value> out_dims{
-      mlir::getValueOrCreateConstantIndexOp(b, loc, out_sizes[0]),
-      mlir::getValueOrCreateConstantIndexOp(b, loc, out_sizes[1])};
+  llvm::SmallVector<Value> out_dims{mlir::getValueOrCreateConstantIndexOp(b, loc, out_sizes[0]),
+                                    mlir::getValueOrCreateConstantIndexOp(b, loc, out_sizes[1])};
   for (int64_t size : default_sizes) out_dims.push_back(IndexConstant(b, loc, size));
   llvm::SmallVector<mlir::utils::IteratorType> iterators = misc::Parallel(loops);
   for (int64_t d = rank; d < loops; ++d) iterators[d] = mlir::utils::IteratorType::reduction;
@@ -220,9 +226,9 @@ mlir::LogicalResult ConvertMaxUnpool(NodeImporter& node) {
           }
         }
         Value target = ConvertScalar(nb, l, args[1], index_type, onnx::TensorProto::INT64);
-        Value hit = nb.create<mlir::arith::CmpIOp>(l, mlir::arith::CmpIPredicate::eq,
-                                                   misc::IndexToInt(nb, l, flat, nb.getI64Type()),
-                                                   target);
+        Value hit =
+            nb.create<mlir::arith::CmpIOp>(l, mlir::arith::CmpIPredicate::eq,
+                                           misc::IndexToInt(nb, l, flat, nb.getI64Type()), target);
         hit = nb.create<mlir::arith::AndIOp>(l, hit, inside);
         return llvm::SmallVector<Value>{
             nb.create<mlir::arith::SelectOp>(l, hit, args[0], args[2]).getResult()};
@@ -244,10 +250,12 @@ mlir::LogicalResult ConvertUpsample(NodeImporter& node) {
   llvm::SmallVector<Value> scales;
   if (node.opset() < 9) {
     std::vector<float> attribute = node.FloatsAttribute("scales");
-    if (static_cast<int64_t>(attribute.size()) != *rank) return node.Fail("scales has the wrong length");
+    if (static_cast<int64_t>(attribute.size()) != *rank)
+      return node.Fail("scales has the wrong length");
     for (float s : attribute) scales.push_back(ScalarConstant(b, loc, b.getF32Type(), s));
   } else {
-    if (!node.HasInput(1) || !IsFloat(node.InputElementType(1))) return node.Fail("scales is required");
+    if (!node.HasInput(1) || !IsFloat(node.InputElementType(1)))
+      return node.Fail("scales is required");
     auto scale_type = llvm::dyn_cast<mlir::RankedTensorType>(node.Input(1).getType());
     if (!scale_type || scale_type.getRank() != 1 ||
         (!scale_type.isDynamicDim(0) && scale_type.getDimSize(0) != *rank)) {
@@ -268,7 +276,8 @@ mlir::LogicalResult ConvertUpsample(NodeImporter& node) {
     }
     Value size = misc::IndexToFloat(
         b, loc, mlir::getValueOrCreateConstantIndexOp(b, loc, in_sizes[i]), b.getF32Type());
-    Value scaled = b.create<mlir::math::FloorOp>(loc, b.create<mlir::arith::MulFOp>(loc, size, scales[i]));
+    Value scaled =
+        b.create<mlir::math::FloorOp>(loc, b.create<mlir::arith::MulFOp>(loc, size, scales[i]));
     Value size_index =
         misc::IntToIndex(b, loc, b.create<mlir::arith::FPToSIOp>(loc, b.getI64Type(), scaled));
     out_sizes.push_back(size_index);
@@ -278,12 +287,16 @@ mlir::LogicalResult ConvertUpsample(NodeImporter& node) {
       [&](mlir::OpBuilder& nb, mlir::Location l, mlir::ValueRange) {
         llvm::SmallVector<Value> index;
         for (int64_t d = 0; d < *rank; ++d) {
-          Value i = misc::IndexToFloat(nb, l, nb.create<mlir::linalg::IndexOp>(l, d), nb.getF32Type());
-          Value source = nb.create<mlir::math::FloorOp>(l, nb.create<mlir::arith::DivFOp>(l, i, scales[d]));
-          Value at = misc::IntToIndex(nb, l, nb.create<mlir::arith::FPToSIOp>(l, nb.getI64Type(), source));
+          Value i =
+              misc::IndexToFloat(nb, l, nb.create<mlir::linalg::IndexOp>(l, d), nb.getF32Type());
+          Value source =
+              nb.create<mlir::math::FloorOp>(l, nb.create<mlir::arith::DivFOp>(l, i, scales[d]));
+          Value at =
+              misc::IntToIndex(nb, l, nb.create<mlir::arith::FPToSIOp>(l, nb.getI64Type(), source));
           // Never past the input's end.
           Value last = nb.create<mlir::arith::SubIOp>(
-              l, mlir::getValueOrCreateConstantIndexOp(nb, l, in_sizes[d]), IndexConstant(nb, l, 1));
+              l, mlir::getValueOrCreateConstantIndexOp(nb, l, in_sizes[d]),
+              IndexConstant(nb, l, 1));
           index.push_back(nb.create<mlir::arith::MinSIOp>(l, at, last));
         }
         return nb.create<mlir::tensor::ExtractOp>(l, x, index).getResult();
@@ -293,8 +306,8 @@ mlir::LogicalResult ConvertUpsample(NodeImporter& node) {
 }
 
 // X[n, c, y, x] at integer (i64) coordinates, 0 outside the image.
-Value ReadPixel(mlir::OpBuilder& b, mlir::Location l, Value x, Value n, Value c, Value iy,
-                Value ix, Value height, Value width) {
+Value ReadPixel(mlir::OpBuilder& b, mlir::Location l, Value x, Value n, Value c, Value iy, Value ix,
+                Value height, Value width) {
   mlir::Type i64 = b.getI64Type();
   Value zero_i = ScalarConstant(b, l, i64, 0);
   using P = mlir::arith::CmpIPredicate;
@@ -309,8 +322,8 @@ Value ReadPixel(mlir::OpBuilder& b, mlir::Location l, Value x, Value n, Value c,
     return misc::IntToIndex(
         b, l, b.create<mlir::arith::MinSIOp>(l, b.create<mlir::arith::MaxSIOp>(l, v, zero_i), top));
   };
-  Value value = b.create<mlir::tensor::ExtractOp>(l, x, mlir::ValueRange{n, c, clamp(iy, height),
-                                                                          clamp(ix, width)});
+  Value value = b.create<mlir::tensor::ExtractOp>(
+      l, x, mlir::ValueRange{n, c, clamp(iy, height), clamp(ix, width)});
   Value zero = ScalarConstant(b, l, value.getType(), 0);
   return b.create<mlir::arith::SelectOp>(l, inside, value, zero);
 }
@@ -320,7 +333,8 @@ Value Reflect(mlir::OpBuilder& b, mlir::Location l, Value v, double twice_low, d
   mlir::Type f = v.getType();
   if (twice_low == twice_high) return ScalarConstant(b, l, f, 0);
   const double low = twice_low / 2, span = (twice_high - twice_low) / 2;
-  Value distance = b.create<mlir::math::AbsFOp>(l, b.create<mlir::arith::SubFOp>(l, v, ScalarConstant(b, l, f, low)));
+  Value distance = b.create<mlir::math::AbsFOp>(
+      l, b.create<mlir::arith::SubFOp>(l, v, ScalarConstant(b, l, f, low)));
   Value extra = b.create<mlir::arith::RemFOp>(l, distance, ScalarConstant(b, l, f, span));
   Value flips = b.create<mlir::math::FloorOp>(
       l, b.create<mlir::arith::DivFOp>(l, distance, ScalarConstant(b, l, f, span)));
@@ -348,7 +362,8 @@ mlir::LogicalResult ConvertGridSample(NodeImporter& node) {
     return node.Fail("the image size must be static");
   }
   const OnnxElementType type = node.InputElementType(0);
-  if (!IsFloat(type) || !IsFloat(node.InputElementType(1))) return node.Fail("X and grid must be float");
+  if (!IsFloat(type) || !IsFloat(node.InputElementType(1)))
+    return node.Fail("X and grid must be float");
   const std::string mode = node.StringAttribute("mode", "bilinear");
   const std::string padding = node.StringAttribute("padding_mode", "zeros");
   const bool align = node.IntAttribute("align_corners", 0) != 0;
@@ -365,8 +380,8 @@ mlir::LogicalResult ConvertGridSample(NodeImporter& node) {
                                                   grid_sizes[2]};
   auto dim = [&](int64_t d) { return mlir::getAffineDimExpr(d, context); };
   auto grid_map = [&](int64_t component) {
-    return mlir::AffineMap::get(4, 0, {dim(0), dim(2), dim(3), mlir::getAffineConstantExpr(component, context)},
-                                context);
+    return mlir::AffineMap::get(
+        4, 0, {dim(0), dim(2), dim(3), mlir::getAffineConstantExpr(component, context)}, context);
   };
   const OnnxElementType grid_onnx = node.InputElementType(1);
   Value result = misc::BuildIndexed(
@@ -376,27 +391,33 @@ mlir::LogicalResult ConvertGridSample(NodeImporter& node) {
         auto c = [&](double v) { return ScalarConstant(nb, l, f32, v); };
         Value n = nb.create<mlir::linalg::IndexOp>(l, 0);
         Value ch = nb.create<mlir::linalg::IndexOp>(l, 1);
-        Value h_size = ScalarConstant(nb, l, i64, height), w_size = ScalarConstant(nb, l, i64, width);
+        Value h_size = ScalarConstant(nb, l, i64, height),
+              w_size = ScalarConstant(nb, l, i64, width);
         // Unnormalized source coordinates.
         auto unnormalize = [&](Value g, int64_t size) -> Value {
           Value v = misc::ToF32(nb, l, g, grid_onnx);
           Value plus = nb.create<mlir::arith::AddFOp>(l, v, c(1));
           if (align) return nb.create<mlir::arith::MulFOp>(l, plus, c((size - 1) / 2.0));
           return nb.create<mlir::arith::DivFOp>(
-              l, nb.create<mlir::arith::SubFOp>(l, nb.create<mlir::arith::MulFOp>(l, plus, c(size)), c(1)),
+              l,
+              nb.create<mlir::arith::SubFOp>(l, nb.create<mlir::arith::MulFOp>(l, plus, c(size)),
+                                             c(1)),
               c(2));
         };
         // Border and reflection padding move a coordinate into the image.
         auto pad_coordinate = [&](Value v, int64_t size) -> Value {
           if (padding == "zeros") return v;
           if (padding == "reflection") {
-            v = align ? Reflect(nb, l, v, 0, 2.0 * (size - 1)) : Reflect(nb, l, v, -1, 2.0 * size - 1);
+            v = align ? Reflect(nb, l, v, 0, 2.0 * (size - 1))
+                      : Reflect(nb, l, v, -1, 2.0 * size - 1);
           }
-          return nb.create<mlir::arith::MinimumFOp>(l, nb.create<mlir::arith::MaximumFOp>(l, v, c(0)),
-                                                    c(size - 1));
+          return nb.create<mlir::arith::MinimumFOp>(
+              l, nb.create<mlir::arith::MaximumFOp>(l, v, c(0)), c(size - 1));
         };
         Value gx = unnormalize(args[0], width), gy = unnormalize(args[1], height);
-        auto to_int = [&](Value v) { return nb.create<mlir::arith::FPToSIOp>(l, i64, v).getResult(); };
+        auto to_int = [&](Value v) {
+          return nb.create<mlir::arith::FPToSIOp>(l, i64, v).getResult();
+        };
         auto read = [&](Value iy, Value ix) {
           Value v = ReadPixel(nb, l, x, n, ch, iy, ix, h_size, w_size);
           return ConvertScalar(nb, l, v, type, onnx::TensorProto::FLOAT);
@@ -408,32 +429,44 @@ mlir::LogicalResult ConvertGridSample(NodeImporter& node) {
                      to_int(nb.create<mlir::math::RoundEvenOp>(l, px)));
         } else if (mode == "bilinear") {
           Value px = pad_coordinate(gx, width), py = pad_coordinate(gy, height);
-          Value x0 = nb.create<mlir::math::FloorOp>(l, px), y0 = nb.create<mlir::math::FloorOp>(l, py);
-          Value tx = nb.create<mlir::arith::SubFOp>(l, px, x0), ty = nb.create<mlir::arith::SubFOp>(l, py, y0);
-          Value sx = nb.create<mlir::arith::SubFOp>(l, c(1), tx), sy = nb.create<mlir::arith::SubFOp>(l, c(1), ty);
+          Value x0 = nb.create<mlir::math::FloorOp>(l, px),
+                y0 = nb.create<mlir::math::FloorOp>(l, py);
+          Value tx = nb.create<mlir::arith::SubFOp>(l, px, x0),
+                ty = nb.create<mlir::arith::SubFOp>(l, py, y0);
+          Value sx = nb.create<mlir::arith::SubFOp>(l, c(1), tx),
+                sy = nb.create<mlir::arith::SubFOp>(l, c(1), ty);
           Value ix0 = to_int(x0), iy0 = to_int(y0);
           Value one = ScalarConstant(nb, l, i64, 1);
-          Value ix1 = nb.create<mlir::arith::AddIOp>(l, ix0, one), iy1 = nb.create<mlir::arith::AddIOp>(l, iy0, one);
+          Value ix1 = nb.create<mlir::arith::AddIOp>(l, ix0, one),
+                iy1 = nb.create<mlir::arith::AddIOp>(l, iy0, one);
           auto term = [&](Value wy, Value wx, Value iy, Value ix) {
-            return nb.create<mlir::arith::MulFOp>(l, nb.create<mlir::arith::MulFOp>(l, wy, wx), read(iy, ix));
+            return nb.create<mlir::arith::MulFOp>(l, nb.create<mlir::arith::MulFOp>(l, wy, wx),
+                                                  read(iy, ix));
           };
           out = nb.create<mlir::arith::AddFOp>(
               l, nb.create<mlir::arith::AddFOp>(l, term(sy, sx, iy0, ix0), term(sy, tx, iy0, ix1)),
               nb.create<mlir::arith::AddFOp>(l, term(ty, sx, iy1, ix0), term(ty, tx, iy1, ix1)));
         } else {
           // Bicubic (A = -0.75) over 4x4 taps; each tap's coordinate padded.
-          Value x0 = nb.create<mlir::math::FloorOp>(l, gx), y0 = nb.create<mlir::math::FloorOp>(l, gy);
-          Value tx = nb.create<mlir::arith::SubFOp>(l, gx, x0), ty = nb.create<mlir::arith::SubFOp>(l, gy, y0);
+          Value x0 = nb.create<mlir::math::FloorOp>(l, gx),
+                y0 = nb.create<mlir::math::FloorOp>(l, gy);
+          Value tx = nb.create<mlir::arith::SubFOp>(l, gx, x0),
+                ty = nb.create<mlir::arith::SubFOp>(l, gy, y0);
           const double A = -0.75;
           auto cc1 = [&](Value t) {  // ((A + 2) t - (A + 3)) t t + 1
-            Value v = nb.create<mlir::arith::SubFOp>(l, nb.create<mlir::arith::MulFOp>(l, c(A + 2), t), c(A + 3));
+            Value v = nb.create<mlir::arith::SubFOp>(
+                l, nb.create<mlir::arith::MulFOp>(l, c(A + 2), t), c(A + 3));
             return nb.create<mlir::arith::AddFOp>(
-                l, nb.create<mlir::arith::MulFOp>(l, nb.create<mlir::arith::MulFOp>(l, v, t), t), c(1));
+                l, nb.create<mlir::arith::MulFOp>(l, nb.create<mlir::arith::MulFOp>(l, v, t), t),
+                c(1));
           };
           auto cc2 = [&](Value t) {  // ((A t - 5A) t + 8A) t - 4A
-            Value v = nb.create<mlir::arith::SubFOp>(l, nb.create<mlir::arith::MulFOp>(l, c(A), t), c(5 * A));
-            v = nb.create<mlir::arith::AddFOp>(l, nb.create<mlir::arith::MulFOp>(l, v, t), c(8 * A));
-            return nb.create<mlir::arith::SubFOp>(l, nb.create<mlir::arith::MulFOp>(l, v, t), c(4 * A));
+            Value v = nb.create<mlir::arith::SubFOp>(l, nb.create<mlir::arith::MulFOp>(l, c(A), t),
+                                                     c(5 * A));
+            v = nb.create<mlir::arith::AddFOp>(l, nb.create<mlir::arith::MulFOp>(l, v, t),
+                                               c(8 * A));
+            return nb.create<mlir::arith::SubFOp>(l, nb.create<mlir::arith::MulFOp>(l, v, t),
+                                                  c(4 * A));
           };
           auto coefficients = [&](Value t) {
             return std::array<Value, 4>{cc2(nb.create<mlir::arith::AddFOp>(l, t, c(1))), cc1(t),
@@ -450,7 +483,8 @@ mlir::LogicalResult ConvertGridSample(NodeImporter& node) {
               row = nb.create<mlir::arith::AddFOp>(
                   l, row, nb.create<mlir::arith::MulFOp>(l, wx[i], read(to_int(yy), to_int(xx))));
             }
-            out = nb.create<mlir::arith::AddFOp>(l, out, nb.create<mlir::arith::MulFOp>(l, wy[j], row));
+            out = nb.create<mlir::arith::AddFOp>(l, out,
+                                                 nb.create<mlir::arith::MulFOp>(l, wy[j], row));
           }
         }
         return ConvertScalar(nb, l, out, onnx::TensorProto::FLOAT, type);
@@ -477,9 +511,9 @@ mlir::LogicalResult ConvertRoiAlign(NodeImporter& node) {
   if (!IsFloat(type)) return node.Fail("X must be float");
   const std::string mode = node.StringAttribute("mode", "avg");
   if (mode != "avg" && mode != "max") return node.Fail("mode '" + mode + "' is not supported");
-  const std::string transform = node.opset() >= 16
-                                    ? node.StringAttribute("coordinate_transformation_mode", "half_pixel")
-                                    : "output_half_pixel";
+  const std::string transform =
+      node.opset() >= 16 ? node.StringAttribute("coordinate_transformation_mode", "half_pixel")
+                         : "output_half_pixel";
   if (transform != "half_pixel" && transform != "output_half_pixel") {
     return node.Fail("coordinate_transformation_mode '" + transform + "' is not supported");
   }
@@ -488,13 +522,15 @@ mlir::LogicalResult ConvertRoiAlign(NodeImporter& node) {
   const int64_t out_w = node.IntAttribute("output_width", 1);
   const int64_t ratio = node.IntAttribute("sampling_ratio", 0);
   if (ratio <= 0) {
-    return node.Fail("an adaptive sampling_ratio (0: a grid size that depends on each roi) is "
-                     "not supported");
+    return node.Fail(
+        "an adaptive sampling_ratio (0: a grid size that depends on each roi) is "
+        "not supported");
   }
   const float spatial_scale = node.FloatAttribute("spatial_scale", 1.0f);
   const int64_t height = x_type.getDimSize(2), width = x_type.getDimSize(3);
-  llvm::SmallVector<mlir::OpFoldResult> sizes{TensorSizes(b, loc, rois)[0], TensorSizes(b, loc, x)[1],
-                                              b.getIndexAttr(out_h), b.getIndexAttr(out_w)};
+  llvm::SmallVector<mlir::OpFoldResult> sizes{TensorSizes(b, loc, rois)[0],
+                                              TensorSizes(b, loc, x)[1], b.getIndexAttr(out_h),
+                                              b.getIndexAttr(out_w)};
   auto dim = [&](int64_t d) { return mlir::getAffineDimExpr(d, context); };
   auto roi_map = [&](int64_t k) {
     return mlir::AffineMap::get(4, 0, {dim(0), mlir::getAffineConstantExpr(k, context)}, context);
@@ -503,14 +539,22 @@ mlir::LogicalResult ConvertRoiAlign(NodeImporter& node) {
   const OnnxElementType index_type = node.InputElementType(2);
   Value result = misc::BuildIndexed(
       b, loc, sizes, x_type.getElementType(), {rois, rois, rois, rois, batch_indices},
-      {roi_map(0), roi_map(1), roi_map(2), roi_map(3), mlir::AffineMap::get(4, 0, {dim(0)}, context)},
+      {roi_map(0), roi_map(1), roi_map(2), roi_map(3),
+       mlir::AffineMap::get(4, 0, {dim(0)}, context)},
       [&](mlir::OpBuilder& nb, mlir::Location l, mlir::ValueRange args) {
         mlir::Type f32 = nb.getF32Type(), i64 = nb.getI64Type();
         auto c = [&](double v) { return ScalarConstant(nb, l, f32, v); };
-        auto add = [&](Value a, Value v) { return nb.create<mlir::arith::AddFOp>(l, a, v).getResult(); };
-        auto sub = [&](Value a, Value v) { return nb.create<mlir::arith::SubFOp>(l, a, v).getResult(); };
-        auto mul = [&](Value a, Value v) { return nb.create<mlir::arith::MulFOp>(l, a, v).getResult(); };
-        Value n = misc::IntToIndex(nb, l, ConvertScalar(nb, l, args[4], index_type, onnx::TensorProto::INT64));
+        auto add = [&](Value a, Value v) {
+          return nb.create<mlir::arith::AddFOp>(l, a, v).getResult();
+        };
+        auto sub = [&](Value a, Value v) {
+          return nb.create<mlir::arith::SubFOp>(l, a, v).getResult();
+        };
+        auto mul = [&](Value a, Value v) {
+          return nb.create<mlir::arith::MulFOp>(l, a, v).getResult();
+        };
+        Value n = misc::IntToIndex(
+            nb, l, ConvertScalar(nb, l, args[4], index_type, onnx::TensorProto::INT64));
         Value ch = nb.create<mlir::linalg::IndexOp>(l, 1);
         Value ph = misc::IndexToFloat(nb, l, nb.create<mlir::linalg::IndexOp>(l, 2), f32);
         Value pw = misc::IndexToFloat(nb, l, nb.create<mlir::linalg::IndexOp>(l, 3), f32);
@@ -527,7 +571,8 @@ mlir::LogicalResult ConvertRoiAlign(NodeImporter& node) {
         }
         Value bin_h = nb.create<mlir::arith::DivFOp>(l, roi_h, c(out_h));
         Value bin_w = nb.create<mlir::arith::DivFOp>(l, roi_w, c(out_w));
-        Value h_size = ScalarConstant(nb, l, i64, height), w_size = ScalarConstant(nb, l, i64, width);
+        Value h_size = ScalarConstant(nb, l, i64, height),
+              w_size = ScalarConstant(nb, l, i64, width);
         Value acc = mode == "avg" ? c(0) : c(-std::numeric_limits<float>::infinity());
         using P = mlir::arith::CmpFPredicate;
         for (int64_t iy = 0; iy < ratio; ++iy) {
@@ -536,10 +581,12 @@ mlir::LogicalResult ConvertRoiAlign(NodeImporter& node) {
             Value xx = add(add(x1, mul(pw, bin_w)), mul(c((ix + 0.5) / ratio), bin_w));
             Value outside = nb.create<mlir::arith::OrIOp>(
                 l,
-                nb.create<mlir::arith::OrIOp>(l, nb.create<mlir::arith::CmpFOp>(l, P::OLT, y, c(-1)),
-                                              nb.create<mlir::arith::CmpFOp>(l, P::OGT, y, c(height))),
-                nb.create<mlir::arith::OrIOp>(l, nb.create<mlir::arith::CmpFOp>(l, P::OLT, xx, c(-1)),
-                                              nb.create<mlir::arith::CmpFOp>(l, P::OGT, xx, c(width))));
+                nb.create<mlir::arith::OrIOp>(
+                    l, nb.create<mlir::arith::CmpFOp>(l, P::OLT, y, c(-1)),
+                    nb.create<mlir::arith::CmpFOp>(l, P::OGT, y, c(height))),
+                nb.create<mlir::arith::OrIOp>(
+                    l, nb.create<mlir::arith::CmpFOp>(l, P::OLT, xx, c(-1)),
+                    nb.create<mlir::arith::CmpFOp>(l, P::OGT, xx, c(width))));
             // Clamp into the image; at the last row/column both corners are
             // the same pixel.
             auto corners = [&](Value v, int64_t size) {
@@ -560,10 +607,9 @@ mlir::LogicalResult ConvertRoiAlign(NodeImporter& node) {
                                   nb.create<mlir::arith::FPToSIOp>(l, i64, xv), h_size, w_size);
               return ConvertScalar(nb, l, v, type, onnx::TensorProto::FLOAT);
             };
-            std::array<Value, 4> terms{mul(mul(hy, hx), pixel(y_low, x_low)),
-                                       mul(mul(hy, lx), pixel(y_low, x_high)),
-                                       mul(mul(ly, hx), pixel(y_high, x_low)),
-                                       mul(mul(ly, lx), pixel(y_high, x_high))};
+            std::array<Value, 4> terms{
+                mul(mul(hy, hx), pixel(y_low, x_low)), mul(mul(hy, lx), pixel(y_low, x_high)),
+                mul(mul(ly, hx), pixel(y_high, x_low)), mul(mul(ly, lx), pixel(y_high, x_high))};
             Value sample;
             if (mode == "avg") {
               sample = add(add(terms[0], terms[1]), add(terms[2], terms[3]));
@@ -586,8 +632,9 @@ mlir::LogicalResult ConvertRoiAlign(NodeImporter& node) {
 }
 
 mlir::LogicalResult RefuseDataDependent(NodeImporter& node) {
-  return node.Fail("the output's size depends on the input data, which kiln's static or "
-                   "shape-derived dynamic sizes cannot express");
+  return node.Fail(
+      "the output's size depends on the input data, which kiln's static or "
+      "shape-derived dynamic sizes cannot express");
 }
 
 mlir::LogicalResult RefuseRandom(NodeImporter& node) {

@@ -49,8 +49,7 @@ mlir::Value QuantizeScalar(mlir::OpBuilder& b, mlir::Location loc, mlir::Value v
 }
 
 // An integer scalar of ONNX type `type` widened to i32 by its signedness.
-mlir::Value ToI32(mlir::OpBuilder& b, mlir::Location loc, mlir::Value value,
-                  OnnxElementType type) {
+mlir::Value ToI32(mlir::OpBuilder& b, mlir::Location loc, mlir::Value value, OnnxElementType type) {
   return ConvertScalar(b, loc, value, type, onnx::TensorProto::INT32);
 }
 
@@ -72,8 +71,9 @@ mlir::LogicalResult ConvertQuantizeLinear(NodeImporter& node) {
   if (!IsFloat(x_type) && x_type != onnx::TensorProto::INT32) {
     return node.Fail("input of type " + OnnxElementTypeName(x_type) + " is not supported");
   }
-  const OnnxElementType out_type =
-      zero_point ? node.InputElementType(2) : static_cast<OnnxElementType>(onnx::TensorProto::UINT8);
+  const OnnxElementType out_type = zero_point
+                                       ? node.InputElementType(2)
+                                       : static_cast<OnnxElementType>(onnx::TensorProto::UINT8);
   if (!IsQuantizedType(out_type)) {
     return node.Fail("quantizing to " + OnnxElementTypeName(out_type) +
                      " is not supported (uint8 and int8 are)");
@@ -194,8 +194,8 @@ mlir::LogicalResult ConvertDynamicQuantizeLinear(NodeImporter& node) {
       {scalar_map, scalar_map, scalar_map, scalar_map}, {},
       [&](mlir::OpBuilder& nb, mlir::Location l, mlir::ValueRange args) {
         mlir::Value range = nb.create<mlir::arith::SubFOp>(l, args[0], args[1]);
-        mlir::Value scale = nb.create<mlir::arith::DivFOp>(
-            l, range, ScalarConstant(nb, l, nb.getF32Type(), 255.0));
+        mlir::Value scale =
+            nb.create<mlir::arith::DivFOp>(l, range, ScalarConstant(nb, l, nb.getF32Type(), 255.0));
         mlir::Value zero = ScalarConstant(nb, l, nb.getF32Type(), 0.0);
         mlir::Value neg_min = nb.create<mlir::arith::SubFOp>(l, zero, args[1]);
         mlir::Value zp = QuantizeScalar(nb, l, nb.create<mlir::arith::DivFOp>(l, neg_min, scale),
@@ -203,13 +203,13 @@ mlir::LogicalResult ConvertDynamicQuantizeLinear(NodeImporter& node) {
         return llvm::SmallVector<mlir::Value>{scale, zp};
       });
   mlir::AffineMap to_scalar = mlir::AffineMap::get(*rank, 0, {}, context);
-  mlir::Value y = misc::BuildIndexed(
-      b, loc, TensorSizes(b, loc, x), b.getI8Type(), {x, params[0], params[1]},
-      {IdentityMap(context, *rank), to_scalar, to_scalar},
-      [&](mlir::OpBuilder& nb, mlir::Location l, mlir::ValueRange args) {
-        mlir::Value value = nb.create<mlir::arith::DivFOp>(l, args[0], args[1]);
-        return QuantizeScalar(nb, l, value, args[2], onnx::TensorProto::UINT8);
-      });
+  mlir::Value y =
+      misc::BuildIndexed(b, loc, TensorSizes(b, loc, x), b.getI8Type(), {x, params[0], params[1]},
+                         {IdentityMap(context, *rank), to_scalar, to_scalar},
+                         [&](mlir::OpBuilder& nb, mlir::Location l, mlir::ValueRange args) {
+                           mlir::Value value = nb.create<mlir::arith::DivFOp>(l, args[0], args[1]);
+                           return QuantizeScalar(nb, l, value, args[2], onnx::TensorProto::UINT8);
+                         });
   node.SetOutput(0, y, onnx::TensorProto::UINT8);
   node.SetOutput(1, params[0], onnx::TensorProto::FLOAT);
   node.SetOutput(2, params[1], onnx::TensorProto::UINT8);
@@ -342,19 +342,19 @@ mlir::LogicalResult ConvertQLinearMatMul(NodeImporter& node) {
   for (int64_t d = 0; d < batch + 2; ++d) out_exprs.push_back(mlir::getAffineDimExpr(d, context));
   llvm::SmallVector<mlir::utils::IteratorType> iterators = Parallel(loops);
   iterators[k_dim] = mlir::utils::IteratorType::reduction;
-  mlir::Value acc = Generic(
-      b, loc, {a, bm, a_zp, b_zp}, acc_init,
-      {operand_map(a_type_t, m_dim, k_dim), operand_map(b_type_t, k_dim, n_dim), *a_zp_map,
-       *b_zp_map, mlir::AffineMap::get(loops, 0, out_exprs, context)},
-      iterators, [&](mlir::OpBuilder& nb, mlir::Location l, mlir::ValueRange args) {
-        mlir::Value av = nb.create<mlir::arith::SubIOp>(l, ToI32(nb, l, args[0], a_type),
-                                                        ToI32(nb, l, args[2], a_type));
-        mlir::Value bv = nb.create<mlir::arith::SubIOp>(l, ToI32(nb, l, args[1], b_type),
-                                                        ToI32(nb, l, args[3], b_type));
-        mlir::Value product = nb.create<mlir::arith::MulIOp>(l, av, bv);
-        return llvm::SmallVector<mlir::Value>{
-            nb.create<mlir::arith::AddIOp>(l, args[4], product).getResult()};
-      })[0];
+  mlir::Value acc =
+      Generic(b, loc, {a, bm, a_zp, b_zp}, acc_init,
+              {operand_map(a_type_t, m_dim, k_dim), operand_map(b_type_t, k_dim, n_dim), *a_zp_map,
+               *b_zp_map, mlir::AffineMap::get(loops, 0, out_exprs, context)},
+              iterators, [&](mlir::OpBuilder& nb, mlir::Location l, mlir::ValueRange args) {
+                mlir::Value av = nb.create<mlir::arith::SubIOp>(l, ToI32(nb, l, args[0], a_type),
+                                                                ToI32(nb, l, args[2], a_type));
+                mlir::Value bv = nb.create<mlir::arith::SubIOp>(l, ToI32(nb, l, args[1], b_type),
+                                                                ToI32(nb, l, args[3], b_type));
+                mlir::Value product = nb.create<mlir::arith::MulIOp>(l, av, bv);
+                return llvm::SmallVector<mlir::Value>{
+                    nb.create<mlir::arith::AddIOp>(l, args[4], product).getResult()};
+              })[0];
   const int64_t out_rank = batch + 2;
   mlir::FailureOr<mlir::AffineMap> a_scale_map =
       misc::ParameterMap(node, a_scale, out_rank, m_dim, "a_scale");
@@ -494,28 +494,28 @@ mlir::LogicalResult ConvertQLinearConv(NodeImporter& node) {
   mlir::Value acc_init = FilledTensor(b, loc, sizes, zero);
   if (bias) {
     // The accumulator starts at the bias.
-    acc_init = misc::Generic(
-        b, loc, bias, acc_init,
-        {mlir::AffineMap::get(2 + spatial, 0, {dim(1)}, context),
-         IdentityMap(context, 2 + spatial)},
-        Parallel(2 + spatial), [](mlir::OpBuilder&, mlir::Location, mlir::ValueRange args) {
-          return llvm::SmallVector<mlir::Value>{args[0]};
-        })[0];
+    acc_init = misc::Generic(b, loc, bias, acc_init,
+                             {mlir::AffineMap::get(2 + spatial, 0, {dim(1)}, context),
+                              IdentityMap(context, 2 + spatial)},
+                             Parallel(2 + spatial),
+                             [](mlir::OpBuilder&, mlir::Location, mlir::ValueRange args) {
+                               return llvm::SmallVector<mlir::Value>{args[0]};
+                             })[0];
   }
   llvm::SmallVector<mlir::utils::IteratorType> iterators = Parallel(loops);
   for (int64_t d = c_dim; d < loops; ++d) iterators[d] = mlir::utils::IteratorType::reduction;
-  mlir::Value acc = Generic(
-      b, loc, {shifted, w, w_zp}, acc_init,
-      {mlir::AffineMap::get(loops, 0, x_exprs, context),
-       mlir::AffineMap::get(loops, 0, w_exprs, context), *w_zp_map,
-       mlir::AffineMap::get(loops, 0, out_exprs, context)},
-      iterators, [&](mlir::OpBuilder& nb, mlir::Location l, mlir::ValueRange args) {
-        mlir::Value wv = nb.create<mlir::arith::SubIOp>(l, ToI32(nb, l, args[1], w_type),
-                                                        ToI32(nb, l, args[2], w_type));
-        mlir::Value product = nb.create<mlir::arith::MulIOp>(l, args[0], wv);
-        return llvm::SmallVector<mlir::Value>{
-            nb.create<mlir::arith::AddIOp>(l, args[3], product).getResult()};
-      })[0];
+  mlir::Value acc =
+      Generic(b, loc, {shifted, w, w_zp}, acc_init,
+              {mlir::AffineMap::get(loops, 0, x_exprs, context),
+               mlir::AffineMap::get(loops, 0, w_exprs, context), *w_zp_map,
+               mlir::AffineMap::get(loops, 0, out_exprs, context)},
+              iterators, [&](mlir::OpBuilder& nb, mlir::Location l, mlir::ValueRange args) {
+                mlir::Value wv = nb.create<mlir::arith::SubIOp>(l, ToI32(nb, l, args[1], w_type),
+                                                                ToI32(nb, l, args[2], w_type));
+                mlir::Value product = nb.create<mlir::arith::MulIOp>(l, args[0], wv);
+                return llvm::SmallVector<mlir::Value>{
+                    nb.create<mlir::arith::AddIOp>(l, args[3], product).getResult()};
+              })[0];
   const int64_t out_rank = 2 + spatial;
   mlir::FailureOr<mlir::AffineMap> x_scale_map =
       misc::ParameterMap(node, x_scale, out_rank, -1, "x_scale");

@@ -203,25 +203,26 @@ Value Unroller::Product(Value lhs, mlir::AffineMap lhs_map, int64_t k_size, Valu
     init = FilledTensor(b_, loc_, sizes, ScalarConstant(b_, loc_, rec_.element_type, 0));
   }
   // Loops (batch, n, k).
-  mlir::AffineMap lhs3 = lhs_map.compose(
-      mlir::AffineMap::get(3, 0, {Dim(ctx_, 0), Dim(ctx_, 2)}, ctx_));
+  mlir::AffineMap lhs3 =
+      lhs_map.compose(mlir::AffineMap::get(3, 0, {Dim(ctx_, 0), Dim(ctx_, 2)}, ctx_));
   Value rhs_rows = Slice(rhs, {b_.getIndexAttr(d), b_.getIndexAttr(row_offset), b_.getIndexAttr(0)},
                          {b_.getIndexAttr(1), b_.getIndexAttr(n), b_.getIndexAttr(k_size)}, 2);
   mlir::AffineMap rhs3 = mlir::AffineMap::get(3, 0, {Dim(ctx_, 1), Dim(ctx_, 2)}, ctx_);
   mlir::AffineMap out3 = mlir::AffineMap::get(3, 0, {Dim(ctx_, 0), Dim(ctx_, 1)}, ctx_);
   llvm::SmallVector<mlir::utils::IteratorType> iterators = misc::Parallel(3);
   iterators[2] = mlir::utils::IteratorType::reduction;
-  return misc::Generic(b_, loc_, {lhs, rhs_rows}, init, {lhs3, rhs3, out3}, iterators,
-                       [](mlir::OpBuilder& b, mlir::Location l, mlir::ValueRange args) {
-                         Value p = b.create<mlir::arith::MulFOp>(l, args[0], args[1]);
-                         return llvm::SmallVector<Value>{
-                             b.create<mlir::arith::AddFOp>(l, args[2], p).getResult()};
-                       })[0];
+  return misc::Generic(
+      b_, loc_, {lhs, rhs_rows}, init, {lhs3, rhs3, out3}, iterators,
+      [](mlir::OpBuilder& b, mlir::Location l, mlir::ValueRange args) {
+        Value p = b.create<mlir::arith::MulFOp>(l, args[0], args[1]);
+        return llvm::SmallVector<Value>{b.create<mlir::arith::AddFOp>(l, args[2], p).getResult()};
+      })[0];
 }
 
 Value Unroller::InitialState(Value initial, int64_t d) {
   llvm::SmallVector<mlir::OpFoldResult> sizes{batch_, b_.getIndexAttr(rec_.hidden)};
-  if (!initial) return FilledTensor(b_, loc_, sizes, ScalarConstant(b_, loc_, rec_.element_type, 0));
+  if (!initial)
+    return FilledTensor(b_, loc_, sizes, ScalarConstant(b_, loc_, rec_.element_type, 0));
   mlir::AffineMap map =
       rec_.layout == 0
           ? mlir::AffineMap::get(2, 0, {Const(ctx_, d), Dim(ctx_, 0), Dim(ctx_, 1)}, ctx_)
@@ -243,18 +244,17 @@ mlir::LogicalResult Unroller::Run() {
 
   // Y: [T, D, B, H] (layout 0) or [B, T, D, H].
   llvm::SmallVector<mlir::OpFoldResult> y_sizes =
-      rec_.layout == 0 ? llvm::SmallVector<mlir::OpFoldResult>{b_.getIndexAttr(T),
-                                                               b_.getIndexAttr(D), batch_,
-                                                               b_.getIndexAttr(H)}
-                       : llvm::SmallVector<mlir::OpFoldResult>{
-                             batch_, b_.getIndexAttr(T), b_.getIndexAttr(D), b_.getIndexAttr(H)};
+      rec_.layout == 0
+          ? llvm::SmallVector<mlir::OpFoldResult>{b_.getIndexAttr(T), b_.getIndexAttr(D), batch_,
+                                                  b_.getIndexAttr(H)}
+          : llvm::SmallVector<mlir::OpFoldResult>{batch_, b_.getIndexAttr(T), b_.getIndexAttr(D),
+                                                  b_.getIndexAttr(H)};
   const bool want_y = node_.HasOutput(0);
   Value y = want_y ? EmptyTensor(b_, loc_, y_sizes, rec_.element_type) : Value();
   llvm::SmallVector<mlir::OpFoldResult> final_sizes =
-      rec_.layout == 0 ? llvm::SmallVector<mlir::OpFoldResult>{b_.getIndexAttr(D), batch_,
-                                                               b_.getIndexAttr(H)}
-                       : llvm::SmallVector<mlir::OpFoldResult>{batch_, b_.getIndexAttr(D),
-                                                               b_.getIndexAttr(H)};
+      rec_.layout == 0
+          ? llvm::SmallVector<mlir::OpFoldResult>{b_.getIndexAttr(D), batch_, b_.getIndexAttr(H)}
+          : llvm::SmallVector<mlir::OpFoldResult>{batch_, b_.getIndexAttr(D), b_.getIndexAttr(H)};
   Value y_h = EmptyTensor(b_, loc_, final_sizes, rec_.element_type);
   Value y_c = EmptyTensor(b_, loc_, final_sizes, rec_.element_type);
   auto insert_state = [&](Value into, Value state, llvm::ArrayRef<int64_t> position) {
@@ -270,8 +270,8 @@ mlir::LogicalResult Unroller::Run() {
     sizes.push_back(b_.getIndexAttr(H));
     strides.push_back(b_.getIndexAttr(1));
     auto into_type = llvm::cast<mlir::RankedTensorType>(into.getType());
-    auto slice_type = mlir::tensor::ExtractSliceOp::inferCanonicalRankReducedResultType(
-        2, into_type, sizes);
+    auto slice_type =
+        mlir::tensor::ExtractSliceOp::inferCanonicalRankReducedResultType(2, into_type, sizes);
     Value cast = state;
     if (cast.getType() != slice_type) {
       cast = b_.create<mlir::tensor::CastOp>(loc_, slice_type, state);
@@ -302,9 +302,8 @@ mlir::LogicalResult Unroller::Run() {
         return static_cast<int64_t>(inputs.size() - 1);
       };
       const int64_t lengths_at =
-          rec_.lengths
-              ? add_input(rec_.lengths, mlir::AffineMap::get(2, 0, {Dim(ctx_, 0)}, ctx_))
-              : -1;
+          rec_.lengths ? add_input(rec_.lengths, mlir::AffineMap::get(2, 0, {Dim(ctx_, 0)}, ctx_))
+                       : -1;
       Value new_h, new_c;
       if (rec_.kind == CellKind::kRnn) {
         const int64_t xi = add_input(Gate(xw, 0), Identity2());
@@ -316,14 +315,15 @@ mlir::LogicalResult Unroller::Run() {
               Value pre = Clip(b, l, b.create<mlir::arith::AddFOp>(l, a[xi], a[hi]));
               Value next = ApplyActivation(b, l, acts[0], pre);
               if (lengths_at < 0) return next;
-              return b.create<mlir::arith::SelectOp>(l, Live(b, l, a[lengths_at], t), next,
-                                                     a[prev])
+              return b.create<mlir::arith::SelectOp>(l, Live(b, l, a[lengths_at], t), next, a[prev])
                   .getResult();
             });
       } else if (rec_.kind == CellKind::kGru) {
         // Gates z, r, h.
-        const int64_t xz = add_input(Gate(xw, 0), Identity2()), hz = add_input(Gate(hr, 0), Identity2());
-        const int64_t xr = add_input(Gate(xw, 1), Identity2()), hrr = add_input(Gate(hr, 1), Identity2());
+        const int64_t xz = add_input(Gate(xw, 0), Identity2()),
+                      hz = add_input(Gate(hr, 0), Identity2());
+        const int64_t xr = add_input(Gate(xw, 1), Identity2()),
+                      hrr = add_input(Gate(hr, 1), Identity2());
         const int64_t xh = add_input(Gate(xw, 2), Identity2());
         const int64_t prev = add_input(h, Identity2());
         auto gate = [&](mlir::OpBuilder& b, mlir::Location l, mlir::ValueRange a, int64_t xg,
@@ -356,8 +356,7 @@ mlir::LogicalResult Unroller::Run() {
                 candidate_in = b.create<mlir::arith::MulFOp>(l, r, a[hh]);
               }
               Value candidate = ApplyActivation(
-                  b, l, acts[1],
-                  Clip(b, l, b.create<mlir::arith::AddFOp>(l, a[xh], candidate_in)));
+                  b, l, acts[1], Clip(b, l, b.create<mlir::arith::AddFOp>(l, a[xh], candidate_in)));
               // (1 - z) * candidate + z * H.
               Value one = ScalarConstant(b, l, z.getType(), 1);
               Value next = b.create<mlir::arith::AddFOp>(
@@ -366,16 +365,19 @@ mlir::LogicalResult Unroller::Run() {
                                                 candidate),
                   b.create<mlir::arith::MulFOp>(l, z, a[prev]));
               if (lengths_at < 0) return next;
-              return b.create<mlir::arith::SelectOp>(l, Live(b, l, a[lengths_at], t), next,
-                                                     a[prev])
+              return b.create<mlir::arith::SelectOp>(l, Live(b, l, a[lengths_at], t), next, a[prev])
                   .getResult();
             });
       } else {
         // Gates i, o, f, c; peepholes i, o, f.
-        const int64_t xi = add_input(Gate(xw, 0), Identity2()), hi = add_input(Gate(hr, 0), Identity2());
-        const int64_t xo = add_input(Gate(xw, 1), Identity2()), ho = add_input(Gate(hr, 1), Identity2());
-        const int64_t xf = add_input(Gate(xw, 2), Identity2()), hf = add_input(Gate(hr, 2), Identity2());
-        const int64_t xc = add_input(Gate(xw, 3), Identity2()), hc = add_input(Gate(hr, 3), Identity2());
+        const int64_t xi = add_input(Gate(xw, 0), Identity2()),
+                      hi = add_input(Gate(hr, 0), Identity2());
+        const int64_t xo = add_input(Gate(xw, 1), Identity2()),
+                      ho = add_input(Gate(hr, 1), Identity2());
+        const int64_t xf = add_input(Gate(xw, 2), Identity2()),
+                      hf = add_input(Gate(hr, 2), Identity2());
+        const int64_t xc = add_input(Gate(xw, 3), Identity2()),
+                      hc = add_input(Gate(hr, 3), Identity2());
         const int64_t prev_h = add_input(h, Identity2());
         const int64_t prev_c = add_input(c, Identity2());
         auto peephole = [&](int64_t g) {
@@ -409,11 +411,12 @@ mlir::LogicalResult Unroller::Run() {
                 f = ApplyActivation(b, l, acts[0], pre(xf, hf, pf, a[prev_c]));
               }
               Value candidate = ApplyActivation(b, l, acts[1], pre(xc, hc, -1, Value()));
-              Value cell = b.create<mlir::arith::AddFOp>(
-                  l, b.create<mlir::arith::MulFOp>(l, f, a[prev_c]),
-                  b.create<mlir::arith::MulFOp>(l, i, candidate));
+              Value cell =
+                  b.create<mlir::arith::AddFOp>(l, b.create<mlir::arith::MulFOp>(l, f, a[prev_c]),
+                                                b.create<mlir::arith::MulFOp>(l, i, candidate));
               Value o = ApplyActivation(b, l, acts[0], pre(xo, ho, po, cell));
-              Value next = b.create<mlir::arith::MulFOp>(l, o, ApplyActivation(b, l, acts[2], cell));
+              Value next =
+                  b.create<mlir::arith::MulFOp>(l, o, ApplyActivation(b, l, acts[2], cell));
               if (lengths_at >= 0) {
                 Value live = Live(b, l, a[lengths_at], t);
                 next = b.create<mlir::arith::SelectOp>(l, live, next, a[prev_h]);
@@ -428,14 +431,15 @@ mlir::LogicalResult Unroller::Run() {
         Value out = new_h;
         if (rec_.lengths) {
           // Y is 0 past each sequence's length.
-          out = misc::BuildIndexed(
-              b_, loc_, state_sizes, rec_.element_type, {rec_.lengths, new_h},
-              {mlir::AffineMap::get(2, 0, {Dim(ctx_, 0)}, ctx_), Identity2()},
-              [&](mlir::OpBuilder& b, mlir::Location l, mlir::ValueRange a) {
-                return b.create<mlir::arith::SelectOp>(l, Live(b, l, a[0], t), a[1],
-                                                       ScalarConstant(b, l, a[1].getType(), 0))
-                    .getResult();
-              });
+          out = misc::BuildIndexed(b_, loc_, state_sizes, rec_.element_type, {rec_.lengths, new_h},
+                                   {mlir::AffineMap::get(2, 0, {Dim(ctx_, 0)}, ctx_), Identity2()},
+                                   [&](mlir::OpBuilder& b, mlir::Location l, mlir::ValueRange a) {
+                                     return b
+                                         .create<mlir::arith::SelectOp>(
+                                             l, Live(b, l, a[0], t), a[1],
+                                             ScalarConstant(b, l, a[1].getType(), 0))
+                                         .getResult();
+                                   });
         }
         y = rec_.layout == 0 ? insert_state(y, out, {t, d, -1}) : insert_state(y, out, {-1, t, d});
       }
@@ -487,8 +491,9 @@ mlir::LogicalResult ConvertRecurrent(NodeImporter& node, CellKind kind) {
   }
   rec.steps = x_type.getDimSize(rec.layout == 0 ? 0 : 1);
   if (mlir::ShapedType::isDynamic(rec.steps)) {
-    return node.Fail("a sequence length unknown at import time is not supported (the "
-                     "recurrence is unrolled)");
+    return node.Fail(
+        "a sequence length unknown at import time is not supported (the "
+        "recurrence is unrolled)");
   }
   if (rec.steps > 4096) return node.Fail("sequences longer than 4096 steps are not unrolled");
   if (x_type.isDynamicDim(2)) return node.Fail("a dynamic input size is not supported");
@@ -517,8 +522,8 @@ mlir::LogicalResult ConvertRecurrent(NodeImporter& node, CellKind kind) {
   };
   const int64_t D = rec.directions, H = rec.hidden;
   const int64_t I = x_type.getDimSize(2);
-  std::vector<int64_t> state_shape = rec.layout == 0 ? std::vector<int64_t>{D, -1, H}
-                                                     : std::vector<int64_t>{-1, D, H};
+  std::vector<int64_t> state_shape =
+      rec.layout == 0 ? std::vector<int64_t>{D, -1, H} : std::vector<int64_t>{-1, D, H};
   if (mlir::failed(check_shape(rec.w, {D, gh, I}, "W")) ||
       mlir::failed(check_shape(rec.r, {D, gh, H}, "R")) ||
       mlir::failed(check_shape(rec.bias, {D, 2 * gh}, "B")) ||
@@ -540,24 +545,24 @@ mlir::LogicalResult ConvertRecurrent(NodeImporter& node, CellKind kind) {
     }
   }
   if (rec.lengths && (rec.reverse_only || D == 2)) {
-    return node.Fail("sequence_lens with a reverse or bidirectional pass is supported only "
-                     "when known at import time to be the full sequence length");
+    return node.Fail(
+        "sequence_lens with a reverse or bidirectional pass is supported only "
+        "when known at import time to be the full sequence length");
   }
   if (node.HasAttribute("clip")) rec.clip = node.FloatAttribute("clip", 0);
   rec.input_forget = node.IntAttribute("input_forget", 0) != 0;
   rec.linear_before_reset = node.IntAttribute("linear_before_reset", 0) != 0;
   // Activations: the defaults per cell, one list per direction.
-  std::vector<std::string> defaults =
-      kind == CellKind::kRnn   ? std::vector<std::string>{"Tanh"}
-      : kind == CellKind::kGru ? std::vector<std::string>{"Sigmoid", "Tanh"}
-                               : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
+  std::vector<std::string> defaults = kind == CellKind::kRnn ? std::vector<std::string>{"Tanh"}
+                                      : kind == CellKind::kGru
+                                          ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                                          : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
   const int64_t per_direction = defaults.size();
   std::vector<std::string> names;
   if (const onnx::AttributeProto* attribute = node.Attribute("activations")) {
     names.assign(attribute->strings().begin(), attribute->strings().end());
     if (static_cast<int64_t>(names.size()) != per_direction * D) {
-      return node.Fail("activations must list " + std::to_string(per_direction * D) +
-                       " functions");
+      return node.Fail("activations must list " + std::to_string(per_direction * D) + " functions");
     }
   } else {
     for (int64_t d = 0; d < D; ++d) names.insert(names.end(), defaults.begin(), defaults.end());
@@ -568,12 +573,13 @@ mlir::LogicalResult ConvertRecurrent(NodeImporter& node, CellKind kind) {
   for (int64_t i = 0; i < static_cast<int64_t>(names.size()); ++i) {
     // ONNX's names; older exporters wrote them in lower case.
     std::string name = names[i];
-    for (llvm::StringRef known : {"Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu",
-                                  "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu",
-                                  "Softsign", "Softplus"}) {
+    for (llvm::StringRef known :
+         {"Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh",
+          "HardSigmoid", "Elu", "Softsign", "Softplus"}) {
       if (llvm::StringRef(name).equals_insensitive(known)) name = known.str();
     }
-    if (!IsKnownActivation(name)) return node.Fail("activation '" + names[i] + "' is not supported");
+    if (!IsKnownActivation(name))
+      return node.Fail("activation '" + names[i] + "' is not supported");
     Activation activation{name};
     std::tie(activation.alpha, activation.beta) = ActivationDefaults(name);
     if (i < static_cast<int64_t>(alphas.size())) activation.alpha = alphas[i];
@@ -587,12 +593,12 @@ mlir::LogicalResult ConvertRecurrent(NodeImporter& node, CellKind kind) {
 }  // namespace
 
 void RegisterRecurrentOps(OpRegistry& registry) {
-  registry.Register("RNN", [](NodeImporter& node) { return ConvertRecurrent(node, CellKind::kRnn); },
-                    7);
-  registry.Register("GRU", [](NodeImporter& node) { return ConvertRecurrent(node, CellKind::kGru); },
-                    7);
-  registry.Register("LSTM",
-                    [](NodeImporter& node) { return ConvertRecurrent(node, CellKind::kLstm); }, 7);
+  registry.Register(
+      "RNN", [](NodeImporter& node) { return ConvertRecurrent(node, CellKind::kRnn); }, 7);
+  registry.Register(
+      "GRU", [](NodeImporter& node) { return ConvertRecurrent(node, CellKind::kGru); }, 7);
+  registry.Register(
+      "LSTM", [](NodeImporter& node) { return ConvertRecurrent(node, CellKind::kLstm); }, 7);
 }
 
 }  // namespace kiln::onnx_import

@@ -40,8 +40,8 @@ mlir::Value SizeScalar(NodeImporter& node, int64_t index) {
   // Through i32: the compiler may move the index_cast into a kernel, whose
   // scalar operands are index, f32 or integers of up to 32 bits.
   mlir::Value value = misc::ExtractScalar(b, node.loc(), node.Input(index));
-  value = ConvertScalar(b, node.loc(), value, node.InputElementType(index),
-                        onnx::TensorProto::INT32);
+  value =
+      ConvertScalar(b, node.loc(), value, node.InputElementType(index), onnx::TensorProto::INT32);
   return misc::IntToIndex(b, node.loc(), value);
 }
 
@@ -61,9 +61,9 @@ mlir::LogicalResult ConvertWindow(NodeImporter& node, CosineWindow window) {
   if (mlir::failed(out_type)) return mlir::failure();
   const bool periodic = node.IntAttribute("periodic", 1) != 0;
   mlir::Type element_type = ConvertElementType(node.context(), *out_type);
-  if (auto sizes = node.InputInts(0); sizes && sizes->size() == 1 &&
-                                      (*out_type == onnx::TensorProto::FLOAT ||
-                                       *out_type == onnx::TensorProto::DOUBLE)) {
+  if (auto sizes = node.InputInts(0);
+      sizes && sizes->size() == 1 &&
+      (*out_type == onnx::TensorProto::FLOAT || *out_type == onnx::TensorProto::DOUBLE)) {
     // Known size: a constant.
     const int64_t size = (*sizes)[0];
     if (size < 0) return node.Fail("the window size is negative");
@@ -71,7 +71,8 @@ mlir::LogicalResult ConvertWindow(NodeImporter& node, CosineWindow window) {
     llvm::SmallVector<llvm::APFloat> values;
     for (int64_t i = 0; i < size; ++i) {
       const double angle = 2 * kPi * i / n;
-      const double value = window.a0 - window.a1 * std::cos(angle) + window.a2 * std::cos(2 * angle);
+      const double value =
+          window.a0 - window.a1 * std::cos(angle) + window.a2 * std::cos(2 * angle);
       llvm::APFloat element(value);
       if (*out_type == onnx::TensorProto::FLOAT) element = llvm::APFloat(static_cast<float>(value));
       values.push_back(element);
@@ -83,33 +84,33 @@ mlir::LogicalResult ConvertWindow(NodeImporter& node, CosineWindow window) {
   mlir::Value size = SizeScalar(node, 0);
   mlir::Value n = size;
   if (!periodic) n = b.create<mlir::arith::SubIOp>(loc, size, IndexConstant(b, loc, 1));
-  mlir::Value result = misc::BuildIndexed(
-      b, loc, {size}, element_type, {}, {},
-      [&](mlir::OpBuilder& nb, mlir::Location l, mlir::ValueRange) {
-        mlir::Value i = nb.create<mlir::linalg::IndexOp>(l, 0);
-        // Host scalars enter a kernel as index, f32 or narrow integers: the
-        // f64 conversions happen inside.
-        mlir::Value n_float = misc::IndexToFloat(nb, l, n, nb.getF64Type());
-        mlir::Value f = misc::IndexToFloat(nb, l, i, nb.getF64Type());
-        mlir::Value angle = nb.create<mlir::arith::MulFOp>(
-            l, ScalarConstant(nb, l, nb.getF64Type(), 2 * kPi), f);
-        angle = nb.create<mlir::arith::DivFOp>(l, angle, n_float);
-        mlir::Value angle2 = nb.create<mlir::arith::AddFOp>(l, angle, angle);
-        mlir::Value c1 = nb.create<mlir::math::CosOp>(l, angle);
-        mlir::Value c2 = nb.create<mlir::math::CosOp>(l, angle2);
-        mlir::Value value = ScalarConstant(nb, l, nb.getF64Type(), window.a0);
-        value = nb.create<mlir::arith::SubFOp>(
-            l, value,
-            nb.create<mlir::arith::MulFOp>(l, ScalarConstant(nb, l, nb.getF64Type(), window.a1),
-                                           c1));
-        if (window.a2 != 0) {
-          value = nb.create<mlir::arith::AddFOp>(
-              l, value,
-              nb.create<mlir::arith::MulFOp>(
-                  l, ScalarConstant(nb, l, nb.getF64Type(), window.a2), c2));
-        }
-        return ConvertScalar(nb, l, value, onnx::TensorProto::DOUBLE, *out_type);
-      });
+  mlir::Value result =
+      misc::BuildIndexed(b, loc, {size}, element_type, {}, {},
+                         [&](mlir::OpBuilder& nb, mlir::Location l, mlir::ValueRange) {
+                           mlir::Value i = nb.create<mlir::linalg::IndexOp>(l, 0);
+                           // Host scalars enter a kernel as index, f32 or narrow integers: the
+                           // f64 conversions happen inside.
+                           mlir::Value n_float = misc::IndexToFloat(nb, l, n, nb.getF64Type());
+                           mlir::Value f = misc::IndexToFloat(nb, l, i, nb.getF64Type());
+                           mlir::Value angle = nb.create<mlir::arith::MulFOp>(
+                               l, ScalarConstant(nb, l, nb.getF64Type(), 2 * kPi), f);
+                           angle = nb.create<mlir::arith::DivFOp>(l, angle, n_float);
+                           mlir::Value angle2 = nb.create<mlir::arith::AddFOp>(l, angle, angle);
+                           mlir::Value c1 = nb.create<mlir::math::CosOp>(l, angle);
+                           mlir::Value c2 = nb.create<mlir::math::CosOp>(l, angle2);
+                           mlir::Value value = ScalarConstant(nb, l, nb.getF64Type(), window.a0);
+                           value = nb.create<mlir::arith::SubFOp>(
+                               l, value,
+                               nb.create<mlir::arith::MulFOp>(
+                                   l, ScalarConstant(nb, l, nb.getF64Type(), window.a1), c1));
+                           if (window.a2 != 0) {
+                             value = nb.create<mlir::arith::AddFOp>(
+                                 l, value,
+                                 nb.create<mlir::arith::MulFOp>(
+                                     l, ScalarConstant(nb, l, nb.getF64Type(), window.a2), c2));
+                           }
+                           return ConvertScalar(nb, l, value, onnx::TensorProto::DOUBLE, *out_type);
+                         });
   node.SetOutput(0, result, *out_type);
   return mlir::success();
 }
@@ -131,10 +132,10 @@ mlir::LogicalResult ConvertMelWeightMatrix(NodeImporter& node) {
   mlir::Value dft_length = SizeScalar(node, 1);
   mlir::Value sample_rate = SizeScalar(node, 2);
   mlir::Type f32 = b.getF32Type(), f64 = b.getF64Type();
-  mlir::Value lower = misc::ToF32(b, loc, misc::ExtractScalar(b, loc, node.Input(3)),
-                                  node.InputElementType(3));
-  mlir::Value upper = misc::ToF32(b, loc, misc::ExtractScalar(b, loc, node.Input(4)),
-                                  node.InputElementType(4));
+  mlir::Value lower =
+      misc::ToF32(b, loc, misc::ExtractScalar(b, loc, node.Input(3)), node.InputElementType(3));
+  mlir::Value upper =
+      misc::ToF32(b, loc, misc::ExtractScalar(b, loc, node.Input(4)), node.InputElementType(4));
   mlir::Value edges = b.create<mlir::arith::AddIOp>(loc, num_mel_bins, IndexConstant(b, loc, 2));
   mlir::Value dft_plus_one_index =
       b.create<mlir::arith::AddIOp>(loc, dft_length, IndexConstant(b, loc, 1));
@@ -155,17 +156,17 @@ mlir::LogicalResult ConvertMelWeightMatrix(NodeImporter& node) {
               nb.create<mlir::arith::DivFOp>(l, hz, ScalarConstant(nb, l, f32, 700));
           mlir::Value one_plus =
               nb.create<mlir::arith::AddFOp>(l, ratio, ScalarConstant(nb, l, f32, 1));
-          mlir::Value log = nb.create<mlir::math::LogOp>(
-              l, nb.create<mlir::arith::ExtFOp>(l, f64, one_plus));
+          mlir::Value log =
+              nb.create<mlir::math::LogOp>(l, nb.create<mlir::arith::ExtFOp>(l, f64, one_plus));
           log = nb.create<mlir::arith::DivFOp>(l, log, ScalarConstant(nb, l, f64, std::log(10.0)));
           log = nb.create<mlir::arith::TruncFOp>(l, f32, log);
           return nb.create<mlir::arith::MulFOp>(l, ScalarConstant(nb, l, f32, 2595), log);
         };
         mlir::Value low_mel = to_mel(lower);
         mlir::Value high_mel = to_mel(upper);
-        mlir::Value mel_step = nb.create<mlir::arith::DivFOp>(
-            l, nb.create<mlir::arith::SubFOp>(l, high_mel, low_mel),
-            misc::IndexToFloat(nb, l, edges, f32));
+        mlir::Value mel_step =
+            nb.create<mlir::arith::DivFOp>(l, nb.create<mlir::arith::SubFOp>(l, high_mel, low_mel),
+                                           misc::IndexToFloat(nb, l, edges, f32));
         // Host scalars enter a kernel as index or f32: widened here.
         mlir::Value low_mel64 = nb.create<mlir::arith::ExtFOp>(l, f64, low_mel);
         mlir::Value mel_step64 = nb.create<mlir::arith::ExtFOp>(l, f64, mel_step);
@@ -196,20 +197,20 @@ mlir::LogicalResult ConvertMelWeightMatrix(NodeImporter& node) {
         };
         // Rising side (or a spike at the center when it meets the lower
         // edge).
-        mlir::Value rising = nb.create<mlir::arith::DivFOp>(
-            l, nb.create<mlir::arith::SubFOp>(l, jf, lo),
-            nb.create<mlir::arith::SubFOp>(l, center, lo));
-        mlir::Value in_rise = nb.create<mlir::arith::AndIOp>(l, cmp(P::OGE, jf, lo),
-                                                             cmp(P::OLE, jf, center));
+        mlir::Value rising =
+            nb.create<mlir::arith::DivFOp>(l, nb.create<mlir::arith::SubFOp>(l, jf, lo),
+                                           nb.create<mlir::arith::SubFOp>(l, center, lo));
+        mlir::Value in_rise =
+            nb.create<mlir::arith::AndIOp>(l, cmp(P::OGE, jf, lo), cmp(P::OLE, jf, center));
         mlir::Value value = nb.create<mlir::arith::SelectOp>(l, in_rise, rising, zero);
         mlir::Value spike = nb.create<mlir::arith::SelectOp>(l, cmp(P::OEQ, jf, center), one, zero);
         value = nb.create<mlir::arith::SelectOp>(l, cmp(P::OEQ, center, lo), spike, value);
         // Falling side, written after (and over) the rising one.
-        mlir::Value falling = nb.create<mlir::arith::DivFOp>(
-            l, nb.create<mlir::arith::SubFOp>(l, hi, jf),
-            nb.create<mlir::arith::SubFOp>(l, hi, center));
-        mlir::Value in_fall = nb.create<mlir::arith::AndIOp>(l, cmp(P::OGE, jf, center),
-                                                             cmp(P::OLT, jf, hi));
+        mlir::Value falling =
+            nb.create<mlir::arith::DivFOp>(l, nb.create<mlir::arith::SubFOp>(l, hi, jf),
+                                           nb.create<mlir::arith::SubFOp>(l, hi, center));
+        mlir::Value in_fall =
+            nb.create<mlir::arith::AndIOp>(l, cmp(P::OGE, jf, center), cmp(P::OLT, jf, hi));
         value = nb.create<mlir::arith::SelectOp>(l, in_fall, falling, value);
         return ConvertScalar(nb, l, value, onnx::TensorProto::DOUBLE, *out_type);
       });
@@ -255,17 +256,17 @@ mlir::Value FinishAccumulator(NodeImporter& node, mlir::Value acc, mlir::Value d
                               OnnxElementType type) {
   mlir::OpBuilder& b = node.builder();
   const int64_t rank = llvm::cast<mlir::RankedTensorType>(acc.getType()).getRank();
-  return misc::BuildIndexed(
-      b, node.loc(), TensorSizes(b, node.loc(), acc), ConvertElementType(node.context(), type),
-      acc, {misc::IdentityMap(&node.context(), rank)},
-      [&](mlir::OpBuilder& nb, mlir::Location l, mlir::ValueRange args) {
-        mlir::Value value = args[0];
-        if (divisor) {
-          value = nb.create<mlir::arith::DivFOp>(
-              l, value, misc::IndexToFloat(nb, l, divisor, nb.getF64Type()));
-        }
-        return ConvertScalar(nb, l, value, onnx::TensorProto::DOUBLE, type);
-      });
+  return misc::BuildIndexed(b, node.loc(), TensorSizes(b, node.loc(), acc),
+                            ConvertElementType(node.context(), type), acc,
+                            {misc::IdentityMap(&node.context(), rank)},
+                            [&](mlir::OpBuilder& nb, mlir::Location l, mlir::ValueRange args) {
+                              mlir::Value value = args[0];
+                              if (divisor) {
+                                value = nb.create<mlir::arith::DivFOp>(
+                                    l, value, misc::IndexToFloat(nb, l, divisor, nb.getF64Type()));
+                              }
+                              return ConvertScalar(nb, l, value, onnx::TensorProto::DOUBLE, type);
+                            });
 }
 
 mlir::LogicalResult ConvertDFT(NodeImporter& node) {
@@ -423,8 +424,7 @@ mlir::LogicalResult ConvertSTFT(NodeImporter& node) {
         loc, b.create<mlir::arith::DivUIOp>(loc, frame_length, IndexConstant(b, loc, 2)),
         IndexConstant(b, loc, 1));
   }
-  llvm::SmallVector<mlir::OpFoldResult> out_sizes{signal_sizes[0], frames, bins,
-                                                  b.getIndexAttr(2)};
+  llvm::SmallVector<mlir::OpFoldResult> out_sizes{signal_sizes[0], frames, bins, b.getIndexAttr(2)};
   // Loops: batch, frame, bin, component, k. The signal is read at frame *
   // step + k (step known only at run time: tensor.extract in the body).
   auto dim = [&](int64_t d) { return mlir::getAffineDimExpr(d, context); };
@@ -441,8 +441,8 @@ mlir::LogicalResult ConvertSTFT(NodeImporter& node) {
         mlir::Value f = nb.create<mlir::linalg::IndexOp>(l, 2);
         mlir::Value c = nb.create<mlir::linalg::IndexOp>(l, 3);
         mlir::Value k = nb.create<mlir::linalg::IndexOp>(l, 4);
-        mlir::Value position = nb.create<mlir::arith::AddIOp>(
-            l, nb.create<mlir::arith::MulIOp>(l, frame, step), k);
+        mlir::Value position =
+            nb.create<mlir::arith::AddIOp>(l, nb.create<mlir::arith::MulIOp>(l, frame, step), k);
         mlir::Value w = ConvertScalar(nb, l, args[0], type, onnx::TensorProto::DOUBLE);
         auto read = [&](int64_t component) {
           mlir::Value value = nb.create<mlir::tensor::ExtractOp>(
@@ -467,12 +467,22 @@ mlir::LogicalResult ConvertSTFT(NodeImporter& node) {
 
 void RegisterSignalOps(OpRegistry& registry) {
   registry.Register(
-      "HannWindow", [](NodeImporter& node) { return ConvertWindow(node, {0.5, 0.5, 0.0}); }, 17);
+      "HannWindow",
+      [](NodeImporter& node) {
+        return ConvertWindow(node, {0.5, 0.5, 0.0});
+      },
+      17);
   registry.Register(
       "HammingWindow",
-      [](NodeImporter& node) { return ConvertWindow(node, {25.0 / 46, 21.0 / 46, 0.0}); }, 17);
+      [](NodeImporter& node) {
+        return ConvertWindow(node, {25.0 / 46, 21.0 / 46, 0.0});
+      },
+      17);
   registry.Register(
-      "BlackmanWindow", [](NodeImporter& node) { return ConvertWindow(node, {0.42, 0.5, 0.08}); },
+      "BlackmanWindow",
+      [](NodeImporter& node) {
+        return ConvertWindow(node, {0.42, 0.5, 0.08});
+      },
       17);
   registry.Register("MelWeightMatrix", ConvertMelWeightMatrix, 17);
   registry.Register("DFT", ConvertDFT, 17);
