@@ -6,6 +6,7 @@ void registerInputPasses() {
   mlir::registerPass(createConvertMLProgramPass);
   mlir::registerPass(createDecomposeAggregatesPass);
   mlir::registerPass(createExpandTensorInsertsPass);
+  mlir::registerPass(createLowerTensorPadsPass);
   mlir::registerPass(createDetachUnreadInitsPass);
   mlir::registerPass(createTensorInputPass);
 }

@@ -28,6 +28,7 @@ namespace kiln::compiler {
 std::unique_ptr<mlir::Pass> createConvertMLProgramPass();
 std::unique_ptr<mlir::Pass> createDecomposeAggregatesPass();
 std::unique_ptr<mlir::Pass> createExpandTensorInsertsPass();
+std::unique_ptr<mlir::Pass> createLowerTensorPadsPass();
 std::unique_ptr<mlir::Pass> createDetachUnreadInitsPass();
 std::unique_ptr<mlir::Pass> createTensorInputPass();
 

@@ -2,6 +2,7 @@
 // run on each function that computes on tensors and on nothing else:
 //
 //   --kiln-expand-tensor-inserts    tensor.insert -> an elementwise linalg.generic
+//   --kiln-lower-tensor-pads        tensor.pad -> a linalg.generic reading in bounds
 //   --kiln-decompose-aggregates     linalg.softmax -> its linalg ops
 //   convert-elementwise-to-linalg   arith/math on whole tensors -> linalg.generic
 //   --kiln-detach-unread-inits      no false dependences through unread inits
@@ -54,6 +55,7 @@ struct TensorInputPass : mlir::PassWrapper<TensorInputPass, mlir::OperationPass<
   }
   static void Build(mlir::OpPassManager& pipeline) {
     pipeline.addPass(createExpandTensorInsertsPass());
+    pipeline.addPass(createLowerTensorPadsPass());
     pipeline.addPass(createDecomposeAggregatesPass());
     pipeline.addPass(mlir::createConvertElementwiseToLinalgPass());
     pipeline.addPass(createDetachUnreadInitsPass());

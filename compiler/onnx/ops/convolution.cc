@@ -167,7 +167,9 @@ mlir::Value Convolve(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, mlir
   auto x_type = llvm::cast<mlir::RankedTensorType>(x.getType());
   auto w_type = llvm::cast<mlir::RankedTensorType>(w.getType());
   if (group == 1) {
-    mlir::ValueRange inputs{x, w};
+    // A named array: a ValueRange of a braced list would outlive the list.
+    const mlir::Value input_values[] = {x, w};
+    mlir::ValueRange inputs(input_values);
     if (spatial == 1) {
       return b.create<mlir::linalg::Conv1DNcwFcwOp>(loc, type, inputs, init, stride_attr,
                                                     dilation_attr)
