@@ -37,4 +37,4 @@ func.func @read() -> tensor<2x2xf32> {
 // NO-PARAMETERS: error: {{.*}}no parameter files for scope "model" (parameter "model"::"w"); give them as --parameters=model=FILE.safetensors
 // OTHER-SCOPE: error: {{.*}}no parameter files for scope "model" (parameter "model"::"w"); give them as --parameters=model=FILE.safetensors (scopes given: "")
 // NO-PATH: error: --parameters='model=' names no file (expected [SCOPE=]FILE.safetensors) (see --help)
-// GARBAGE: error: --parameters=model={{.*}}.garbage.safetensors: '{{.*}}.garbage.safetensors' is not a valid safetensors file: the header length {{[0-9]+}} runs past the end of the file (22 bytes; truncated?)
+// GARBAGE: error: --parameters=model={{.*}}.garbage.safetensors: '{{.*}}.garbage.safetensors' is not a valid safetensors file: the header length {{[0-9]+}} runs past the end of the file ({{[0-9]+}} bytes; truncated?)
