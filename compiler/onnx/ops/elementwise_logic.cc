@@ -26,6 +26,24 @@ constexpr OnnxElementType kBool = onnx::TensorProto::BOOL;
 
 enum class Compare { kEqual, kLess, kGreater, kLessOrEqual, kGreaterOrEqual };
 
+// `x op y` at import time (folding), in the operands' own C++ type.
+template <typename T>
+bool Compares(Compare op, T x, T y) {
+  switch (op) {
+    case Compare::kEqual:
+      return x == y;
+    case Compare::kLess:
+      return x < y;
+    case Compare::kGreater:
+      return x > y;
+    case Compare::kLessOrEqual:
+      return x <= y;
+    case Compare::kGreaterOrEqual:
+      return x >= y;
+  }
+  return false;
+}
+
 mlir::LogicalResult ConvertCompare(NodeImporter& node, Compare op) {
   const unsigned allowed = op == Compare::kEqual ? kAllTypes : kNumericTypes;
   if (mlir::failed(CheckInputsPresent(node, 2)) || mlir::failed(CheckInputType(node, 0, allowed)) ||
@@ -37,52 +55,12 @@ mlir::LogicalResult ConvertCompare(NodeImporter& node, Compare op) {
   const bool is_unsigned = IsUnsigned(type);
   auto fold = [&](llvm::ArrayRef<FoldScalar> v) -> std::optional<FoldScalar> {
     // C++'s comparisons of doubles are ordered: NaN compares false.
-    if (is_float) {
-      const double x = v[0].f, y = v[1].f;
-      switch (op) {
-        case Compare::kEqual:
-          return IntScalar(x == y);
-        case Compare::kLess:
-          return IntScalar(x < y);
-        case Compare::kGreater:
-          return IntScalar(x > y);
-        case Compare::kLessOrEqual:
-          return IntScalar(x <= y);
-        case Compare::kGreaterOrEqual:
-          return IntScalar(x >= y);
-      }
-    }
+    if (is_float) return IntScalar(Compares(op, v[0].f, v[1].f));
     // Unsigned values are zero-extended, so only uint64 needs unsigned
     // comparison; comparing all unsigned ones so is the same.
-    if (is_unsigned) {
-      const uint64_t x = v[0].i, y = v[1].i;
-      switch (op) {
-        case Compare::kEqual:
-          return IntScalar(x == y);
-        case Compare::kLess:
-          return IntScalar(x < y);
-        case Compare::kGreater:
-          return IntScalar(x > y);
-        case Compare::kLessOrEqual:
-          return IntScalar(x <= y);
-        case Compare::kGreaterOrEqual:
-          return IntScalar(x >= y);
-      }
-    }
-    const int64_t x = v[0].i, y = v[1].i;
-    switch (op) {
-      case Compare::kEqual:
-        return IntScalar(x == y);
-      case Compare::kLess:
-        return IntScalar(x < y);
-      case Compare::kGreater:
-        return IntScalar(x > y);
-      case Compare::kLessOrEqual:
-        return IntScalar(x <= y);
-      case Compare::kGreaterOrEqual:
-        return IntScalar(x >= y);
-    }
-    return std::nullopt;
+    if (is_unsigned)
+      return IntScalar(Compares(op, static_cast<uint64_t>(v[0].i), static_cast<uint64_t>(v[1].i)));
+    return IntScalar(Compares(op, v[0].i, v[1].i));
   };
   if (BroadcastsAsNumpy(node) && FoldElementwise(node, {0, 1}, kBool, fold)) {
     return mlir::success();

@@ -34,11 +34,6 @@ using mlir::Value;
 using mlir::ValueRange;
 namespace arith = mlir::arith;
 
-Value Extend(OpBuilder& b, Location loc, Value x, mlir::Type type) {
-  if (x.getType() == type) return x;
-  return b.create<arith::ExtFOp>(loc, type, x);
-}
-
 // Checks the shapes of (x, t, w) against each other where they are static.
 mlir::LogicalResult CheckLossShapes(NodeImporter& node, Value x, Value t, Value w) {
   auto x_type = llvm::dyn_cast<mlir::RankedTensorType>(x.getType());
@@ -131,10 +126,11 @@ mlir::LogicalResult SetNllLoss(NodeImporter& node, Value log_prob, int64_t targe
       b.create<mlir::linalg::GenericOp>(
            loc, zero_init.getType(), loss_inputs, ValueRange{zero_init}, loss_maps, iterators,
            [&](OpBuilder& nb, Location l, ValueRange args) {
-             Value x = Extend(nb, l, args[0], accumulator_type);
+             Value x = ExtendFloat(nb, l, args[0], accumulator_type);
              Value term = nb.create<arith::NegFOp>(l, x);
              if (weight) {
-               term = nb.create<arith::MulFOp>(l, term, Extend(nb, l, args[2], accumulator_type));
+               term =
+                   nb.create<arith::MulFOp>(l, term, ExtendFloat(nb, l, args[2], accumulator_type));
              }
              Value zero = ScalarConstant(nb, l, accumulator_type, 0);
              Value picked = nb.create<arith::SelectOp>(l, selects(nb, l, args[1]), term, zero);
@@ -179,7 +175,7 @@ mlir::LogicalResult SetNllLoss(NodeImporter& node, Value log_prob, int64_t targe
                                                    classes.KeptMap(context)},
                    iterators,
                    [&](OpBuilder& nb, Location l, ValueRange args) {
-                     Value w = Extend(nb, l, args[1], accumulator_type);
+                     Value w = ExtendFloat(nb, l, args[1], accumulator_type);
                      Value zero = ScalarConstant(nb, l, accumulator_type, 0);
                      Value picked = nb.create<arith::SelectOp>(l, selects(nb, l, args[0]), w, zero);
                      nb.create<mlir::linalg::YieldOp>(

@@ -85,6 +85,10 @@ mlir::Value KeepReducedDims(mlir::OpBuilder& b, mlir::Location loc, const AxisRe
 // The float type reductions of `type` accumulate in: f32 for f16 and bf16
 // (as ONNX Runtime does; their sums lose too much otherwise), else `type`.
 mlir::Type AccumulatorFloatType(mlir::Type type);
+// A float widened to (or narrowed back from) the accumulator's type; `x`
+// itself when the types agree.
+mlir::Value ExtendFloat(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, mlir::Type type);
+mlir::Value TruncateFloat(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, mlir::Type type);
 
 // Scalar helpers with ONNX's signedness.
 mlir::Value MaxScalar(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, mlir::Value y,

@@ -254,16 +254,6 @@ namespace {
 
 enum class Reduce { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
 
-Value Extend(OpBuilder& b, Location loc, Value x, mlir::Type type) {
-  if (x.getType() == type) return x;
-  return b.create<arith::ExtFOp>(loc, type, x);
-}
-
-Value Truncate(OpBuilder& b, Location loc, Value x, mlir::Type type) {
-  if (x.getType() == type) return x;
-  return b.create<arith::TruncFOp>(loc, type, x);
-}
-
 // The axes a Reduce* node reduces along (normalized, sorted, unique), empty
 // when it names none. From opset 13 (ReduceSum) and 18 (the others) they are
 // the optional second input, which kiln needs to know at import time.
@@ -462,7 +452,7 @@ mlir::LogicalResult ConvertReduce(NodeImporter& node, Reduce kind) {
                          return llvm::SmallVector<Value>{MaxScalar(nb, l, x[0], acc[0], type)};
                        })[0];
     auto to_float = [&](OpBuilder& nb, Location l, Value x) -> Value {
-      if (is_float) return Extend(nb, l, x, float_type);
+      if (is_float) return ExtendFloat(nb, l, x, float_type);
       return ConvertScalar(nb, l, x, type, onnx::TensorProto::DOUBLE);
     };
     auto shift_of = [&](OpBuilder& nb, Location l, Value m) -> Value {
@@ -486,7 +476,7 @@ mlir::LogicalResult ConvertReduce(NodeImporter& node, Reduce kind) {
         node, {sum, max}, element_type, [&](OpBuilder& nb, Location l, ValueRange v) -> Value {
           Value r = nb.create<arith::AddFOp>(l, nb.create<mlir::math::LogOp>(l, v[0]),
                                              shift_of(nb, l, v[1]));
-          if (is_float) return Truncate(nb, l, r, element_type);
+          if (is_float) return TruncateFloat(nb, l, r, element_type);
           return ConvertScalar(nb, l, r, onnx::TensorProto::DOUBLE, type);
         });
     if (mlir::failed(combined)) return mlir::failure();
@@ -505,7 +495,7 @@ mlir::LogicalResult ConvertReduce(NodeImporter& node, Reduce kind) {
     Value accumulated = BuildReduction(
         b, loc, reduction, input, {}, init,
         [&](OpBuilder& nb, Location l, ValueRange elements, ValueRange, ValueRange acc) {
-          Value x = is_float ? Extend(nb, l, elements[0], accumulator_type) : elements[0];
+          Value x = is_float ? ExtendFloat(nb, l, elements[0], accumulator_type) : elements[0];
           Value r;
           switch (kind) {
             case Reduce::kSum:
@@ -589,7 +579,7 @@ mlir::LogicalResult ConvertReduce(NodeImporter& node, Reduce kind) {
               default:
                 break;
             }
-            return is_float ? Truncate(nb, l, x, element_type) : x;
+            return is_float ? TruncateFloat(nb, l, x, element_type) : x;
           });
       if (mlir::failed(finished)) return mlir::failure();
       accumulated = *finished;
@@ -681,6 +671,16 @@ void RegisterReductionOps(OpRegistry& registry) {
   RegisterSoftmaxOps(registry);
   RegisterLossOps(registry);
   RegisterScanOps(registry);
+}
+
+mlir::Value ExtendFloat(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, mlir::Type type) {
+  if (x.getType() == type) return x;
+  return b.create<mlir::arith::ExtFOp>(loc, type, x);
+}
+
+mlir::Value TruncateFloat(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, mlir::Type type) {
+  if (x.getType() == type) return x;
+  return b.create<mlir::arith::TruncFOp>(loc, type, x);
 }
 
 }  // namespace kiln::onnx_import

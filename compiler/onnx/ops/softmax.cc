@@ -32,20 +32,6 @@ using mlir::Value;
 using mlir::ValueRange;
 namespace arith = mlir::arith;
 
-namespace {
-
-Value Extend(OpBuilder& b, Location loc, Value x, mlir::Type type) {
-  if (x.getType() == type) return x;
-  return b.create<arith::ExtFOp>(loc, type, x);
-}
-
-Value Truncate(OpBuilder& b, Location loc, Value x, mlir::Type type) {
-  if (x.getType() == type) return x;
-  return b.create<arith::TruncFOp>(loc, type, x);
-}
-
-}  // namespace
-
 Value BuildSoftmax(OpBuilder& b, Location loc, const AxisReduction& reduction, Value input,
                    bool log) {
   const mlir::Type element_type =
@@ -58,8 +44,8 @@ Value BuildSoftmax(OpBuilder& b, Location loc, const AxisReduction& reduction, V
         return llvm::SmallVector<Value>{nb.create<arith::MaximumFOp>(l, x[0], acc[0])};
       })[0];
   auto shifted = [&](OpBuilder& nb, Location l, Value x, Value m) -> Value {
-    return nb.create<arith::SubFOp>(l, Extend(nb, l, x, accumulator_type),
-                                    Extend(nb, l, m, accumulator_type));
+    return nb.create<arith::SubFOp>(l, ExtendFloat(nb, l, x, accumulator_type),
+                                    ExtendFloat(nb, l, m, accumulator_type));
   };
   Value sum =
       BuildReduction(b, loc, reduction, input, max, ScalarConstant(b, loc, accumulator_type, 0),
@@ -77,7 +63,7 @@ Value BuildSoftmax(OpBuilder& b, Location loc, const AxisReduction& reduction, V
         } else {
           r = nb.create<arith::DivFOp>(l, nb.create<mlir::math::ExpOp>(l, s), kept[1]);
         }
-        return Truncate(nb, l, r, element_type);
+        return TruncateFloat(nb, l, r, element_type);
       });
 }
 
@@ -215,7 +201,7 @@ mlir::LogicalResult ConvertLpNormalization(NodeImporter& node) {
   Value sum =
       BuildReduction(b, loc, reduction, input, {}, ScalarConstant(b, loc, accumulator_type, 0),
                      [&](OpBuilder& nb, Location l, ValueRange x, ValueRange, ValueRange acc) {
-                       Value v = Extend(nb, l, x[0], accumulator_type);
+                       Value v = ExtendFloat(nb, l, x[0], accumulator_type);
                        Value term = p == 1 ? nb.create<mlir::math::AbsFOp>(l, v).getResult()
                                            : nb.create<arith::MulFOp>(l, v, v).getResult();
                        return llvm::SmallVector<Value>{nb.create<arith::AddFOp>(l, acc[0], term)};
@@ -226,9 +212,10 @@ mlir::LogicalResult ConvertLpNormalization(NodeImporter& node) {
         Value norm = p == 1 ? kept[0] : nb.create<mlir::math::SqrtOp>(l, kept[0]).getResult();
         Value zero = ScalarConstant(nb, l, accumulator_type, 0);
         Value is_zero = nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, norm, zero);
-        Value quotient = nb.create<arith::DivFOp>(l, Extend(nb, l, x[0], accumulator_type), norm);
-        return Truncate(nb, l, nb.create<arith::SelectOp>(l, is_zero, zero, quotient),
-                        element_type);
+        Value quotient =
+            nb.create<arith::DivFOp>(l, ExtendFloat(nb, l, x[0], accumulator_type), norm);
+        return TruncateFloat(nb, l, nb.create<arith::SelectOp>(l, is_zero, zero, quotient),
+                             element_type);
       });
   node.SetOutput(0, result, node.InputElementType(0));
   return mlir::success();
