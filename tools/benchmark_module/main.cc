@@ -94,8 +94,9 @@ struct Session {
 // no arguments.
 Result<std::vector<const vm::ExportedFunction*>> SelectFunctions(const vm::BytecodeModule& module,
                                                                  const BenchmarkOptions& options) {
-  // A named function, or a module's only export (with its --input values).
-  if (options.function || module.exports().size() == 1) {
+  // A named function, or a module's only export when --input values are given
+  // for it (an imported model). Without inputs, the exports that need none.
+  if (options.function || (module.exports().size() == 1 && !options.inputs.empty())) {
     KILN_ASSIGN_OR_RETURN(const vm::ExportedFunction* exported,
                           tools::FindExport(module, options.function.value_or("")));
     return std::vector<const vm::ExportedFunction*>{exported};
