@@ -56,6 +56,24 @@ llvm::SmallVector<bool> DispatchGroups::LoopsKeptWhole(mlir::linalg::LinalgOp ro
   return llvm::SmallVector<bool>(root.getNumLoops(), false);
 }
 
+int64_t DispatchGroups::UntiledElementsPerTileElement(mlir::linalg::LinalgOp root) const {
+  auto it = joined_.find(root);
+  if (it == joined_.end()) return 1;
+  const llvm::SmallVector<bool> kept = LoopsKeptWhole(root);
+  const llvm::SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  int64_t most = 1;
+  for (const JoinedOp& op : it->second) {
+    int64_t elements = op.untiled_elements;
+    // Kept loops are static (TryJoin checks), and each at most
+    // kMaxWholeLoopBytes long: the product cannot overflow for any rank.
+    for (size_t l = 0; l < ranges.size(); ++l) {
+      if (kept[l] && op.reached[l]) elements = std::min<int64_t>(elements * ranges[l], 1 << 30);
+    }
+    most = std::max(most, elements);
+  }
+  return most;
+}
+
 bool DispatchGroups::TryJoin(mlir::linalg::LinalgOp producer) {
   if (!producer.hasPureTensorSemantics() || producer->getNumResults() != 1 ||
       llvm::isa<mlir::linalg::FillOp>(producer.getOperation()) || producer->use_empty()) {
@@ -115,12 +133,12 @@ bool DispatchGroups::TryJoin(mlir::linalg::LinalgOp producer) {
   llvm::SmallVector<int64_t> producer_ranges = producer.getStaticLoopRanges();
   llvm::SmallVector<mlir::utils::IteratorType> producer_iterators =
       producer.getIteratorTypesArray();
-  int64_t untiled_bytes = ElementBytes(result.getType());
+  int64_t untiled_elements = 1;
   for (unsigned l = 0; l < producer_loops; ++l) {
     if (producer_iterators[l] != mlir::utils::IteratorType::parallel || root_loops[l]) continue;
     if (mlir::ShapedType::isDynamic(producer_ranges[l])) return false;
-    untiled_bytes *= producer_ranges[l];
-    if (untiled_bytes > kMaxWholeLoopBytes) return false;
+    untiled_elements *= producer_ranges[l];
+    if (untiled_elements * ElementBytes(result.getType()) > kMaxWholeLoopBytes) return false;
   }
 
   // The root's parallel loops the producer's result does not reach: every
@@ -156,6 +174,7 @@ bool DispatchGroups::TryJoin(mlir::linalg::LinalgOp producer) {
   root_of_[producer] = root;
   root_loop_of_[producer] = std::move(root_loops);
   kept_whole_[root] = std::move(kept);
+  joined_[root].push_back(JoinedOp{untiled_elements, std::move(reached)});
   return true;
 }
 

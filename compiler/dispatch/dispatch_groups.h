@@ -59,6 +59,14 @@ class DispatchGroups {
   // reduction loops are not listed; they are never tiled.
   llvm::SmallVector<bool> LoopsKeptWhole(mlir::linalg::LinalgOp root) const;
 
+  // For a root: the most elements an op joined into its dispatch computes
+  // for one element of the root's tiled loops: along its loops no tile cuts
+  // (a convolution's 7x7 output that a pooling sums into one element: 49)
+  // and the root's loops kept whole that it runs along. A tile holds that
+  // many of the op's result per element it covers, so tile sizes shrink by
+  // it (1 where nothing joined, or only elementwise ops).
+  int64_t UntiledElementsPerTileElement(mlir::linalg::LinalgOp root) const;
+
  private:
   // Whether `producer` can join its consumers' dispatch; if so, records it.
   bool TryJoin(mlir::linalg::LinalgOp producer);
@@ -71,6 +79,14 @@ class DispatchGroups {
   llvm::DenseMap<mlir::Operation*, llvm::SmallVector<std::optional<unsigned>>> root_loop_of_;
   // For each root with ops joined: the parallel loops kept whole.
   llvm::DenseMap<mlir::Operation*, llvm::SmallVector<bool>> kept_whole_;
+  // An op joined into a root's dispatch: the product of its parallel loops
+  // that no loop of the root tiles, and which of the root's loops it runs
+  // along (those kept whole multiply what a tile holds of it).
+  struct JoinedOp {
+    int64_t untiled_elements;
+    llvm::SmallVector<bool> reached;
+  };
+  llvm::DenseMap<mlir::Operation*, llvm::SmallVector<JoinedOp>> joined_;
 };
 
 }  // namespace kiln::compiler

@@ -146,17 +146,24 @@ bool IsRoot(mlir::linalg::LinalgOp op, const DispatchGroups& groups) {
 }
 
 // The tile size of each loop of `root` (0: not tiled, a workgroup takes the
-// whole loop): the reduction loops and those `kept_whole` are not tiled.
+// whole loop): the reduction loops and those `kept_whole` are not tiled. A
+// tile covers about kElementsPerWorkgroup elements of what it computes: of
+// the root's loops taken whole, and of each op joined into its dispatch,
+// which computes up to `untiled_elements` per element of the tiled loops (a
+// GPU workgroup keeps them in workgroup memory).
 llvm::SmallVector<int64_t> ChooseWorkgroupTiles(mlir::linalg::LinalgOp root,
-                                                llvm::ArrayRef<bool> kept_whole) {
+                                                llvm::ArrayRef<bool> kept_whole,
+                                                int64_t untiled_elements) {
   llvm::SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   llvm::SmallVector<mlir::utils::IteratorType> iterators = root.getIteratorTypesArray();
-  int64_t reduction_work = 1;
+  int64_t reduction_work = std::min(untiled_elements, kElementsPerWorkgroup);
+  int64_t root_work = 1;
   for (auto [range, iterator, whole] : llvm::zip(ranges, iterators, kept_whole)) {
     if (iterator != mlir::utils::IteratorType::reduction && !whole) continue;
-    reduction_work *= mlir::ShapedType::isDynamic(range) ? kElementsPerWorkgroup : range;
-    reduction_work = std::min(reduction_work, kElementsPerWorkgroup);
+    root_work *= mlir::ShapedType::isDynamic(range) ? kElementsPerWorkgroup : range;
+    root_work = std::min(root_work, kElementsPerWorkgroup);
   }
+  reduction_work = std::max(reduction_work, root_work);
   int64_t budget = std::max<int64_t>(1, kElementsPerWorkgroup / reduction_work);
   llvm::SmallVector<int64_t> tiles(ranges.size(), 0);
   for (int64_t l = static_cast<int64_t>(ranges.size()) - 1; l >= 0; --l) {
@@ -378,7 +385,8 @@ mlir::LogicalResult DispatchFormer::Outline(mlir::linalg::LinalgOp root) {
     }
   }
 
-  llvm::SmallVector<int64_t> tiles = ChooseWorkgroupTiles(root, groups_->LoopsKeptWhole(root));
+  llvm::SmallVector<int64_t> tiles = ChooseWorkgroupTiles(
+      root, groups_->LoopsKeptWhole(root), groups_->UntiledElementsPerTileElement(root));
   llvm::SmallVector<mlir::Range> ranges = root.createLoopRanges(host, loc);
   llvm::SmallVector<Value> counts;  // Of the tiled loops, outer to inner.
   for (auto [range, tile] : llvm::zip(ranges, tiles)) {

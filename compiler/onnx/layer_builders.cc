@@ -100,12 +100,11 @@ mlir::Value PadTensor(mlir::OpBuilder& b, mlir::Location loc, mlir::Value value,
   for (int64_t i = 0; i < type.getRank(); ++i) {
     padded.push_back(AddSizes(b, loc, AddSizes(b, loc, sizes[i], low[i]), high[i]));
   }
-  // A filled tensor with the value inserted, not tensor.pad: kiln-compile
-  // reads garbage where a tensor.pad fuses into a pooling generic
-  // (onnx-gaps/pad-fused-into-window-generic.mlir).
-  mlir::Value filled = FilledTensor(b, loc, padded, padding);
-  llvm::SmallVector<mlir::OpFoldResult> unit(type.getRank(), b.getIndexAttr(1));
-  return b.create<mlir::tensor::InsertSliceOp>(loc, value, filled, low, sizes, unit);
+  // tensor.pad, which kiln-compile's --kiln-lower-tensor-pads turns into a
+  // generic of its own where a window reads it; a filled tensor with the
+  // value inserted would join the reader's dispatch whole.
+  auto padded_type = mlir::RankedTensorType::get(StaticShapeOf(padded), type.getElementType());
+  return mlir::tensor::PadOp::create(b, loc, padded_type, value, low, high, padding);
 }
 
 mlir::Value CollapseDims(mlir::OpBuilder& b, mlir::Location loc, mlir::Value value,

@@ -350,3 +350,50 @@ func.func @short_reduction_input() -> tensor<f32> {
   } -> tensor<f32>
   return %r : tensor<f32>
 }
+
+// -----
+
+// A global average pooling (as ResNet ends): the sum over each channel's 7x7
+// joins the divide, and the op making what it sums (here an exp) joins the
+// sum, so each tile computes 49 of the exp's elements per channel it covers.
+// The tile takes 1024 / 49 = 20 channels, not 1024: a GPU workgroup keeps
+// those elements in workgroup memory (20 x 49 x 4 bytes, not 200 KiB).
+#p4 = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#p2 = affine_map<(n, c, h, w) -> (n, c)>
+#e2 = affine_map<(n, c) -> (n, c)>
+// CHECK-LABEL: hal.executable.source private @average_pool_dispatch_0
+// CHECK: math.exp
+// CHECK: iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// CHECK: kiln.workgroup_tiles = array<i64: 0, 20>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.divf
+// CHECK-NOT: hal.executable.source
+// CHECK-LABEL: func.func @average_pool(
+// CHECK: flow.dispatch @average_pool_dispatch_0::@average_pool_dispatch_0[%c103, %c1, %c1](%arg0)
+// CHECK-NOT: flow.dispatch
+func.func @average_pool(%x: tensor<1x2048x7x7xf32>) -> tensor<1x2048xf32> {
+  %zero = arith.constant 0.0 : f32
+  %count = arith.constant 49.0 : f32
+  %e4 = tensor.empty() : tensor<1x2048x7x7xf32>
+  %exp = linalg.generic {indexing_maps = [#p4, #p4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x2048x7x7xf32>) outs(%e4 : tensor<1x2048x7x7xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.exp %v : f32
+    linalg.yield %y : f32
+  } -> tensor<1x2048x7x7xf32>
+  %e2 = tensor.empty() : tensor<1x2048xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x2048xf32>) -> tensor<1x2048xf32>
+  %sum = linalg.generic {indexing_maps = [#p4, #p2], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%exp : tensor<1x2048x7x7xf32>) outs(%f : tensor<1x2048xf32>) {
+  ^bb0(%v: f32, %a: f32):
+    %s = arith.addf %v, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2048xf32>
+  %mean = linalg.generic {indexing_maps = [#e2, #e2], iterator_types = ["parallel", "parallel"]}
+      ins(%sum : tensor<1x2048xf32>) outs(%e2 : tensor<1x2048xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.divf %v, %count : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2048xf32>
+  return %mean : tensor<1x2048xf32>
+}
