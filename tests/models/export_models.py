@@ -11,6 +11,14 @@ exported by torch.onnx.export with the TorchScript exporter (opset 17;
     bert      transformers BertModel(BertConfig())         input_ids, attention_mask: 1x128 i64
                                                            -> last_hidden_state 1x128x768
 
+and, only when --models names them (the set of tests/benchmarks/model_benchmarks.py):
+
+    mlp_b256, mlp_b1  3 x (Linear 1024 + ReLU)             x: 256x1024 (1x1024) f32 -> y
+    resnet50_f16, gpt2_f16   the models above in float16: weights and floating
+                      inputs `.half()` (gpt2's input_ids stay i64); traced on
+                      CUDA where there is a GPU (CPU kernels lack some f16
+                      ops), expected outputs from that f16 run, saved as f32
+
 Writes OUT/<model>/model.onnx, input_K.npy (in the graph's input order),
 expected_K.npy (PyTorch's outputs, in the graph's output order) and
 meta.json (names, shapes, dtypes, versions). tests/models/run_models.py runs
@@ -19,7 +27,7 @@ them through kiln and compares.
 Needs torch (and torchvision, transformers for the models that use them),
 onnx and numpy: the lent GPU machine has them (tests/models/README.md).
 
-usage: export_models.py --out DIR [--models resnet50,gpt2,bert] [--seed N]
+usage: export_models.py --out DIR [--models resnet50,gpt2,bert,mlp_b256,...] [--seed N]
 """
 import argparse
 import inspect
@@ -93,14 +101,47 @@ def make_bert(gen):
             [("input_ids", ids), ("attention_mask", mask)], ["last_hidden_state"])
 
 
+def make_mlp(batch):
+    # The MLP of the benchmarks (../shared/GPU.md's peer figures):
+    # 3 x (Linear 1024 -> 1024 + ReLU).
+    def make(gen):
+        layers = []
+        for _ in range(3):
+            layers += [torch.nn.Linear(1024, 1024), torch.nn.ReLU()]
+        x = torch.randn(batch, 1024, generator=gen)
+        return torch.nn.Sequential(*layers), [("x", x)], ["y"]
+    return make
+
+
 MODELS = {"resnet50": make_resnet50, "gpt2": make_gpt2, "bert": make_bert}
+# Exported only when named: the benchmarks' models (model_benchmarks.py).
+EXTRA_MODELS = {"mlp_b256": make_mlp(256), "mlp_b1": make_mlp(1),
+                "resnet50_f16": make_resnet50, "gpt2_f16": make_gpt2}
+F16_SUFFIX = "_f16"
+
+
+def build(name, seed, device="cpu"):
+    """The model `name` as export() exports it: (model in eval mode with its
+    dtype applied, on `device`; [(input name, tensor on `device`)]; output
+    names). The same seed gives the same weights and inputs."""
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    model, inputs, output_names = {**MODELS, **EXTRA_MODELS}[name](gen)
+    if name.endswith(F16_SUFFIX):
+        # Integer inputs (token ids) keep their type; floating ones follow the weights.
+        model = model.half()
+        inputs = [(n, t.half() if t.is_floating_point() else t) for n, t in inputs]
+    else:
+        model = model.float()
+    model = model.eval().to(device)
+    return model, [(n, t.to(device)) for n, t in inputs], output_names
 
 
 def export(name, out_dir, seed):
-    torch.manual_seed(seed)
-    gen = torch.Generator().manual_seed(seed)
-    model, inputs, output_names = MODELS[name](gen)
-    model = model.float().eval()
+    # f16 traces on the GPU where there is one: PyTorch's CPU kernels lack
+    # some float16 ops (convolutions in older versions).
+    device = "cuda" if name.endswith(F16_SUFFIX) and torch.cuda.is_available() else "cpu"
+    model, inputs, output_names = build(name, seed, device)
     input_names = [n for n, _ in inputs]
     tensors = tuple(t for _, t in inputs)
     with torch.no_grad():
@@ -121,14 +162,15 @@ def export(name, out_dir, seed):
     seconds = time.time() - start
 
     for k, t in enumerate(tensors):
-        np.save(os.path.join(folder, "input_%d.npy" % k), t.numpy())
+        np.save(os.path.join(folder, "input_%d.npy" % k), t.cpu().numpy())
     for k, t in enumerate(outputs):
-        np.save(os.path.join(folder, "expected_%d.npy" % k), t.detach().float().numpy())
+        np.save(os.path.join(folder, "expected_%d.npy" % k), t.detach().float().cpu().numpy())
 
     def describe(names, values):
-        return [{"name": n, "shape": list(v.shape), "dtype": str(v.numpy().dtype)}
+        return [{"name": n, "shape": list(v.shape), "dtype": str(v.cpu().numpy().dtype)}
                 for n, v in zip(names, values)]
     meta = {"model": name, "opset": OPSET, "seed": seed, "torch": torch.__version__,
+            "traced_on": device,
             "inputs": describe(input_names, tensors),
             "outputs": describe(output_names, outputs),
             "parameters": sum(p.numel() for p in model.parameters())}
@@ -156,14 +198,16 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", required=True, help="folder of one subfolder per model")
     parser.add_argument("--models", default=",".join(MODELS),
-                        help="comma-separated, of: " + ", ".join(MODELS))
+                        help="comma-separated, of: " + ", ".join(list(MODELS) + list(EXTRA_MODELS)) +
+                        " (default: " + ",".join(MODELS) + ")")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     names = [m for m in args.models.split(",") if m]
-    unknown = [m for m in names if m not in MODELS]
+    known = list(MODELS) + list(EXTRA_MODELS)
+    unknown = [m for m in names if m not in known]
     if unknown:
         sys.exit("export_models.py: unknown model(s) %s (known: %s)" %
-                 (", ".join(unknown), ", ".join(MODELS)))
+                 (", ".join(unknown), ", ".join(known)))
     torch.set_grad_enabled(False)
     for name in names:
         export(name, args.out, args.seed)
