@@ -226,6 +226,15 @@ Status CommandBuffer::ValidateBindingTable(std::span<const Ref<Buffer>> binding_
   return OkStatus();
 }
 
+namespace {
+
+Status ResubmittedError(size_t index) {
+  return FailedPreconditionError("QueueExecute: command buffer " + std::to_string(index) +
+                                 ": a one-shot command buffer was submitted a second time");
+}
+
+}  // namespace
+
 Status CommandBuffer::ValidateSubmission(std::span<const Ref<CommandBuffer>> command_buffers,
                                          std::span<const Ref<Buffer>> binding_table) {
   for (size_t i = 0; i < command_buffers.size(); ++i) {
@@ -240,18 +249,27 @@ Status CommandBuffer::ValidateSubmission(std::span<const Ref<CommandBuffer>> com
     if (command_buffer->mode() != CommandBufferMode::kOneShot) continue;
     bool repeated = command_buffer->submitted();
     for (size_t j = 0; j < i; ++j) repeated |= command_buffers[j].get() == command_buffer;
-    if (repeated) {
-      return FailedPreconditionError(where() +
-                                     ": a one-shot command buffer was submitted a second time");
-    }
+    if (repeated) return ResubmittedError(i);
   }
   return OkStatus();
 }
 
-void CommandBuffer::MarkSubmitted(std::span<const Ref<CommandBuffer>> command_buffers) {
+Status CommandBuffer::ClaimSubmission(std::span<const Ref<CommandBuffer>> command_buffers) {
+  for (size_t i = 0; i < command_buffers.size(); ++i) {
+    CommandBuffer* command_buffer = command_buffers[i].get();
+    if (command_buffer->mode() != CommandBufferMode::kOneShot) continue;
+    if (!command_buffer->submitted_.exchange(true, std::memory_order_acq_rel)) continue;
+    // Claimed by a racing submission: give back what this one took.
+    ReleaseSubmission(command_buffers.first(i));
+    return ResubmittedError(i);
+  }
+  return OkStatus();
+}
+
+void CommandBuffer::ReleaseSubmission(std::span<const Ref<CommandBuffer>> command_buffers) {
   for (const Ref<CommandBuffer>& command_buffer : command_buffers) {
-    if (command_buffer && command_buffer->mode() == CommandBufferMode::kOneShot) {
-      command_buffer->submitted_.store(true, std::memory_order_release);
+    if (command_buffer->mode() == CommandBufferMode::kOneShot) {
+      command_buffer->submitted_.store(false, std::memory_order_release);
     }
   }
 }

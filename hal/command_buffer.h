@@ -95,12 +95,17 @@ class CommandBuffer : public RefObject {
   // checking they are its own), naming the index of the one at fault: each
   // has ended recording, `binding_table` holds every slot it uses with
   // ranges that fit (ValidateBindingTable), and no one-shot command buffer
-  // was submitted before or is listed twice (FAILED_PRECONDITION). Devices
-  // call MarkSubmitted once they have accepted the submission: one-shot
-  // command buffers run once.
+  // was submitted before or is listed twice (FAILED_PRECONDITION).
   static Status ValidateSubmission(std::span<const Ref<CommandBuffer>> command_buffers,
                                    std::span<const Ref<Buffer>> binding_table);
-  static void MarkSubmitted(std::span<const Ref<CommandBuffer>> command_buffers);
+  // One-shot command buffers run once. A validated submission claims its
+  // one-shot command buffers (from then on they read as submitted) and
+  // gives the claims back if it does not happen; hal/utils/submission.h
+  // is the one place drivers do both, and says why there. The claim is a
+  // test-and-set: if another submission claimed one of them since this one
+  // was validated, it fails as ValidateSubmission would, claiming none.
+  static Status ClaimSubmission(std::span<const Ref<CommandBuffer>> command_buffers);
+  static void ReleaseSubmission(std::span<const Ref<CommandBuffer>> command_buffers);
   bool submitted() const { return submitted_.load(std::memory_order_acquire); }
 
  protected:

@@ -5,6 +5,7 @@
 #include "hal/cpu/cpu_command_buffer.h"
 #include "hal/cpu/cpu_semaphore.h"
 #include "hal/cpu/elf_loader.h"
+#include "hal/utils/submission.h"
 
 namespace kiln::hal::cpu {
 
@@ -62,52 +63,43 @@ Result<Ref<Semaphore>> CpuDevice::CreateSemaphore(uint64_t initial_value) {
   return Ref<Semaphore>(MakeRef<CpuSemaphore>(initial_value));
 }
 
-Result<CpuSubmission> CpuDevice::MakeSubmission(const Fence& wait, const Fence& signal,
-                                                const char* operation) const {
-  CpuSubmission submission;
-  for (const Fence::Timepoint& t : wait.timepoints()) {
-    if (dynamic_cast<CpuSemaphore*>(t.semaphore.get()) == nullptr) {
-      return InvalidArgumentError(std::string(operation) +
-                                  ": a wait semaphore was not created by a CPU device");
-    }
+namespace {
+
+// What the submission skeleton asks of a CPU device's objects.
+struct CpuObjects {
+  std::string_view owner() const { return "a CPU device"; }
+  Status health() const { return OkStatus(); }
+  // The queue registers callbacks on what it waits for; it signals through
+  // the Semaphore API, so any semaphore can be signaled.
+  bool OwnsSemaphore(const Semaphore& semaphore, utils::SemaphoreRole role) const {
+    return role == utils::SemaphoreRole::kSignal ||
+           dynamic_cast<const CpuSemaphore*>(&semaphore) != nullptr;
   }
-  for (const Fence::Timepoint& t : signal.timepoints()) {
-    if (!t.semaphore) return InvalidArgumentError(std::string(operation) + ": null semaphore");
+  Status CheckBindingTableBuffer(const Buffer& buffer, const std::string& where) const {
+    if (dynamic_cast<const HostBuffer*>(buffer.allocated_buffer()) != nullptr) return OkStatus();
+    return InvalidArgumentError(where + " holds a buffer not allocated by a CPU device");
   }
-  submission.waits = wait.timepoints();
-  submission.signals = signal.timepoints();
-  return submission;
-}
+  CpuCommandBuffer* OwnCommandBuffer(CommandBuffer& command_buffer) const {
+    return dynamic_cast<CpuCommandBuffer*>(&command_buffer);
+  }
+};
+
+}  // namespace
 
 Status CpuDevice::QueueExecute(const Fence& wait, const Fence& signal,
                                std::span<const Ref<CommandBuffer>> command_buffers,
                                std::span<const Ref<Buffer>> binding_table) {
-  KILN_ASSIGN_OR_RETURN(CpuSubmission submission, MakeSubmission(wait, signal, "QueueExecute"));
-  KILN_RETURN_IF_ERROR(CommandBuffer::ValidateSubmission(command_buffers, binding_table));
-  for (size_t i = 0; i < binding_table.size(); ++i) {
-    if (binding_table[i] &&
-        dynamic_cast<HostBuffer*>(binding_table[i]->allocated_buffer()) == nullptr) {
-      return InvalidArgumentError("QueueExecute: binding-table slot " + std::to_string(i) +
-                                  " holds a buffer not allocated by a CPU device");
-    }
-  }
-  for (size_t i = 0; i < command_buffers.size(); ++i) {
-    auto where = [i] { return "QueueExecute: command buffer " + std::to_string(i); };
-    auto* command_buffer = dynamic_cast<CpuCommandBuffer*>(command_buffers[i].get());
-    if (command_buffer == nullptr) {
-      return InvalidArgumentError(where() + " was not created by a CPU device");
-    }
-    submission.command_buffers.emplace_back(command_buffer);
-  }
-  CommandBuffer::MarkSubmitted(command_buffers);
-  submission.binding_table.assign(binding_table.begin(), binding_table.end());
-  queue_->Submit(std::move(submission));
-  return OkStatus();
+  return utils::QueueExecute<CpuCommandBuffer>(CpuObjects(), wait, signal, command_buffers,
+                                               binding_table, [&](CpuSubmission submission) {
+                                                 queue_->Submit(std::move(submission));
+                                                 return OkStatus();
+                                               });
 }
 
 Result<Ref<Buffer>> CpuDevice::QueueAlloca(const Fence& wait, const Fence& signal,
                                            const BufferParams& params, size_t size) {
-  KILN_ASSIGN_OR_RETURN(CpuSubmission submission, MakeSubmission(wait, signal, "QueueAlloca"));
+  KILN_ASSIGN_OR_RETURN(CpuSubmission submission, utils::PrepareQueueOperation<CpuCommandBuffer>(
+                                                      CpuObjects(), "QueueAlloca", wait, signal));
   // Host memory is ready at once; the submission only keeps queue order.
   KILN_ASSIGN_OR_RETURN(Ref<Buffer> buffer, allocator_.Allocate(params, size));
   queue_->Submit(std::move(submission));
@@ -119,7 +111,8 @@ Status CpuDevice::QueueDealloca(const Fence& wait, const Fence& signal, Ref<Buff
   if (dynamic_cast<HostBuffer*>(buffer->allocated_buffer()) == nullptr) {
     return InvalidArgumentError("QueueDealloca: the buffer was not allocated by a CPU device");
   }
-  KILN_ASSIGN_OR_RETURN(CpuSubmission submission, MakeSubmission(wait, signal, "QueueDealloca"));
+  KILN_ASSIGN_OR_RETURN(CpuSubmission submission, utils::PrepareQueueOperation<CpuCommandBuffer>(
+                                                      CpuObjects(), "QueueDealloca", wait, signal));
   submission.released = std::move(buffer);
   queue_->Submit(std::move(submission));
   return OkStatus();

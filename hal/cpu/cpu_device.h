@@ -8,7 +8,9 @@
 //     on the submitting (or signaling) thread, one workgroup after another.
 // Memory is host memory (host_allocator.h); executables are shared objects
 // in "system-elf-*" FlatBuffers (elf_loader.h); semaphores are
-// CpuSemaphores.
+// CpuSemaphores. Queue operations go through the drivers' shared submission
+// skeleton (hal/utils/submission.h); the queue waits only on CpuSemaphores
+// and signals any semaphore.
 #pragma once
 
 #include <memory>
@@ -47,9 +49,6 @@ class CpuDevice final : public Device {
 
  private:
   CpuDevice(DeviceProperties properties, std::unique_ptr<ThreadPool> pool);
-  // Checks that the wait semaphores are CPU semaphores and copies the fences.
-  Result<CpuSubmission> MakeSubmission(const Fence& wait, const Fence& signal,
-                                       const char* operation) const;
 
   DeviceProperties properties_;
   HostAllocator allocator_;

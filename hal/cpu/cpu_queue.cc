@@ -21,9 +21,7 @@ void CpuQueue::Shutdown() {
   cv_.notify_all();
   if (worker_.joinable()) worker_.join();
   Status aborted = AbortedError("the device was destroyed before the submission ran");
-  for (CpuSubmission& submission : abandoned) {
-    for (const Fence::Timepoint& t : submission.signals) t.semaphore->Fail(aborted);
-  }
+  for (CpuSubmission& submission : abandoned) utils::CompleteSignals(submission.signals, aborted);
 }
 
 void CpuQueue::Submit(CpuSubmission submission) {
@@ -70,22 +68,13 @@ void CpuQueue::Run(CpuSubmission& submission) {
   // buffer is gone).
   std::vector<Fence::Timepoint> signals = std::move(submission.signals);
   submission = CpuSubmission();
-  for (const Fence::Timepoint& t : signals) {
-    if (!status.ok()) {
-      t.semaphore->Fail(status);
-      continue;
-    }
-    Status signaled = t.semaphore->Signal(t.value);
-    // A signal that does not advance the timeline is the submitter's error;
-    // the semaphore carries it to whoever waits.
-    if (!signaled.ok()) t.semaphore->Fail(signaled);
-  }
+  utils::CompleteSignals(signals, status);
 }
 
 void CpuQueue::Fail(CpuSubmission& submission, const Status& failure) {
   std::vector<Fence::Timepoint> signals = std::move(submission.signals);
   submission = CpuSubmission();
-  for (const Fence::Timepoint& t : signals) t.semaphore->Fail(failure);
+  utils::CompleteSignals(signals, failure);
 }
 
 void CpuQueue::Wake() {

@@ -14,7 +14,7 @@
 //     semaphore it waits on.
 //
 // When a submission's wait fails, or one of its command buffers fails, its
-// signal semaphores are failed with that status. Shutdown (device
+// signal semaphores are failed with that status (utils::CompleteSignals). Shutdown (device
 // destruction) fails the submissions still pending with ABORTED.
 #pragma once
 
@@ -31,17 +31,13 @@
 #include "hal/cpu/cpu_semaphore.h"
 #include "hal/cpu/thread_pool.h"
 #include "hal/fence.h"
+#include "hal/utils/submission.h"
 
 namespace kiln::hal::cpu {
 
-struct CpuSubmission {
-  std::vector<Fence::Timepoint> waits;  // Semaphores are CpuSemaphores.
-  std::vector<Fence::Timepoint> signals;
-  std::vector<Ref<CpuCommandBuffer>> command_buffers;
-  std::vector<Ref<Buffer>> binding_table;
-  Ref<Buffer> released;  // Held until the submission runs (queue dealloca).
-  // The queue drops every reference of a submission before signaling it.
-};
+// The queue drops every reference of a submission before signaling it; its
+// wait semaphores are CpuSemaphores (CpuDevice checks).
+using CpuSubmission = utils::Submission<CpuCommandBuffer>;
 
 class CpuQueue : public RefObject {
  public:

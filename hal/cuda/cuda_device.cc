@@ -2,6 +2,7 @@
 
 #include "hal/cuda/graph_command_buffer.h"
 #include "hal/cuda/stream_command_buffer.h"
+#include "hal/utils/submission.h"
 
 namespace kiln::hal::cuda {
 
@@ -52,53 +53,36 @@ Result<Ref<Semaphore>> CudaDevice::CreateSemaphore(uint64_t initial_value) {
   return Ref<Semaphore>(MakeRef<CudaSemaphore>(initial_value));
 }
 
-Result<CudaSubmission> CudaDevice::MakeSubmission(const Fence& wait, const Fence& signal,
-                                                  const char* operation) const {
-  KILN_RETURN_IF_ERROR(context_->health());
-  auto check = [&](const Fence& fence, const char* role) -> Status {
-    for (const Fence::Timepoint& t : fence.timepoints()) {
-      if (dynamic_cast<CudaSemaphore*>(t.semaphore.get()) == nullptr) {
-        return InvalidArgumentError(std::string(operation) + ": a " + role +
-                                    " semaphore was not created by a CUDA device");
-      }
-    }
-    return OkStatus();
-  };
-  KILN_RETURN_IF_ERROR(check(wait, "wait"));
-  KILN_RETURN_IF_ERROR(check(signal, "signal"));
-  CudaSubmission submission;
-  submission.waits = wait.timepoints();
-  submission.signals = signal.timepoints();
-  return submission;
-}
+struct CudaDevice::Objects {
+  const CudaContext& context;
+  std::string_view owner() const { return "this CUDA device"; }
+  Status health() const { return context.health(); }
+  bool OwnsSemaphore(const Semaphore& semaphore, utils::SemaphoreRole) const {
+    return dynamic_cast<const CudaSemaphore*>(&semaphore) != nullptr;
+  }
+  Status CheckBindingTableBuffer(const Buffer& buffer, const std::string& where) const {
+    if (CudaAllocationOf(buffer, context) != nullptr) return OkStatus();
+    return ForeignBufferError(buffer, context, where);
+  }
+  CudaCommandBuffer* OwnCommandBuffer(CommandBuffer& command_buffer) const {
+    auto* own = dynamic_cast<CudaCommandBuffer*>(&command_buffer);
+    return own != nullptr && &own->context() == &context ? own : nullptr;
+  }
+};
 
 Status CudaDevice::QueueExecute(const Fence& wait, const Fence& signal,
                                 std::span<const Ref<CommandBuffer>> command_buffers,
                                 std::span<const Ref<Buffer>> binding_table) {
-  KILN_ASSIGN_OR_RETURN(CudaSubmission submission, MakeSubmission(wait, signal, "QueueExecute"));
-  KILN_RETURN_IF_ERROR(CommandBuffer::ValidateSubmission(command_buffers, binding_table));
-  for (size_t i = 0; i < binding_table.size(); ++i) {
-    if (binding_table[i] && CudaAllocationOf(*binding_table[i], *context_) == nullptr) {
-      return ForeignBufferError(*binding_table[i], *context_,
-                                "QueueExecute: binding-table slot " + std::to_string(i));
-    }
-  }
-  for (size_t i = 0; i < command_buffers.size(); ++i) {
-    auto where = [i] { return "QueueExecute: command buffer " + std::to_string(i); };
-    auto* command_buffer = dynamic_cast<CudaCommandBuffer*>(command_buffers[i].get());
-    if (command_buffer == nullptr || &command_buffer->context() != context_.get()) {
-      return InvalidArgumentError(where() + " was not created by this CUDA device");
-    }
-    submission.command_buffers.emplace_back(command_buffer);
-  }
-  CommandBuffer::MarkSubmitted(command_buffers);
-  submission.binding_table.assign(binding_table.begin(), binding_table.end());
-  return queue_->Submit(std::move(submission));
+  return utils::QueueExecute<CudaCommandBuffer>(
+      Objects{*context_}, wait, signal, command_buffers, binding_table,
+      [&](CudaSubmission submission) { return queue_->Submit(std::move(submission)); });
 }
 
 Result<Ref<Buffer>> CudaDevice::QueueAlloca(const Fence& wait, const Fence& signal,
                                             const BufferParams& params, size_t size) {
-  KILN_ASSIGN_OR_RETURN(CudaSubmission submission, MakeSubmission(wait, signal, "QueueAlloca"));
+  KILN_ASSIGN_OR_RETURN(CudaSubmission submission,
+                        utils::PrepareQueueOperation<CudaCommandBuffer>(
+                            Objects{*context_}, "QueueAlloca", wait, signal));
   // The memory is taken from the pool now, in stream order (it is only
   // reserved earlier than the waits ask, never used before them); the
   // submission orders the signal after the waits.
@@ -112,9 +96,11 @@ Status CudaDevice::QueueDealloca(const Fence& wait, const Fence& signal, Ref<Buf
   const CudaBuffer* allocation = CudaAllocationOf(*buffer, *context_);
   if (allocation == nullptr)
     return ForeignBufferError(*buffer, *context_, "QueueDealloca: the buffer");
-  KILN_ASSIGN_OR_RETURN(CudaSubmission submission, MakeSubmission(wait, signal, "QueueDealloca"));
+  KILN_ASSIGN_OR_RETURN(CudaSubmission submission,
+                        utils::PrepareQueueOperation<CudaCommandBuffer>(
+                            Objects{*context_}, "QueueDealloca", wait, signal));
   if (allocation->kind() == CudaBuffer::Kind::kStreamOrdered) {
-    submission.released = Ref<CudaBuffer>(const_cast<CudaBuffer*>(allocation));
+    submission.released = Ref<Buffer>(const_cast<CudaBuffer*>(allocation));
   }
   return queue_->Submit(std::move(submission));
 }

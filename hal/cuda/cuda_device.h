@@ -7,7 +7,8 @@
 // (stream_command_buffer.h), and CudaSemaphores. The queue (cuda_queue.h)
 // runs on one stream of the device's primary context.
 //
-// Submissions check everything they can before enqueueing anything: that
+// Submissions (through hal/utils/submission.h) check everything they can
+// before enqueueing anything: that
 // command buffers and buffers belong to this device, that command buffers
 // have ended, binding tables, one-shot reuse, and the device's health; a
 // lost device (a kernel fault) fails every later submission with the CUDA
@@ -55,9 +56,9 @@ class CudaDevice final : public Device {
 
  private:
   CudaDevice(Ref<CudaContext> context, DeviceProperties properties, CudaDeviceOptions options);
-  // Checks the fences' semaphores and copies them into a submission.
-  Result<CudaSubmission> MakeSubmission(const Fence& wait, const Fence& signal,
-                                        const char* operation) const;
+  // What the drivers' submission skeleton (hal/utils/submission.h) asks of
+  // this device's objects.
+  struct Objects;
 
   Ref<CudaContext> context_;
   DeviceProperties properties_;

@@ -5,7 +5,7 @@ namespace kiln::hal::cuda {
 namespace {
 
 void FailSignals(const CudaSubmission& submission, const Status& status) {
-  for (const Fence::Timepoint& t : submission.signals) t.semaphore->Fail(status);
+  utils::CompleteSignals(submission.signals, status);
 }
 
 }  // namespace
@@ -41,7 +41,9 @@ Status CudaQueue::Issue(CudaSubmission& submission, Callbacks* due) {
     if (!status.ok()) break;
     status = command_buffer->Issue(submission.binding_table);
   }
-  if (status.ok() && submission.released) status = submission.released->FreeAsync();
+  if (status.ok() && submission.released) {
+    status = static_cast<CudaBuffer*>(submission.released.get())->FreeAsync();
+  }
   if (!status.ok()) {
     FailSignals(submission, status);
     return status;

@@ -25,16 +25,14 @@
 #include "hal/cuda/cuda_context.h"
 #include "hal/cuda/cuda_semaphore.h"
 #include "hal/fence.h"
+#include "hal/utils/submission.h"
 
 namespace kiln::hal::cuda {
 
-struct CudaSubmission {
-  std::vector<Fence::Timepoint> waits;    // CudaSemaphores.
-  std::vector<Fence::Timepoint> signals;  // CudaSemaphores.
-  std::vector<Ref<CudaCommandBuffer>> command_buffers;
-  std::vector<Ref<Buffer>> binding_table;
-  Ref<CudaBuffer> released;  // queue_dealloca: freed on the stream.
-};
+// Waits and signals are CudaSemaphores (CudaDevice checks); `released`, when
+// set, is a stream-ordered CudaBuffer that queue_dealloca frees on the
+// stream.
+using CudaSubmission = utils::Submission<CudaCommandBuffer>;
 
 class CudaQueue : public RefObject {
  public:

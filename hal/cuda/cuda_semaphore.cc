@@ -20,32 +20,15 @@ CudaSemaphore::~CudaSemaphore() {
   for (Pending& p : pending_) p.context->ReleaseEvent(p.event);
 }
 
-void CudaSemaphore::Run(std::vector<std::function<void()>>& callbacks) {
-  for (auto& callback : callbacks) callback();
-}
-
-void CudaSemaphore::CollectWaitersLocked(std::vector<std::function<void()>>* ready) {
-  for (size_t i = 0; i < waiters_.size();) {
-    if (!failure_.ok() || waiters_[i].value <= target_) {
-      ready->push_back(std::move(waiters_[i].callback));
-      waiters_[i] = std::move(waiters_.back());
-      waiters_.pop_back();
-    } else {
-      ++i;
-    }
-  }
-}
-
 void CudaSemaphore::FailLocked(Status status, std::vector<std::function<void()>>* ready) {
-  if (failure_.ok()) failure_ = std::move(status);
+  timeline_.Fail(std::move(status), ready);  // The first failure wins.
   for (Pending& p : pending_) p.context->ReleaseEvent(p.event);
   pending_.clear();
-  CollectWaitersLocked(ready);
   cv_.notify_all();
 }
 
 void CudaSemaphore::PollLocked(std::vector<std::function<void()>>* ready) {
-  while (!pending_.empty() && failure_.ok()) {
+  while (!pending_.empty() && !timeline_.failed()) {
     Pending& p = pending_.front();
     CUresult result = p.context->symbols().cuEventQuery(p.event);
     if (result == CUDA_ERROR_NOT_READY) return;
@@ -53,7 +36,7 @@ void CudaSemaphore::PollLocked(std::vector<std::function<void()>>* ready) {
       FailLocked(p.context->Check(result, "a submission signaling a semaphore"), ready);
       return;
     }
-    value_ = std::max(value_, p.value);
+    timeline_.Reach(p.value);
     p.context->ReleaseEvent(p.event);
     pending_.pop_front();
     cv_.notify_all();
@@ -67,9 +50,10 @@ Result<uint64_t> CudaSemaphore::Query() {
     std::lock_guard<std::mutex> lock(mutex_);
     // Polling an event needs no current context.
     if (!pending_.empty()) PollLocked(&ready);
-    out = failure_.ok() ? Result<uint64_t>(value_) : Result<uint64_t>(failure_);
+    out = timeline_.failed() ? Result<uint64_t>(timeline_.failure())
+                             : Result<uint64_t>(timeline_.reached());
   }
-  Run(ready);
+  utils::RunCallbacks(ready);
   return out;
 }
 
@@ -77,29 +61,20 @@ Status CudaSemaphore::Signal(uint64_t value) {
   std::vector<std::function<void()>> ready;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!failure_.ok()) return failure_;
-    if (value <= target_) {
-      return InvalidArgumentError("semaphore signal to " + std::to_string(value) +
-                                  " does not advance it (value " + std::to_string(value_) +
-                                  (target_ > value_ ? ", pending " + std::to_string(target_) : "") +
-                                  ")");
-    }
-    value_ = target_ = value;
-    CollectWaitersLocked(&ready);
+    KILN_RETURN_IF_ERROR(timeline_.Signal(value, &ready));
     cv_.notify_all();
   }
-  Run(ready);
+  utils::RunCallbacks(ready);
   return OkStatus();
 }
 
 void CudaSemaphore::Fail(Status status) {
-  if (status.ok()) status = InternalError("semaphore failed with an OK status");
   std::vector<std::function<void()>> ready;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     FailLocked(std::move(status), &ready);
   }
-  Run(ready);
+  utils::RunCallbacks(ready);
 }
 
 Status CudaSemaphore::Wait(uint64_t value, Timeout timeout) {
@@ -107,8 +82,8 @@ Status CudaSemaphore::Wait(uint64_t value, Timeout timeout) {
   const Clock::time_point deadline = infinite ? Clock::time_point::max() : Clock::now() + timeout;
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    if (!failure_.ok()) return failure_;
-    if (value_ >= value) return OkStatus();
+    if (timeline_.failed()) return timeline_.failure();
+    if (timeline_.reached() >= value) return OkStatus();
     // The first pending timepoint that satisfies the wait.
     const Pending* satisfying = nullptr;
     for (const Pending& p : pending_) {
@@ -121,14 +96,11 @@ Status CudaSemaphore::Wait(uint64_t value, Timeout timeout) {
       // Only the host (or a later submission) can get there.
       if (infinite) {
         cv_.wait(lock);
-      } else if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && value_ < value &&
-                 failure_.ok()) {
+      } else if (cv_.wait_until(lock, deadline) == std::cv_status::timeout &&
+                 !timeline_.WaitDone(value)) {
         bool pending = false;
         for (const Pending& p : pending_) pending |= p.value >= value;
-        if (!pending) {
-          return DeadlineExceededError("semaphore wait for " + std::to_string(value) +
-                                       " timed out at " + std::to_string(value_));
-        }
+        if (!pending) return utils::WaitTimeoutError(value, timeout, timeline_.reached());
       }
       continue;
     }
@@ -163,18 +135,16 @@ Status CudaSemaphore::Wait(uint64_t value, Timeout timeout) {
     std::vector<std::function<void()>> ready;
     lock.lock();
     PollLocked(&ready);
-    if (result != CUDA_SUCCESS && result != CUDA_ERROR_NOT_READY && failure_.ok()) {
+    if (result != CUDA_SUCCESS && result != CUDA_ERROR_NOT_READY && !timeline_.failed()) {
       FailLocked(context->Check(result, "waiting for a submission"), &ready);
     }
     if (!ready.empty()) {
       lock.unlock();
-      Run(ready);
+      utils::RunCallbacks(ready);
       lock.lock();
     }
-    if (result == CUDA_ERROR_NOT_READY && value_ < value && failure_.ok()) {
-      return DeadlineExceededError("semaphore wait for " + std::to_string(value) +
-                                   " timed out at " + std::to_string(value_) + " (pending " +
-                                   std::to_string(target_) + " on the GPU)");
+    if (result == CUDA_ERROR_NOT_READY && !timeline_.WaitDone(value)) {
+      return utils::WaitTimeoutError(value, timeout, timeline_.reached());
     }
   }
 }
@@ -183,12 +153,12 @@ CudaSemaphore::WaitResolution CudaSemaphore::ResolveWait(uint64_t value,
                                                          const CudaContext& waiter) {
   std::lock_guard<std::mutex> lock(mutex_);
   WaitResolution resolution;
-  if (!failure_.ok()) {
+  if (timeline_.failed()) {
     resolution.kind = WaitResolution::kFailed;
-    resolution.failure = failure_;
+    resolution.failure = timeline_.failure();
     return resolution;
   }
-  if (value_ >= value) return resolution;
+  if (timeline_.reached() >= value) return resolution;
   for (const Pending& p : pending_) {
     if (p.value < value) continue;
     if (p.context.get() == &waiter) return resolution;  // The stream is in order.
@@ -210,29 +180,19 @@ CudaSemaphore::WaitResolution CudaSemaphore::ResolveWait(uint64_t value,
 void CudaSemaphore::AddPending(uint64_t value, CUevent event, Ref<CudaContext> context,
                                std::vector<std::function<void()>>* due) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!failure_.ok()) {
+  Status scheduled = timeline_.Schedule(value, due);
+  if (timeline_.failed() || !scheduled.ok()) {
     context->ReleaseEvent(event);
+    if (!scheduled.ok()) FailLocked(std::move(scheduled), due);
     return;
   }
-  if (value <= target_) {
-    context->ReleaseEvent(event);
-    FailLocked(
-        InvalidArgumentError("a submission signals semaphore value " + std::to_string(value) +
-                             ", which does not advance it (at " + std::to_string(target_) + ")"),
-        due);
-    return;
-  }
-  target_ = value;
   pending_.push_back({value, event, std::move(context)});
-  CollectWaitersLocked(due);
   cv_.notify_all();
 }
 
 bool CudaSemaphore::NotifyWhenResolvable(uint64_t value, std::function<void()> callback) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!failure_.ok() || value <= target_) return false;
-  waiters_.push_back({value, std::move(callback)});
-  return true;
+  return timeline_.NotifyWhenScheduled(value, std::move(callback));
 }
 
 }  // namespace kiln::hal::cuda

@@ -1,6 +1,8 @@
 // CudaSemaphore: a timeline semaphore whose GPU-side signals are CUDA events.
 //
-// The value lives on the host. A queue submission that will signal value v
+// The value lives on the host, in the drivers' shared timeline bookkeeping
+// (hal/utils/timeline_state.h: reached and scheduled values, monotonic
+// checks, failure, waiter callbacks). A queue submission that will signal value v
 // records a completion event on the device's stream after its work and hands
 // it to the semaphore as a pending timepoint (v, event). The value advances
 // to v once that event has completed, which the semaphore finds out when
@@ -29,12 +31,13 @@
 
 #include "hal/cuda/cuda_context.h"
 #include "hal/semaphore.h"
+#include "hal/utils/timeline_state.h"
 
 namespace kiln::hal::cuda {
 
 class CudaSemaphore final : public Semaphore {
  public:
-  explicit CudaSemaphore(uint64_t initial_value) : value_(initial_value), target_(initial_value) {}
+  explicit CudaSemaphore(uint64_t initial_value) : timeline_(initial_value) {}
   ~CudaSemaphore() override;
 
   Result<uint64_t> Query() override;
@@ -75,26 +78,17 @@ class CudaSemaphore final : public Semaphore {
     CUevent event;
     Ref<CudaContext> context;
   };
-  struct Waiter {
-    uint64_t value;
-    std::function<void()> callback;
-  };
-
   // Polls pending events in order under the lock; completed ones advance the
   // value, a failed one fails the semaphore. Returns callbacks to run.
   void PollLocked(std::vector<std::function<void()>>* ready);
-  // Moves the waiters that `target_`/failure now satisfy into `ready`.
-  void CollectWaitersLocked(std::vector<std::function<void()>>* ready);
   void FailLocked(Status status, std::vector<std::function<void()>>* ready);
-  static void Run(std::vector<std::function<void()>>& callbacks);
 
   std::mutex mutex_;
   std::condition_variable cv_;
-  uint64_t value_;               // Reached. Guarded by mutex_.
-  uint64_t target_;              // The largest value signaled or pending. Guarded by mutex_.
-  Status failure_;               // Guarded by mutex_.
+  // Reached: completed events; scheduled: the largest value signaled or
+  // pending. Guarded by mutex_.
+  utils::TimelineState timeline_;
   std::deque<Pending> pending_;  // Increasing values. Guarded by mutex_.
-  std::vector<Waiter> waiters_;  // Guarded by mutex_.
 };
 
 }  // namespace kiln::hal::cuda

@@ -17,15 +17,20 @@ void GraphCommandBuffer::DestroyGraph() {
 }
 
 bool GraphCommandBuffer::NeedsTableToBuild() const {
-  for (const Command& command : commands_) {
-    const bool transfer =
-        command.kind == Command::Kind::kFill || command.kind == Command::Kind::kCopy;
-    if (transfer && command.uses_slots) return true;
+  const utils::CommandList& list = command_list();
+  for (size_t c = 0; c < list.size(); ++c) {
+    const bool transfer = !std::holds_alternative<utils::DispatchCommand>(list[c]) &&
+                          !std::holds_alternative<utils::BarrierCommand>(list[c]);
+    if (transfer && uses_slots_[c]) return true;
   }
   return false;
 }
 
 Status GraphCommandBuffer::EndImpl() {
+  KILN_RETURN_IF_ERROR(CudaCommandBuffer::EndImpl());
+  const utils::CommandList& list = command_list();
+  uses_slots_.resize(list.size());
+  for (size_t c = 0; c < list.size(); ++c) uses_slots_[c] = list.UsesSlots(list[c]);
   transfers_use_slots_ = NeedsTableToBuild();
   if (transfers_use_slots_) return OkStatus();  // Built at the first submit.
   // Slots (if any) get address 0 until the first submit patches them.
@@ -33,47 +38,36 @@ Status GraphCommandBuffer::EndImpl() {
 }
 
 bool GraphCommandBuffer::Resolve(Node& node, std::span<const Ref<Buffer>> table) const {
-  const Command& command = commands_[node.command];
-  switch (command.kind) {
-    case Command::Kind::kDispatch: {
-      bool changed = false;
-      for (uint32_t i = 0; i < command.binding_count; ++i) {
-        const Range& range = ranges_[command.first_range + i];
-        const uint64_t address = Address(range, table);
-        changed |= node.values[i] != address;
-        node.values[i] = address;
-      }
-      return changed;
+  if (node.kind == NodeKind::kKernel) {
+    const auto& dispatch = std::get<utils::DispatchCommand>(command_list()[node.command]);
+    bool changed = false;
+    uint32_t i = 0;
+    for (const BufferRef& binding : command_list().bindings(dispatch)) {
+      const uint64_t address = Address(binding, table);
+      changed |= node.values[i] != address;
+      node.values[i++] = address;
     }
-    case Command::Kind::kFill: {
-      const Range& target = ranges_[command.first_range];
-      const CUdeviceptr dst = Address(target, table);
-      const bool changed = node.memset.dst != dst;
-      node.memset.dst = dst;
-      return changed;
-    }
-    case Command::Kind::kCopy: {
-      const Range& source = ranges_[command.first_range];
-      const Range& target = ranges_[command.first_range + 1];
-      const CUdeviceptr src = Address(source, table);
-      const CUdeviceptr dst = Address(target, table);
-      const bool changed = node.memcpy.srcDevice != src || node.memcpy.dstDevice != dst;
-      node.memcpy.srcDevice = src;
-      node.memcpy.dstDevice = dst;
-      return changed;
-    }
-    case Command::Kind::kBarrier:
-      break;
+    return changed;
   }
-  return false;
+  Transfer transfer;
+  TransferOf(node.command, table, &transfer);
+  if (node.kind == NodeKind::kMemset) {
+    const bool changed = node.memset.dst != transfer.target;
+    node.memset.dst = transfer.target;
+    return changed;
+  }
+  const bool changed =
+      node.memcpy.srcDevice != transfer.source || node.memcpy.dstDevice != transfer.target;
+  node.memcpy.srcDevice = transfer.source;
+  node.memcpy.dstDevice = transfer.target;
+  return changed;
 }
 
 bool GraphCommandBuffer::ShapeChanged(std::span<const Ref<Buffer>> table) const {
-  for (uint32_t c = 0; c < commands_.size(); ++c) {
-    const Command& command = commands_[c];
-    if (!command.uses_slots || command.length != kWholeBuffer) continue;
-    if (command.kind != Command::Kind::kFill && command.kind != Command::Kind::kCopy) continue;
-    if (ResolvedLength(command, table) != built_lengths_[c]) return true;
+  for (uint32_t c = 0; c < command_list().size(); ++c) {
+    Transfer transfer;
+    if (!uses_slots_[c] || !TransferOf(c, table, &transfer)) continue;
+    if (transfer.length != built_lengths_[c]) return true;
   }
   return false;
 }
@@ -88,86 +82,103 @@ Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
   // group before the last barrier, or its join node); `current` the nodes
   // recorded since that barrier.
   std::vector<CUgraphNode> previous, current;
-  built_lengths_.assign(commands_.size(), 0);
-  for (uint32_t c = 0; c < commands_.size(); ++c) {
-    const Command& command = commands_[c];
-    if (command.kind == Command::Kind::kBarrier) {
-      if (current.empty()) continue;
-      if (current.size() > 1 && !previous.empty()) {
-        // Join: later nodes get one edge instead of one per node here.
-        CUgraphNode join = nullptr;
-        KILN_RETURN_IF_ERROR(
-            context().Check(s.cuGraphAddEmptyNode(&join, graph_, current.data(), current.size()),
-                            "cuGraphAddEmptyNode"));
-        previous.assign(1, join);
-      } else {
-        previous = std::move(current);
-      }
-      current.clear();
-      continue;
-    }
-    size_t length = 0;
-    if (command.kind == Command::Kind::kFill || command.kind == Command::Kind::kCopy) {
-      // CUDA has no empty memset/memcpy nodes: an empty transfer is no node.
-      length = built_lengths_[c] = ResolvedLength(command, table);
-      if (length == 0) continue;
-    }
+  const utils::CommandList& list = command_list();
+  built_lengths_.assign(list.size(), 0);
+  uint32_t c = 0;
+  // Copies, fills and updates: memcpy and memset nodes.
+  auto add_transfer = [&]() -> Status {
+    Transfer transfer;
+    TransferOf(c, table, &transfer);
+    // CUDA has no empty memset/memcpy nodes: an empty transfer is
+    // no node.
+    built_lengths_[c] = transfer.length;
+    if (transfer.length == 0) return OkStatus();
     Node& node = nodes_.emplace_back();
     node.command = c;
-    if (command.kind != Command::Kind::kDispatch) Resolve(node, table);  // Addresses.
-    switch (command.kind) {
-      case Command::Kind::kDispatch: {
-        const uint32_t params = command.binding_count + command.constant_count;
-        node.values.assign(params, 0);
-        node.pointers.assign(params, nullptr);
-        // Built at End, slots get address 0 until the first submit patches
-        // them; constants are final.
-        PackKernelParams(command, table, node.values.data(), node.pointers.data());
-        CUDA_KERNEL_NODE_PARAMS& k = node.kernel;
-        k.func = command.function;
-        k.gridDimX = command.grid[0];
-        k.gridDimY = command.grid[1];
-        k.gridDimZ = command.grid[2];
-        k.blockDimX = command.block[0];
-        k.blockDimY = command.block[1];
-        k.blockDimZ = command.block[2];
-        k.sharedMemBytes = command.shared_memory_bytes;
-        k.kernelParams = node.pointers.data();
-        KILN_RETURN_IF_ERROR(context().Check(
-            s.cuGraphAddKernelNode(&node.node, graph_, previous.data(), previous.size(), &k),
-            "cuGraphAddKernelNode"));
-        break;
-      }
-      case Command::Kind::kFill: {
-        CUDA_MEMSET_NODE_PARAMS& m = node.memset;
-        m.value = command.pattern;
-        m.elementSize = command.pattern_length;
-        m.width = length / command.pattern_length;
-        m.height = 1;
-        m.pitch = 0;
-        KILN_RETURN_IF_ERROR(
-            context().Check(s.cuGraphAddMemsetNode(&node.node, graph_, previous.data(),
-                                                   previous.size(), &m, context().context()),
-                            "cuGraphAddMemsetNode"));
-        break;
-      }
-      case Command::Kind::kCopy: {
-        CUDA_MEMCPY3D& m = node.memcpy;
-        m.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-        m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-        m.WidthInBytes = length;
-        m.Height = 1;
-        m.Depth = 1;
-        KILN_RETURN_IF_ERROR(
-            context().Check(s.cuGraphAddMemcpyNode(&node.node, graph_, previous.data(),
-                                                   previous.size(), &m, context().context()),
-                            "cuGraphAddMemcpyNode"));
-        break;
-      }
-      case Command::Kind::kBarrier:
-        break;
+    if (transfer.fill) {
+      node.kind = NodeKind::kMemset;
+      CUDA_MEMSET_NODE_PARAMS& m = node.memset;
+      m.dst = transfer.target;
+      m.value = transfer.pattern;
+      m.elementSize = transfer.pattern_length;
+      m.width = transfer.length / transfer.pattern_length;
+      m.height = 1;
+      m.pitch = 0;
+      KILN_RETURN_IF_ERROR(
+          context().Check(s.cuGraphAddMemsetNode(&node.node, graph_, previous.data(),
+                                                 previous.size(), &m, context().context()),
+                          "cuGraphAddMemsetNode"));
+    } else {
+      node.kind = NodeKind::kMemcpy;
+      CUDA_MEMCPY3D& m = node.memcpy;
+      m.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+      m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+      m.srcDevice = transfer.source;
+      m.dstDevice = transfer.target;
+      m.WidthInBytes = transfer.length;
+      m.Height = 1;
+      m.Depth = 1;
+      KILN_RETURN_IF_ERROR(
+          context().Check(s.cuGraphAddMemcpyNode(&node.node, graph_, previous.data(),
+                                                 previous.size(), &m, context().context()),
+                          "cuGraphAddMemcpyNode"));
     }
     current.push_back(node.node);
+    return OkStatus();
+  };
+  for (c = 0; c < list.size(); ++c) {
+    Status added = std::visit(
+        utils::Overloaded{
+            [&](const utils::BarrierCommand&) -> Status {
+              if (current.empty()) return OkStatus();
+              if (current.size() > 1 && !previous.empty()) {
+                // Join: later nodes get one edge instead of one per node here.
+                CUgraphNode join = nullptr;
+                KILN_RETURN_IF_ERROR(context().Check(
+                    s.cuGraphAddEmptyNode(&join, graph_, current.data(), current.size()),
+                    "cuGraphAddEmptyNode"));
+                previous.assign(1, join);
+              } else {
+                previous = std::move(current);
+              }
+              current.clear();
+              return OkStatus();
+            },
+            [&](const utils::DispatchCommand& dispatch) -> Status {
+              Node& node = nodes_.emplace_back();
+              node.command = c;
+              node.kind = NodeKind::kKernel;
+              const uint32_t params = dispatch.bindings.count + dispatch.constants.count;
+              node.values.assign(params, 0);
+              node.pointers.assign(params, nullptr);
+              // Built at End, slots get address 0 until the first submit
+              // patches them; constants are final.
+              PackKernelParams(dispatch, table, node.values.data(), node.pointers.data());
+              const CudaKernel& kernel = KernelOf(dispatch);
+              const ExecutableExport& info =
+                  dispatch.executable->export_at(dispatch.export_ordinal);
+              CUDA_KERNEL_NODE_PARAMS& k = node.kernel;
+              k.func = kernel.function;
+              k.gridDimX = dispatch.workgroup_count[0];
+              k.gridDimY = dispatch.workgroup_count[1];
+              k.gridDimZ = dispatch.workgroup_count[2];
+              k.blockDimX = info.workgroup_size[0];
+              k.blockDimY = info.workgroup_size[1];
+              k.blockDimZ = info.workgroup_size[2];
+              k.sharedMemBytes = kernel.shared_memory_bytes;
+              k.kernelParams = node.pointers.data();
+              KILN_RETURN_IF_ERROR(context().Check(
+                  s.cuGraphAddKernelNode(&node.node, graph_, previous.data(), previous.size(), &k),
+                  "cuGraphAddKernelNode"));
+              current.push_back(node.node);
+              return OkStatus();
+            },
+            [&](const utils::CopyCommand&) { return add_transfer(); },
+            [&](const utils::FillCommand&) { return add_transfer(); },
+            [&](const utils::UpdateCommand&) { return add_transfer(); },
+        },
+        list[c]);
+    KILN_RETURN_IF_ERROR(added);
   }
   KILN_RETURN_IF_ERROR(
       context().Check(s.cuGraphInstantiateWithFlags(&exec_, graph_, 0), "cuGraphInstantiate"));
@@ -181,28 +192,24 @@ Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
 Status GraphCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
   const CudaSymbols& s = context().symbols();
   bool rebuild = !exec_ || (transfers_use_slots_ && ShapeChanged(binding_table));
-  if (!rebuild && uses_slots_) {
+  if (!rebuild && command_list().uses_slots()) {
     for (Node& node : nodes_) {
-      const Command& command = commands_[node.command];
-      if (!command.uses_slots || !Resolve(node, binding_table)) continue;
+      if (!uses_slots_[node.command] || !Resolve(node, binding_table)) continue;
       CUresult result = CUDA_SUCCESS;
-      switch (command.kind) {
-        case Command::Kind::kDispatch:
+      switch (node.kind) {
+        case NodeKind::kKernel:
           result = s.cuGraphExecKernelNodeSetParams(exec_, node.node, &node.kernel);
           break;
-        case Command::Kind::kFill:
+        case NodeKind::kMemset:
           result =
               s.cuGraphExecMemsetNodeSetParams(exec_, node.node, &node.memset, context().context());
           break;
-        case Command::Kind::kCopy:
+        case NodeKind::kMemcpy:
           result =
               s.cuGraphExecMemcpyNodeSetParams(exec_, node.node, &node.memcpy, context().context());
           break;
-        case Command::Kind::kBarrier:
-          break;
       }
-      if (result != CUDA_SUCCESS && !IsStickyError(result) &&
-          command.kind != Command::Kind::kDispatch) {
+      if (result != CUDA_SUCCESS && !IsStickyError(result) && node.kind != NodeKind::kKernel) {
         // CUDA may refuse to move a memset/memcpy to another kind of memory.
         rebuild = true;
         break;

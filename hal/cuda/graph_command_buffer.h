@@ -1,8 +1,9 @@
 // GraphCommandBuffer: a command buffer executed as a CUDA graph, recorded
 // once and replayed (the CUDA driver's default).
 //
-// The recorded commands become graph nodes: kernel nodes for dispatches,
-// memset nodes for fills, memcpy nodes for copies and updates. Execution
+// The executor of the command list that translates it into graph nodes:
+// kernel nodes for dispatches, memset nodes for fills, memcpy nodes for
+// copies and updates. Execution
 // barriers become dependency edges: every node depends on the nodes
 // recorded between the two barriers before it (through one empty join node
 // when both groups have several), so the dispatches between two barriers
@@ -43,8 +44,10 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
 
   // One node per non-barrier command, with the parameters last given to
   // the instantiated graph.
+  enum class NodeKind : uint8_t { kKernel, kMemset, kMemcpy };
   struct Node {
     uint32_t command = 0;
+    NodeKind kind = NodeKind::kKernel;
     CUgraphNode node = nullptr;
     CUDA_KERNEL_NODE_PARAMS kernel = {};
     std::vector<uint64_t> values;  // Kernel parameter values.
@@ -62,9 +65,11 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   // Whether a fill/copy covers a different byte count under `table` than in
   // the instantiated graph (which patching cannot change).
   bool ShapeChanged(std::span<const Ref<Buffer>> table) const;
-  // Whether any fill/copy uses a slot: memset/memcpy nodes are added with
-  // real addresses, so those graphs are built at the first submit.
+  // Whether any fill/copy/update uses a slot: memset/memcpy nodes are added
+  // with real addresses, so those graphs are built at the first submit.
   bool NeedsTableToBuild() const;
+  // Whether command `index` uses a binding-table slot (End).
+  std::vector<bool> uses_slots_;
 
   CUgraph graph_ = nullptr;
   CUgraphExec exec_ = nullptr;

@@ -7,47 +7,51 @@ Status StreamCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
   CUstream stream = context().stream();
   values_.resize(max_params_);
   pointers_.resize(max_params_);
-  for (const Command& command : commands_) {
-    CUresult result = CUDA_SUCCESS;
-    const char* what = "";
-    switch (command.kind) {
-      case Command::Kind::kDispatch:
-        PackKernelParams(command, binding_table, values_.data(), pointers_.data());
-        result =
-            s.cuLaunchKernel(command.function, command.grid[0], command.grid[1], command.grid[2],
-                             command.block[0], command.block[1], command.block[2],
-                             command.shared_memory_bytes, stream, pointers_.data(), nullptr);
-        what = "cuLaunchKernel";
-        break;
-      case Command::Kind::kFill: {
-        const size_t length = ResolvedLength(command, binding_table);
-        if (length == 0) continue;
-        const CUdeviceptr target = Address(ranges_[command.first_range], binding_table);
-        if (command.pattern_length == 4) {
-          result = s.cuMemsetD32Async(target, command.pattern, length / 4, stream);
-        } else if (command.pattern_length == 2) {
-          result = s.cuMemsetD16Async(target, static_cast<unsigned short>(command.pattern),
-                                      length / 2, stream);
-        } else {
-          result = s.cuMemsetD8Async(target, static_cast<unsigned char>(command.pattern), length,
-                                     stream);
-        }
-        what = "cuMemsetAsync";
-        break;
+  const utils::CommandList& list = command_list();
+  for (size_t c = 0; c < list.size(); ++c) {
+    // A copy (or an update, from its staged bytes) or a fill.
+    auto transfer = [&]() -> Status {
+      Transfer t;
+      TransferOf(c, binding_table, &t);
+      if (t.length == 0) return OkStatus();
+      if (!t.fill) {
+        return context().Check(s.cuMemcpyAsync(t.target, t.source, t.length, stream),
+                               "cuMemcpyAsync");
       }
-      case Command::Kind::kCopy: {
-        const size_t length = ResolvedLength(command, binding_table);
-        if (length == 0) continue;
+      CUresult result;
+      if (t.pattern_length == 4) {
+        result = s.cuMemsetD32Async(t.target, t.pattern, t.length / 4, stream);
+      } else if (t.pattern_length == 2) {
+        result = s.cuMemsetD16Async(t.target, static_cast<unsigned short>(t.pattern), t.length / 2,
+                                    stream);
+      } else {
         result =
-            s.cuMemcpyAsync(Address(ranges_[command.first_range + 1], binding_table),
-                            Address(ranges_[command.first_range], binding_table), length, stream);
-        what = "cuMemcpyAsync";
-        break;
+            s.cuMemsetD8Async(t.target, static_cast<unsigned char>(t.pattern), t.length, stream);
       }
-      case Command::Kind::kBarrier:
-        continue;  // The stream is in order.
-    }
-    KILN_RETURN_IF_ERROR(context().Check(result, what));
+      return context().Check(result, "cuMemsetAsync");
+    };
+    KILN_RETURN_IF_ERROR(std::visit(
+        utils::Overloaded{
+            [&](const utils::DispatchCommand& dispatch) {
+              PackKernelParams(dispatch, binding_table, values_.data(), pointers_.data());
+              const CudaKernel& kernel = KernelOf(dispatch);
+              const ExecutableExport& info =
+                  dispatch.executable->export_at(dispatch.export_ordinal);
+              return context().Check(
+                  s.cuLaunchKernel(kernel.function, dispatch.workgroup_count[0],
+                                   dispatch.workgroup_count[1], dispatch.workgroup_count[2],
+                                   info.workgroup_size[0], info.workgroup_size[1],
+                                   info.workgroup_size[2], kernel.shared_memory_bytes, stream,
+                                   pointers_.data(), nullptr),
+                  "cuLaunchKernel");
+            },
+            [&](const utils::CopyCommand&) { return transfer(); },
+            [&](const utils::FillCommand&) { return transfer(); },
+            [&](const utils::UpdateCommand&) { return transfer(); },
+            // The stream is in order.
+            [](const utils::BarrierCommand&) { return OkStatus(); },
+        },
+        list[c]));
   }
   return OkStatus();
 }

@@ -1,6 +1,6 @@
-// StreamCommandBuffer: a command buffer replayed as direct launches on the
-// device's stream at every submit (--cuda_use_streams; for debugging and
-// comparison with the graph path).
+// StreamCommandBuffer: the executor of the command list that replays it as
+// direct launches on the device's stream at every submit
+// (--cuda_use_streams; for debugging and comparison with the graph path).
 //
 // Dispatches become cuLaunchKernel, fills cuMemsetD{8,16,32}Async, copies
 // and updates cuMemcpyAsync. The stream runs them in order, so execution

@@ -6,6 +6,7 @@
 #include "hal/vulkan/logical_device.h"
 #include "hal/vulkan/staging_arena.h"
 #include "hal/vulkan/vulkan_command_buffer.h"
+#include "hal/vulkan/vulkan_queue.h"
 #include "hal/vulkan/vulkan_semaphore.h"
 
 namespace kiln::hal::vulkan {
@@ -61,8 +62,6 @@ Status VulkanBuffer::StagedCopy(Direction direction, size_t allocation_offset,
   params.usage = kBufferUsageTransfer | kBufferUsageMapping;
   Result<Ref<VulkanBuffer>> staging = device_->allocator().AllocateBuffer(params, host.size());
   if (!staging.ok()) return context(staging.status());
-  const DeviceRange device_range{handle_, offset_ + allocation_offset, host.size()};
-  const DeviceRange staging_range{(*staging)->handle_, (*staging)->offset_, host.size()};
   if (direction == Direction::kFromHost) {
     std::memcpy((*staging)->mapped_, host.data(), host.size());
   }
@@ -70,23 +69,25 @@ Status VulkanBuffer::StagedCopy(Direction direction, size_t allocation_offset,
       VulkanCommandBuffer::Create(device_, CommandBufferMode::kOneShot);
   if (!commands.ok()) return context(commands.status());
   // The copy skips the HAL's usage checks: ReadData and WriteData need only
-  // the mapping usage, which the caller's buffer has.
+  // the mapping usage, which the caller's buffer has. The command buffer
+  // holds both buffers until it is gone.
+  const BufferRef device_ref = BufferRef::Of(Ref<Buffer>(this), allocation_offset, host.size());
+  const BufferRef staging_ref = BufferRef::Of(*staging, 0, host.size());
   Status status = (*commands)->Begin();
   if (status.ok()) {
     status = direction == Direction::kToHost
-                 ? (*commands)->RecordInternalCopy(device_range, staging_range,
-                                                   {Ref<Buffer>(this), *staging})
-                 : (*commands)->RecordInternalCopy(staging_range, device_range,
-                                                   {Ref<Buffer>(this), *staging});
+                 ? (*commands)->AppendInternalCopy(device_ref, staging_ref)
+                 : (*commands)->AppendInternalCopy(staging_ref, device_ref);
   }
   if (status.ok()) status = (*commands)->End();
   Result<Ref<VulkanSemaphore>> done = VulkanSemaphore::Create(device_, 0);
   if (status.ok() && !done.ok()) status = done.status();
   if (status.ok()) {
-    const Fence signal{{*done, 1}};
-    const Ref<CommandBuffer> submitted[] = {*commands};
-    status = device_->queue().Submit(Fence(), signal, submitted, {}, nullptr);
-    if (status.ok()) status = signal.Wait(kInfiniteTimeout);
+    VulkanSubmission submission;
+    submission.signals = {{*done, 1}};
+    submission.command_buffers = {*commands};
+    status = device_->queue().Submit(submission);
+    if (status.ok()) status = (*done)->Wait(1, kInfiniteTimeout);
   }
   if (!status.ok()) return context(status);
   if (direction == Direction::kToHost) {

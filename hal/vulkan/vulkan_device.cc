@@ -2,9 +2,11 @@
 
 #include <thread>
 
+#include "hal/utils/submission.h"
 #include "hal/vulkan/vulkan_buffer.h"
 #include "hal/vulkan/vulkan_command_buffer.h"
 #include "hal/vulkan/vulkan_executable.h"
+#include "hal/vulkan/vulkan_queue.h"
 #include "hal/vulkan/vulkan_semaphore.h"
 
 namespace kiln::hal::vulkan {
@@ -47,50 +49,39 @@ Result<Ref<Semaphore>> VulkanDevice::CreateSemaphore(uint64_t initial_value) {
   return Ref<Semaphore>(std::move(semaphore));
 }
 
-Status VulkanDevice::CheckFences(const Fence& wait, const Fence& signal,
-                                 const char* operation) const {
-  for (const Fence* fence : {&wait, &signal}) {
-    for (const Fence::Timepoint& t : fence->timepoints()) {
-      auto* semaphore = dynamic_cast<VulkanSemaphore*>(t.semaphore.get());
-      if (semaphore == nullptr || semaphore->device() != logical_.get()) {
-        return InvalidArgumentError(std::string(operation) + ": a " +
-                                    (fence == &wait ? "wait" : "signal") +
-                                    " semaphore was not created by this Vulkan device");
-      }
-    }
+struct VulkanDevice::Objects {
+  LogicalDevice* logical;
+  std::string_view owner() const { return "this Vulkan device"; }
+  Status health() const { return logical->queue().health(); }
+  bool OwnsSemaphore(const Semaphore& semaphore, utils::SemaphoreRole) const {
+    const auto* vulkan = dynamic_cast<const VulkanSemaphore*>(&semaphore);
+    return vulkan != nullptr && vulkan->device() == logical;
   }
-  return OkStatus();
-}
+  Status CheckBindingTableBuffer(const Buffer& buffer, const std::string& where) const {
+    if (VulkanBuffer::OwnedBy(buffer, logical) != nullptr) return OkStatus();
+    return InvalidArgumentError(where + " holds a buffer not allocated by this Vulkan device");
+  }
+  VulkanCommandBuffer* OwnCommandBuffer(CommandBuffer& command_buffer) const {
+    auto* vulkan = dynamic_cast<VulkanCommandBuffer*>(&command_buffer);
+    return vulkan != nullptr && vulkan->device() == logical ? vulkan : nullptr;
+  }
+};
 
 Status VulkanDevice::QueueExecute(const Fence& wait, const Fence& signal,
                                   std::span<const Ref<CommandBuffer>> command_buffers,
                                   std::span<const Ref<Buffer>> binding_table) {
-  KILN_RETURN_IF_ERROR(CheckFences(wait, signal, "QueueExecute"));
-  KILN_RETURN_IF_ERROR(CommandBuffer::ValidateSubmission(command_buffers, binding_table));
-  for (size_t i = 0; i < binding_table.size(); ++i) {
-    if (binding_table[i] && VulkanBuffer::OwnedBy(*binding_table[i], logical_.get()) == nullptr) {
-      return InvalidArgumentError("QueueExecute: binding-table slot " + std::to_string(i) +
-                                  " holds a buffer not allocated by this Vulkan device");
-    }
-  }
-  for (size_t i = 0; i < command_buffers.size(); ++i) {
-    auto where = [i] { return "QueueExecute: command buffer " + std::to_string(i); };
-    auto* command_buffer = dynamic_cast<VulkanCommandBuffer*>(command_buffers[i].get());
-    if (command_buffer == nullptr || command_buffer->device() != logical_.get()) {
-      return InvalidArgumentError(where() + " was not created by this Vulkan device");
-    }
-  }
-  KILN_RETURN_IF_ERROR(
-      logical_->queue().Submit(wait, signal, command_buffers, binding_table, nullptr));
-  CommandBuffer::MarkSubmitted(command_buffers);
-  return OkStatus();
+  return utils::QueueExecute<VulkanCommandBuffer>(
+      Objects{logical_.get()}, wait, signal, command_buffers, binding_table,
+      [&](VulkanSubmission submission) { return logical_->queue().Submit(submission); });
 }
 
 Result<Ref<Buffer>> VulkanDevice::QueueAlloca(const Fence& wait, const Fence& signal,
                                               const BufferParams& params, size_t size) {
-  KILN_RETURN_IF_ERROR(CheckFences(wait, signal, "QueueAlloca"));
+  KILN_ASSIGN_OR_RETURN(VulkanSubmission submission,
+                        utils::PrepareQueueOperation<VulkanCommandBuffer>(
+                            Objects{logical_.get()}, "QueueAlloca", wait, signal));
   KILN_ASSIGN_OR_RETURN(Ref<Buffer> buffer, logical_->allocator().Allocate(params, size));
-  KILN_RETURN_IF_ERROR(logical_->queue().Submit(wait, signal, {}, {}, nullptr));
+  KILN_RETURN_IF_ERROR(logical_->queue().Submit(submission));
   return buffer;
 }
 
@@ -100,8 +91,11 @@ Status VulkanDevice::QueueDealloca(const Fence& wait, const Fence& signal, Ref<B
     return InvalidArgumentError(
         "QueueDealloca: the buffer was not allocated by this Vulkan device");
   }
-  KILN_RETURN_IF_ERROR(CheckFences(wait, signal, "QueueDealloca"));
-  return logical_->queue().Submit(wait, signal, {}, {}, std::move(buffer));
+  KILN_ASSIGN_OR_RETURN(VulkanSubmission submission,
+                        utils::PrepareQueueOperation<VulkanCommandBuffer>(
+                            Objects{logical_.get()}, "QueueDealloca", wait, signal));
+  submission.released = std::move(buffer);
+  return logical_->queue().Submit(submission);
 }
 
 }  // namespace kiln::hal::vulkan

@@ -56,8 +56,9 @@ class VulkanDevice final : public Device {
  private:
   VulkanDevice(DeviceProperties properties, Ref<LogicalDevice> logical)
       : properties_(std::move(properties)), logical_(std::move(logical)) {}
-  // Checks that every semaphore of the fences is one of this device's.
-  Status CheckFences(const Fence& wait, const Fence& signal, const char* operation) const;
+  // What the drivers' submission skeleton (hal/utils/submission.h) asks of
+  // this device's objects.
+  struct Objects;
 
   DeviceProperties properties_;
   Ref<LogicalDevice> logical_;

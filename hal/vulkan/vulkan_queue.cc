@@ -113,36 +113,29 @@ VulkanQueue::Submission* VulkanQueue::NewSubmissionLocked() {
   return submission;
 }
 
-Status VulkanQueue::Submit(const Fence& wait, const Fence& signal,
-                           std::span<const Ref<CommandBuffer>> command_buffers,
-                           std::span<const Ref<Buffer>> binding_table, Ref<Buffer> released) {
+Status VulkanQueue::Submit(VulkanSubmission& work) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (!lost_.ok()) return lost_;
   if (stopping_) return AbortedError("the Vulkan device is shutting down");
 
   const Status* failed_wait = nullptr;
-  for (const Fence::Timepoint& t : wait.timepoints()) {
+  for (const Fence::Timepoint& t : work.waits) {
     auto* semaphore = static_cast<VulkanSemaphore*>(t.semaphore.get());
     if (semaphore->failed_.load(std::memory_order_relaxed)) {
-      failed_wait = &semaphore->failure_;
+      failed_wait = &semaphore->timeline_.failure();
       break;
     }
   }
-  for (const Fence::Timepoint& t : signal.timepoints()) {
+  for (const Fence::Timepoint& t : work.signals) {
     auto* semaphore = static_cast<VulkanSemaphore*>(t.semaphore.get());
-    if (semaphore->failed_.load(std::memory_order_relaxed)) continue;  // Stays failed.
-    if (t.value <= semaphore->high_water_) {
-      return InvalidArgumentError("queue signal of a semaphore to " + std::to_string(t.value) +
-                                  " does not advance it (it is signaled or scheduled to reach " +
-                                  std::to_string(semaphore->high_water_) +
-                                  "; timeline values only grow)");
-    }
+    // A failed semaphore accepts the signal and stays failed.
+    KILN_RETURN_IF_ERROR(semaphore->timeline_.CheckSchedule(t.value));
   }
   if (failed_wait != nullptr) {
     // Nothing runs: the signals carry the wait's failure, as they would once
     // the submission were reached.
     Status failure = *failed_wait;
-    for (const Fence::Timepoint& t : signal.timepoints()) {
+    for (const Fence::Timepoint& t : work.signals) {
       FailLocked(static_cast<VulkanSemaphore*>(t.semaphore.get()), failure);
     }
     return OkStatus();
@@ -150,25 +143,25 @@ Status VulkanQueue::Submit(const Fence& wait, const Fence& signal,
 
   const uint64_t serial = last_serial_ + 1;
   submit_command_buffers_.clear();
-  for (const Ref<CommandBuffer>& command_buffer : command_buffers) {
-    Result<VkCommandBuffer> prepared = static_cast<VulkanCommandBuffer*>(command_buffer.get())
-                                           ->PrepareSubmission(binding_table, serial, *this);
+  for (const Ref<VulkanCommandBuffer>& command_buffer : work.command_buffers) {
+    Result<VkCommandBuffer> prepared =
+        command_buffer->PrepareSubmission(work.binding_table, serial, *this);
     if (!prepared.ok()) return prepared.status();
     submit_command_buffers_.push_back(*prepared);
   }
   submit_wait_semaphores_.assign(1, timeline_);
   submit_wait_values_.assign(1, serial - 1);
   submit_wait_stages_.assign(1, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
-  for (const Fence::Timepoint& t : wait.timepoints()) {
+  for (const Fence::Timepoint& t : work.waits) {
     auto* semaphore = static_cast<VulkanSemaphore*>(t.semaphore.get());
-    if (t.value <= semaphore->high_water_) continue;  // Ordered by the queue chain.
+    if (t.value <= semaphore->timeline_.scheduled()) continue;  // Ordered by the queue chain.
     submit_wait_semaphores_.push_back(semaphore->handle_);
     submit_wait_values_.push_back(t.value);
     submit_wait_stages_.push_back(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
   }
   submit_signal_semaphores_.assign(1, timeline_);
   submit_signal_values_.assign(1, serial);
-  for (const Fence::Timepoint& t : signal.timepoints()) {
+  for (const Fence::Timepoint& t : work.signals) {
     auto* semaphore = static_cast<VulkanSemaphore*>(t.semaphore.get());
     if (semaphore->failed_.load(std::memory_order_relaxed)) continue;
     submit_signal_semaphores_.push_back(semaphore->handle_);
@@ -202,27 +195,25 @@ Status VulkanQueue::Submit(const Fence& wait, const Fence& signal,
 
   Submission* submission = NewSubmissionLocked();
   submission->serial = serial;
-  for (const Fence::Timepoint& t : wait.timepoints()) {
+  for (const Fence::Timepoint& t : work.waits) {
     auto* semaphore = static_cast<VulkanSemaphore*>(t.semaphore.get());
-    if (t.value > semaphore->high_water_) {
+    if (t.value > semaphore->timeline_.scheduled()) {
       semaphore->device_wait_max_ = std::max(semaphore->device_wait_max_, t.value);
     }
     submission->waits.emplace_back(Ref<VulkanSemaphore>(semaphore), t.value);
   }
-  for (const Fence::Timepoint& t : signal.timepoints()) {
+  for (const Fence::Timepoint& t : work.signals) {
     auto* semaphore = static_cast<VulkanSemaphore*>(t.semaphore.get());
     if (!semaphore->failed_.load(std::memory_order_relaxed)) {
-      semaphore->high_water_ = t.value;
+      semaphore->timeline_.RaiseScheduled(t.value);
       ++semaphore->pending_signals_;
     }
     submission->signals.emplace_back(Ref<VulkanSemaphore>(semaphore), t.value);
   }
-  for (const Ref<CommandBuffer>& command_buffer : command_buffers) {
-    submission->command_buffers.emplace_back(
-        static_cast<VulkanCommandBuffer*>(command_buffer.get()));
-  }
-  submission->binding_table.assign(binding_table.begin(), binding_table.end());
-  submission->released = std::move(released);
+  // The record keeps its vectors' capacity for reuse: swap, not assign.
+  std::swap(submission->command_buffers, work.command_buffers);
+  std::swap(submission->binding_table, work.binding_table);
+  submission->released = std::move(work.released);
   in_flight_.push_back(submission);
   lock.unlock();
   work_cv_.notify_one();
@@ -232,7 +223,7 @@ Status VulkanQueue::Submit(const Fence& wait, const Fence& signal,
 Result<uint64_t> VulkanQueue::Query(VulkanSemaphore& semaphore) {
   if (semaphore.failed_.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> lock(mutex_);
-    return semaphore.failure_;
+    return semaphore.timeline_.failure();
   }
   uint64_t value = 0;
   VkResult result =
@@ -247,14 +238,12 @@ Result<uint64_t> VulkanQueue::Query(VulkanSemaphore& semaphore) {
 
 Status VulkanQueue::Signal(VulkanSemaphore& semaphore, uint64_t value) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (semaphore.failed_.load(std::memory_order_relaxed)) return semaphore.failure_;
+  if (semaphore.failed_.load(std::memory_order_relaxed)) return semaphore.timeline_.failure();
   const uint64_t reached = CounterValueLocked(semaphore.handle_);
   if (!lost_.ok()) return lost_;
-  if (value <= reached) {
-    return InvalidArgumentError("semaphore signal to " + std::to_string(value) +
-                                " does not advance its value " + std::to_string(reached) +
-                                " (timeline values only grow)");
-  }
+  // Vulkan allows a host signal below a pending queue signal (checked
+  // next), so only the reached value bounds it from below.
+  if (value <= reached) return utils::HostSignalNotAdvancingError(value, reached, reached);
   if (semaphore.pending_signals_ > 0) {
     // Vulkan allows a host signal only below every pending queue signal; the
     // oldest in-flight submission that signals the semaphore has the lowest.
@@ -278,12 +267,12 @@ Status VulkanQueue::Signal(VulkanSemaphore& semaphore, uint64_t value) {
     if (result == VK_ERROR_DEVICE_LOST) MarkLostLocked(status);
     return status;
   }
-  semaphore.high_water_ = std::max(semaphore.high_water_, value);
+  semaphore.timeline_.RaiseScheduled(value);
   return OkStatus();
 }
 
 void VulkanQueue::Fail(VulkanSemaphore& semaphore, Status status) {
-  if (status.ok()) status = InternalError("semaphore failed with an OK status");
+  status = utils::FailureStatus(std::move(status));
   std::lock_guard<std::mutex> lock(mutex_);
   FailLocked(&semaphore, status);
 }
@@ -294,8 +283,7 @@ void VulkanQueue::FailLocked(VulkanSemaphore* first, const Status& status) {
   while (!work.empty()) {
     VulkanSemaphore* semaphore = work.back();
     work.pop_back();
-    if (semaphore->failed_.load(std::memory_order_relaxed)) continue;  // First failure wins.
-    semaphore->failure_ = status;
+    if (!semaphore->timeline_.Fail(status)) continue;  // The first failure wins.
     semaphore->failed_.store(true, std::memory_order_release);
     any = true;
     const uint64_t reached = CounterValueLocked(semaphore->handle_);
@@ -333,7 +321,7 @@ void VulkanQueue::ReleaseFailedLocked() {
       info.semaphore = semaphore.handle_;
       info.value = value;
       device_->fn().vkSignalSemaphore(device_->handle(), &info);
-      semaphore.high_water_ = std::max(semaphore.high_water_, value);
+      semaphore.timeline_.RaiseScheduled(value);
     }
     to_release_[i] = std::move(to_release_.back());
     to_release_.pop_back();
@@ -364,7 +352,7 @@ Status VulkanQueue::Wait(VulkanSemaphore& semaphore, uint64_t value, Timeout tim
   for (;;) {
     if (semaphore.failed_.load(std::memory_order_acquire)) {
       std::lock_guard<std::mutex> lock(mutex_);
-      return semaphore.failure_;
+      return semaphore.timeline_.failure();
     }
     if (is_lost_.load(std::memory_order_acquire)) return health();
     uint64_t reached = 0;
@@ -383,10 +371,7 @@ Status VulkanQueue::Wait(VulkanSemaphore& semaphore, uint64_t value, Timeout tim
       continue;
     }
     if (result == VK_SUCCESS && now >= deadline) {
-      return DeadlineExceededError(
-          "semaphore wait for value " + std::to_string(value) + " timed out after " +
-          std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(timeout).count()) +
-          " us (current value " + std::to_string(reached) + ")");
+      return utils::WaitTimeoutError(value, timeout, reached);
     }
     if (result == VK_SUCCESS) {
       // Block in slices: a failure is host-side state (Vulkan semaphores
@@ -482,7 +467,8 @@ void VulkanQueue::Shutdown() {
       std::vector<VulkanSemaphore*> blocking;
       for (Submission* submission : in_flight_) {
         for (const auto& [semaphore, value] : submission->waits) {
-          if (value > semaphore->high_water_ && value > CounterValueLocked(semaphore->handle_)) {
+          if (value > semaphore->timeline_.scheduled() &&
+              value > CounterValueLocked(semaphore->handle_)) {
             blocking.push_back(semaphore.get());
           }
         }

@@ -57,6 +57,7 @@
 #include "hal/command_buffer.h"
 #include "hal/fence.h"
 #include "hal/semaphore.h"
+#include "hal/utils/submission.h"
 #include "hal/vulkan/vulkan_api.h"
 
 namespace kiln::hal::vulkan {
@@ -64,6 +65,9 @@ namespace kiln::hal::vulkan {
 class LogicalDevice;
 class VulkanCommandBuffer;
 class VulkanSemaphore;
+
+// Its semaphores are this device's VulkanSemaphores (VulkanDevice checks).
+using VulkanSubmission = utils::Submission<VulkanCommandBuffer>;
 
 class VulkanQueue {
  public:
@@ -77,14 +81,12 @@ class VulkanQueue {
   // working afterwards, submissions fail with ABORTED.
   void Shutdown();
 
-  // Submits `command_buffers` (validated by the device: ended,
-  // VulkanCommandBuffers of this device, binding table checked) ordered after every earlier
-  // submission, waiting for `wait` and signaling `signal`. Semaphores must
-  // be this device's VulkanSemaphores. `released` is held until the
-  // submission completes (QueueDealloca). Errors leave nothing enqueued.
-  Status Submit(const Fence& wait, const Fence& signal,
-                std::span<const Ref<CommandBuffer>> command_buffers,
-                std::span<const Ref<Buffer>> binding_table, Ref<Buffer> released);
+  // Submits `submission` (validated by the device: its command buffers
+  // ended, binding table checked) ordered after every earlier submission.
+  // `released` is held until the submission completes (QueueDealloca). On
+  // success the queue has taken the submission's references; errors leave
+  // nothing enqueued.
+  Status Submit(VulkanSubmission& submission);
 
   // The semaphore operations of VulkanSemaphore.
   Result<uint64_t> Query(VulkanSemaphore& semaphore);

@@ -1,13 +1,14 @@
 // Vulkan command buffers: dispatches of real SPIR-V kernels, transfers with
 // Vulkan's alignment limits worked around, barriers ordering commands, and
 // reusable command buffers replayed with different binding tables.
-#include "hal/vulkan/vulkan_command_buffer.h"
+#include "hal/vulkan/reusable_command_buffer.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <numeric>
 
+#include "hal/cpu/cpu_device.h"
 #include "tests/hal/vulkan/vulkan_test_util.h"
 
 namespace kiln::hal::vulkan {
@@ -258,6 +259,39 @@ TEST_F(VulkanTest, OneShotCommandBuffersRunOnce) {
   EXPECT_EQ(not_ended.code(), StatusCode::kFailedPrecondition);
 }
 
+// hal/utils/submission.h claims one-shot command buffers at one point for
+// every driver: a resubmission is refused the same way here and on the CPU.
+TEST_F(VulkanTest, OneShotResubmissionIsRefusedAsOnTheCpuDriver) {
+  Ref<Device> cpu = Unwrap(cpu::CpuDevice::Create({.asynchronous = false}));
+  std::vector<Status> refusals;
+  for (Device* device : {static_cast<Device*>(device_.get()), cpu.get()}) {
+    Ref<CommandBuffer> commands = Unwrap(device->CreateCommandBuffer(CommandBufferMode::kOneShot));
+    KILN_ASSERT_OK(commands->Begin());
+    KILN_ASSERT_OK(commands->End());
+    KILN_ASSERT_OK(SubmitAndWait(*device, commands));
+    EXPECT_TRUE(commands->submitted());
+    refusals.push_back(device->QueueExecute(Fence(), Fence(), std::span(&commands, 1), {}));
+  }
+  EXPECT_EQ(refusals[0].code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(refusals[0].code(), refusals[1].code());
+  EXPECT_EQ(refusals[0].message(), refusals[1].message());
+}
+
+// A submission the queue refuses did not happen: its one-shot command
+// buffer can still be submitted.
+TEST_F(VulkanTest, OneShotRefusedByTheQueueIsNotUsedUp) {
+  Ref<Semaphore> semaphore = Unwrap(device_->CreateSemaphore(0));
+  KILN_ASSERT_OK(semaphore->Signal(1));
+  Ref<CommandBuffer> commands = Begin();
+  KILN_ASSERT_OK(commands->End());
+  Status stale = device_->QueueExecute(Fence(), Fence{{semaphore, 1}}, std::span(&commands, 1), {});
+  EXPECT_EQ(stale.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(stale.message().find("does not advance it"), std::string::npos) << stale.ToString();
+  EXPECT_FALSE(commands->submitted());
+  KILN_ASSERT_OK(SubmitAndWait(*device_, commands));
+  EXPECT_TRUE(commands->submitted());
+}
+
 TEST_F(VulkanTest, ReusableCommandBufferWithConcreteBuffersReplays) {
   Ref<Executable> executable = LoadTestExecutable();
   const uint32_t n = 100;
@@ -267,7 +301,7 @@ TEST_F(VulkanTest, ReusableCommandBufferWithConcreteBuffersReplays) {
   KILN_ASSERT_OK(commands->ExecutionBarrier());
   KILN_ASSERT_OK(AddConstant(*commands, executable, BufferRef::Of(data), n, 4));
   KILN_ASSERT_OK(commands->End());
-  auto* vulkan = static_cast<VulkanCommandBuffer*>(commands.get());
+  auto* vulkan = static_cast<ReusableCommandBuffer*>(commands.get());
   EXPECT_EQ(vulkan->record_count(), 1u);  // Recorded once, at End.
   // Submitted back to back without waiting: the queue keeps them in order.
   Ref<Semaphore> done = Unwrap(device_->CreateSemaphore(0));
@@ -307,7 +341,7 @@ TEST_P(VulkanReusableTest, ReplaysWithDifferentBindingTables) {
   KILN_ASSERT_OK(commands->ExecutionBarrier());
   KILN_ASSERT_OK(commands->CopyBuffer(BufferRef::Slot(2), BufferRef::Slot(3), n * 4));
   KILN_ASSERT_OK(commands->End());
-  auto* vulkan = static_cast<VulkanCommandBuffer*>(commands.get());
+  auto* vulkan = static_cast<ReusableCommandBuffer*>(commands.get());
 
   struct Table {
     std::vector<Ref<Buffer>> buffers;
@@ -360,7 +394,7 @@ TEST_P(VulkanReusableTest, DispatchOnlySlotsRewriteOnlyChangedDescriptors) {
   }
   KILN_ASSERT_OK(AddConstant(*commands, executable, BufferRef::Slot(1), n, 1000));
   KILN_ASSERT_OK(commands->End());
-  auto* vulkan = static_cast<VulkanCommandBuffer*>(commands.get());
+  auto* vulkan = static_cast<ReusableCommandBuffer*>(commands.get());
   Ref<Buffer> x = MakeBuffer(*device_, std::vector<uint32_t>(n, 0));
   Ref<Buffer> y = MakeBuffer(*device_, std::vector<uint32_t>(n, 0));
   Ref<Buffer> z = MakeBuffer(*device_, std::vector<uint32_t>(n, 0));
@@ -411,7 +445,7 @@ TEST_P(VulkanReusableTest, DispatchesOnTheSameReferencesShareADescriptorSet) {
   KILN_ASSERT_OK(commands->ExecutionBarrier());
   KILN_ASSERT_OK(AddConstant(*commands, executable, ids, n, 7));
   KILN_ASSERT_OK(commands->End());
-  auto* vulkan = static_cast<VulkanCommandBuffer*>(commands.get());
+  auto* vulkan = static_cast<ReusableCommandBuffer*>(commands.get());
   Ref<Buffer> x = MakeBuffer(*device_, std::vector<uint32_t>(n, 0));
   Ref<Buffer> y = MakeBuffer(*device_, std::vector<uint32_t>(n, 0));
   Ref<Buffer> lhs = MakeBuffer(*device_, Iota(n, 1));
