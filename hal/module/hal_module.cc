@@ -37,6 +37,9 @@ struct HalState {
   };
   std::vector<Ref<Device>> devices;
   Ref<ParameterIndex> parameters;  // Never null (empty when none were given).
+  Ref<Trace> trace;                // Null: nothing is traced.
+  // When each command buffer being recorded began (for its "record" span).
+  std::vector<std::pair<const CommandBuffer*, int64_t>> recording_since;
   std::vector<FenceSemaphore> fence_semaphores;
   std::vector<Ref<vm::Object>> device_refs;
   std::vector<uint32_t> constants;
@@ -459,7 +462,7 @@ Status ExecutableLoad(HalState&, Args args, Results results) {
 // ---------------------------------------------------------------------------
 // Command buffers.
 
-Status CommandBufferCreate(HalState&, Args args, Results results) {
+Status CommandBufferCreate(HalState& state, Args args, Results results) {
   const Ref<Device>* device = nullptr;
   KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
   const int32_t mode = args[1].i32();
@@ -470,14 +473,25 @@ Status CommandBufferCreate(HalState&, Args args, Results results) {
                         (*device)->CreateCommandBuffer(mode == 0 ? CommandBufferMode::kOneShot
                                                                  : CommandBufferMode::kReusable));
   KILN_RETURN_IF_ERROR(command_buffer->Begin());
+  if (state.trace && state.trace->recording()) {
+    state.recording_since.emplace_back(command_buffer.get(), state.trace->Now());
+  }
   results[0] = Wrapped(WrapForVm(std::move(command_buffer)));
   return OkStatus();
 }
 
-Status CommandBufferEnd(HalState&, Args args, Results) {
+Status CommandBufferEnd(HalState& state, Args args, Results) {
   const Ref<CommandBuffer>* command_buffer = nullptr;
   KILN_RETURN_IF_ERROR(Get(args, 0, "command buffer", &command_buffer));
-  return (*command_buffer)->End();
+  Status status = (*command_buffer)->End();
+  auto& since = state.recording_since;
+  for (auto it = since.begin(); it != since.end(); ++it) {
+    if (it->first != command_buffer->get()) continue;
+    state.trace->AddHostSpan("record", it->second);
+    since.erase(it);
+    break;
+  }
+  return status;
 }
 
 // The arguments dispatch and dispatch.indirect share: (cmd, executable,
@@ -659,7 +673,7 @@ Status FenceCreate(HalState& state, Args args, Results results) {
   return OkStatus();
 }
 
-Status FenceAwait(HalState&, Args args, Results) {
+Status FenceAwait(HalState& state, Args args, Results) {
   const Ref<Fence>* fence = nullptr;
   KILN_RETURN_IF_ERROR(Get(args, 0, "fence", &fence));
   const int64_t timeout_ms = args[1].i64();
@@ -672,7 +686,13 @@ Status FenceAwait(HalState&, Args args, Results) {
   const Timeout timeout = timeout_ms == -1 || timeout_ms > kMaxMs
                               ? kInfiniteTimeout
                               : Timeout(std::chrono::milliseconds(timeout_ms));
-  return (*fence)->Wait(timeout);
+  if (!state.trace) return (*fence)->Wait(timeout);
+  const int64_t start_ns = state.trace->Now();
+  Status status = (*fence)->Wait(timeout);
+  const int64_t end_ns = state.trace->Now();
+  state.trace->AddWait(end_ns - start_ns);  // The span and the count agree.
+  state.trace->AddHostSpan("wait", start_ns, {}, end_ns);
+  return status;
 }
 
 // Submits a command buffer with the binding table in arguments 4.. (none
@@ -704,6 +724,7 @@ Status DeviceQueueExecute(HalState& state, Args args, Results) {
     state.binding_table.push_back(object ? static_cast<const VmBuffer*>(object)->get() : nullptr);
   }
   if (status.ok()) {
+    ScopedHostSpan span(state.trace.get(), "submit");
     status =
         (*device)->QueueExecute(*wait, **signal, std::span(command_buffer, 1), state.binding_table);
   }
@@ -771,11 +792,12 @@ Result<Ref<vm::Module>> CreateHalModule(vm::Instance& instance, std::vector<Ref<
       options.parameters ? std::move(options.parameters) : ParameterIndex::Create();
   auto module = vm::NativeModule<HalState>::Create(
       "hal",
-      [devices = std::move(devices),
-       parameters = std::move(parameters)]() -> Result<std::unique_ptr<HalState>> {
+      [devices = std::move(devices), parameters = std::move(parameters),
+       trace = std::move(options.trace)]() -> Result<std::unique_ptr<HalState>> {
         auto state = std::make_unique<HalState>();
         state->devices = devices;
         state->parameters = parameters;
+        state->trace = trace;
         for (const Ref<Device>& device : devices) state->device_refs.push_back(WrapForVm(device));
         return state;
       });

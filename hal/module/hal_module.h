@@ -49,6 +49,7 @@
 #include "hal/device.h"
 #include "hal/fence.h"
 #include "hal/parameters/parameter_index.h"
+#include "hal/trace.h"
 #include "vm/instance.h"
 #include "vm/module.h"
 #include "vm/variant.h"
@@ -66,6 +67,10 @@ struct HalModuleOptions {
   // its device once. Null: none (a program that needs one fails to
   // initialize with an error naming the parameter's scope).
   Ref<ParameterIndex> parameters;
+  // Where the host spans of the imports go ("record": command_buffer.create
+  // to end; "submit": queue.execute; "wait": fence.await, whose time is
+  // counted even when spans are not recorded). Null: nothing is traced.
+  Ref<Trace> trace;
 };
 
 // The "hal" native module, serving `devices` (none may be null) to every

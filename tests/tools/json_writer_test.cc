@@ -84,5 +84,16 @@ TEST(JsonWriterTest, Utf8) {
   EXPECT_EQ(JsonQuote("\xff"), "\"\\ufffd\"");
 }
 
+TEST(JsonWriterTest, DoublesAreShortestExactAndNonFiniteIsNull) {
+  JsonWriter json(0);
+  json.BeginArray();
+  json.Double(1.5);
+  json.Double(0.1);
+  json.Double(-2e-7);
+  json.Double(1e300 * 1e300);
+  json.EndArray();
+  EXPECT_EQ(json.str(), "[\n1.5,\n0.1,\n-2e-07,\nnull\n]\n");
+}
+
 }  // namespace
 }  // namespace kiln::tools

@@ -12,8 +12,8 @@
 // --parameters, --device, --list_devices) plus Google Benchmark's own (--benchmark_filter,
 // --benchmark_repetitions, --benchmark_min_time, --benchmark_format=json,
 // --benchmark_out=FILE, ...), and --time_unit. Without --function it times
-// the module's only export, or, where there are several, every exported
-// function that takes no arguments.
+// every exported function that takes no arguments, or the module's only
+// export when --input values are given for it.
 //
 // What is timed: inputs are parsed, checked against the signature and
 // uploaded to the device once, before timing; each iteration then invokes the
@@ -26,7 +26,12 @@
 //
 // Benchmarks are named like IREE's: BM_<function>/process_time/real_time
 // (wall-clock time per call; the CPU column is the whole process's CPU time,
-// which counts the CPU driver's worker threads). Every failure (a bad flag,
+// which counts the CPU driver's worker threads). Two counters per call:
+// host_time_us, the wall time less the time spent waiting on fences (the
+// host's own share: VM, recording, submission), and wait_us. --trace=FILE
+// writes a Chrome trace (tools/common/trace_file.h) of the run: load,
+// initialize, the call made before timing ("first call"), every timed call
+// with its record, submit and wait. Every failure (a bad flag,
 // module, function or input, a failing invocation) is one "error: ..." line
 // on stderr and exit code 1.
 #include <benchmark/benchmark.h>
@@ -49,6 +54,7 @@
 #include "tools/common/function_io.h"
 #include "tools/common/parameter_flags.h"
 #include "tools/common/program_loading.h"
+#include "tools/common/trace_file.h"
 #include "vm/bytecode_module.h"
 #include "vm/context.h"
 #include "vm/instance.h"
@@ -65,6 +71,7 @@ struct BenchmarkOptions {
   std::optional<std::string> function;  // None: every export without arguments.
   std::vector<std::string> inputs;
   std::vector<tools::ParameterFile> parameters;
+  std::string trace_path;  // Empty: no --trace.
   std::string device_uri = "cpu";
   bool list_devices = false;
   hal::BuiltinDriverOptions drivers;
@@ -83,6 +90,9 @@ struct Target {
 // Everything the registered benchmarks touch; it outlives
 // benchmark::RunSpecifiedBenchmarks.
 struct Session {
+  // Counts the waits of every call (the host time counter) and, with
+  // --trace, records the spans.
+  Ref<hal::Trace> trace;
   Ref<hal::Device> device;
   Ref<vm::Context> context;
   std::unique_ptr<vm::Stack> stack;  // Shared: benchmarks run one at a time.
@@ -122,8 +132,10 @@ Status Prepare(const BenchmarkOptions& options, hal::DriverRegistry& registry, S
   Ref<vm::Instance> instance = vm::Instance::Create();
   // Before loading: a module's type table names hal types.
   KILN_RETURN_IF_ERROR(hal::RegisterHalTypes(*instance));
+  std::optional<hal::ScopedHostSpan> load_span(std::in_place, session.trace.get(), "load");
   KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module,
                         tools::LoadModule(*instance, options.module_path));
+  load_span.reset();
   KILN_ASSIGN_OR_RETURN(std::vector<const vm::ExportedFunction*> selected,
                         SelectFunctions(*module, options));
   // Everything the user typed is checked before the module's initialiser runs.
@@ -140,8 +152,9 @@ Status Prepare(const BenchmarkOptions& options, hal::DriverRegistry& registry, S
   KILN_ASSIGN_OR_RETURN(Ref<hal::ParameterIndex> parameters,
                         tools::OpenParameters(options.parameters));
 
-  KILN_ASSIGN_OR_RETURN(session.context, tools::CreateProgramContext(instance, session.device,
-                                                                     module, {}, {}, parameters));
+  KILN_ASSIGN_OR_RETURN(session.context,
+                        tools::CreateProgramContext(instance, session.device, module, {}, {},
+                                                    parameters, session.trace));
   session.stack = session.context->AcquireStack();
   for (size_t i = 0; i < selected.size(); ++i) {
     const vm::ExportedFunction& exported = *selected[i];
@@ -154,6 +167,7 @@ Status Prepare(const BenchmarkOptions& options, hal::DriverRegistry& registry, S
     target.arguments.assign(arguments->items().begin(), arguments->items().end());
     KILN_ASSIGN_OR_RETURN(tools::FunctionSpec spec, tools::DescribeFunction(*module, exported));
     target.results.resize(spec.results.size());
+    hal::ScopedHostSpan first_call(session.trace.get(), "first call @" + exported.name);
     KILN_RETURN_IF_ERROR(
         vm::InvokeWithStack(target.function, target.arguments, target.results, *session.stack));
     session.targets.push_back(std::move(target));
@@ -161,17 +175,31 @@ Status Prepare(const BenchmarkOptions& options, hal::DriverRegistry& registry, S
   return OkStatus();
 }
 
-// The timed loop of one target.
+// The timed loop of one target. Besides Google Benchmark's times it reports
+// per call `host_time_us`: the wall time less the time spent waiting on
+// fences (what the host itself spends: the VM, recording, submission), and
+// `wait_us`.
 void RunTarget(benchmark::State& state, Session* session, Target* target) {
+  hal::Trace& trace = *session->trace;
+  const std::string call_name = "call @" + target->name;
+  const int64_t wait_before = trace.WaitNanoseconds();
+  const int64_t loop_start = trace.Now();
   for (auto _ : state) {
+    const int64_t call_start = trace.recording() ? trace.Now() : 0;
     Status status =
         vm::InvokeWithStack(target->function, target->arguments, target->results, *session->stack);
+    if (trace.recording()) trace.AddHostSpan(call_name, call_start);
     if (!status.ok()) {
       if (!session->failure) session->failure = status;
       state.SkipWithError(status.message().c_str());
       break;
     }
   }
+  const double wait_us = static_cast<double>(trace.WaitNanoseconds() - wait_before) / 1000.0;
+  const double wall_us = static_cast<double>(trace.Now() - loop_start) / 1000.0;
+  state.counters["host_time_us"] =
+      benchmark::Counter(wall_us - wait_us, benchmark::Counter::kAvgIterations);
+  state.counters["wait_us"] = benchmark::Counter(wait_us, benchmark::Counter::kAvgIterations);
 }
 
 // Runs the whole tool.
@@ -183,6 +211,7 @@ Status Run(const BenchmarkOptions& options) {
     return OkStatus();
   }
   Session session;
+  session.trace = hal::Trace::Create(/*record_spans=*/!options.trace_path.empty());
   Status prepared = Prepare(options, registry, session);
   if (!prepared.ok()) {
     if (session.stack) session.context->ReleaseStack(std::move(session.stack));
@@ -199,6 +228,10 @@ Status Run(const BenchmarkOptions& options) {
   // Results hold refs into the context (buffer views); drop them first.
   session.targets.clear();
   session.context->ReleaseStack(std::move(session.stack));
+  if (!options.trace_path.empty()) {
+    KILN_RETURN_IF_ERROR(
+        tools::WriteTraceFile(*session.trace, "kiln-benchmark-module", options.trace_path));
+  }
   if (session.failure) return *session.failure;
   return OkStatus();
 }
@@ -224,6 +257,10 @@ cxxopts::Options DeclareFlags() {
        "@file.npy, +file.npy, 4xf32=@file.bin, ...; parsed and uploaded once, before timing",
        cxxopts::value<std::string>())                                            //
       ("parameters", tools::kParametersFlagHelp, cxxopts::value<std::string>())  //
+      ("trace",
+       "Write a Chrome trace (JSON; Perfetto opens it) to this file: load, initialize, "
+       "every timed call, and each command buffer's record, submit and wait",
+       cxxopts::value<std::string>())  //
       ("device",
        "HAL device URI: cpu (default), cpu-sync, local-task, local-sync, cpu://N, cuda, "
        "cuda://N, vulkan, vulkan://N",
@@ -294,6 +331,11 @@ Status ParseFlags(cxxopts::Options& flags, int argc, char** argv, BenchmarkOptio
     if (result.count("function")) options->function = result["function"].as<std::string>();
     options->inputs = tools::RepeatedFlag(result, "input");
     KILN_ASSIGN_OR_RETURN(options->parameters, tools::ParametersFlag(result));
+    if (result.count("trace") > 1) return InvalidArgumentError("--trace given more than once");
+    if (result.count("trace")) {
+      options->trace_path = result["trace"].as<std::string>();
+      if (options->trace_path.empty()) return InvalidArgumentError("--trace needs a file name");
+    }
     if (!options->inputs.empty() && !options->function) {
       return InvalidArgumentError(
           "--input needs --function (without it, only functions "

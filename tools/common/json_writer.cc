@@ -1,5 +1,8 @@
 #include "tools/common/json_writer.h"
 
+#include <charconv>
+#include <cmath>
+
 namespace kiln::tools {
 namespace {
 
@@ -144,6 +147,17 @@ void JsonWriter::Int(int64_t value) {
 void JsonWriter::Uint(uint64_t value) {
   BeforeValue();
   out_ += std::to_string(value);
+}
+
+void JsonWriter::Double(double value) {
+  if (!std::isfinite(value)) {
+    Null();
+    return;
+  }
+  BeforeValue();
+  char text[32];
+  const std::to_chars_result written = std::to_chars(text, text + sizeof(text), value);
+  out_.append(text, written.ptr);
 }
 
 void JsonWriter::Bool(bool value) {

@@ -39,6 +39,9 @@ class JsonWriter {
   void String(std::string_view value);
   void Int(int64_t value);
   void Uint(uint64_t value);
+  // A finite number, written in the shortest form that reads back exactly
+  // (JSON has no NaN or infinity: those are written as null).
+  void Double(double value);
   void Bool(bool value);
   void Null();
 

@@ -53,10 +53,13 @@ Result<Ref<vm::Context>> CreateProgramContext(Ref<vm::Instance> instance, Ref<ha
                                               Ref<vm::BytecodeModule> module,
                                               vm::ContextOptions options,
                                               std::vector<Ref<vm::Module>> extra_modules,
-                                              Ref<hal::ParameterIndex> parameters) {
-  KILN_ASSIGN_OR_RETURN(
-      Ref<vm::Module> hal_module,
-      hal::CreateHalModule(*instance, {std::move(device)}, {.parameters = std::move(parameters)}));
+                                              Ref<hal::ParameterIndex> parameters,
+                                              Ref<hal::Trace> trace) {
+  hal::ScopedHostSpan span(trace.get(), "initialize");
+  KILN_ASSIGN_OR_RETURN(Ref<vm::Module> hal_module,
+                        hal::CreateHalModule(*instance, {std::move(device)},
+                                             {.parameters = std::move(parameters),
+                                              .trace = trace}));
   std::vector<Ref<vm::Module>> modules = {std::move(hal_module)};
   for (Ref<vm::Module>& extra : extra_modules) modules.push_back(std::move(extra));
   modules.push_back(Ref<vm::Module>(std::move(module)));

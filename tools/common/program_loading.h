@@ -23,6 +23,7 @@
 #include "base/result.h"
 #include "hal/device.h"
 #include "hal/parameters/parameter_index.h"
+#include "hal/trace.h"
 #include "vm/bytecode_module.h"
 #include "vm/context.h"
 #include "vm/instance.h"
@@ -43,11 +44,14 @@ Result<const vm::ExportedFunction*> FindExport(const vm::BytecodeModule& module,
 // A context holding the hal module (serving `device` and the external
 // `parameters`, which may be null: none), then `extra_modules`
 // (kiln-check-module's `check` module), then `module`; the module's
-// initialiser runs here (and uploads the parameters it uses).
+// initialiser runs here (and uploads the parameters it uses), inside an
+// "initialize" span of `trace` (null: untraced), which the hal module's
+// spans go to as well.
 Result<Ref<vm::Context>> CreateProgramContext(Ref<vm::Instance> instance, Ref<hal::Device> device,
                                               Ref<vm::BytecodeModule> module,
                                               vm::ContextOptions options,
                                               std::vector<Ref<vm::Module>> extra_modules = {},
-                                              Ref<hal::ParameterIndex> parameters = nullptr);
+                                              Ref<hal::ParameterIndex> parameters = nullptr,
+                                              Ref<hal::Trace> trace = nullptr);
 
 }  // namespace kiln::tools

@@ -22,6 +22,9 @@
 // exits 1 on a mismatch; --parameters=[scope=]FILE.safetensors gives the
 // external parameters a program reads (tools/common/parameter_flags.h);
 // --trace_execution prints every executed instruction to stderr;
+// --trace=FILE.json writes a Chrome trace of the run (tools/common/
+// trace_file.h: load, initialize, call, and the hal module's record, submit
+// and wait spans), also when the call fails;
 // --list_devices lists every registered driver's devices.
 // Value notation: tools/common/function_io.h (tensors) and
 // tools/common/value_parsing.h (scalars). Every failure is one "error: ..."
@@ -30,6 +33,7 @@
 #include <cstdio>
 #include <cxxopts.hpp>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +46,7 @@
 #include "tools/common/instruction_tracer.h"
 #include "tools/common/parameter_flags.h"
 #include "tools/common/program_loading.h"
+#include "tools/common/trace_file.h"
 #include "tools/common/value_parsing.h"
 #include "vm/bytecode_module.h"
 #include "vm/context.h"
@@ -62,6 +67,7 @@ struct RunOptions {
   std::vector<tools::ParameterFile> parameters;
   tools::ComparisonOptions comparison;
   bool trace_execution = false;
+  std::string trace_path;  // Empty: no --trace.
   std::string device_uri = "cpu";
   bool list_devices = false;
   hal::BuiltinDriverOptions drivers;
@@ -80,11 +86,15 @@ Result<int> Run(const RunOptions& options) {
   KILN_ASSIGN_OR_RETURN(Ref<hal::Device> device,
                         tools::CreateDeviceFromFlag(registry, options.device_uri));
 
+  Ref<hal::Trace> trace =
+      options.trace_path.empty() ? nullptr : hal::Trace::Create(/*record_spans=*/true);
   Ref<vm::Instance> instance = vm::Instance::Create();
   // Before loading: a module's type table names hal types.
   KILN_RETURN_IF_ERROR(hal::RegisterHalTypes(*instance));
+  std::optional<hal::ScopedHostSpan> load_span(std::in_place, trace.get(), "load");
   KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module,
                         tools::LoadModule(*instance, options.module_path));
+  load_span.reset();
   KILN_ASSIGN_OR_RETURN(const vm::ExportedFunction* exported,
                         tools::FindExport(*module, options.function));
   KILN_ASSIGN_OR_RETURN(tools::FunctionSpec spec, tools::DescribeFunction(*module, *exported));
@@ -120,14 +130,19 @@ Result<int> Run(const RunOptions& options) {
   if (options.trace_execution) context_options.stack.instruction_trace = tracer.Callback();
   KILN_ASSIGN_OR_RETURN(
       Ref<vm::Context> context,
-      tools::CreateProgramContext(instance, device, module, context_options, {}, parameters));
+      tools::CreateProgramContext(instance, device, module, context_options, {}, parameters, trace));
   KILN_ASSIGN_OR_RETURN(vm::Function function, context->LookupFunction(std::string(module->name()) +
                                                                        "." + exported->name));
 
   KILN_ASSIGN_OR_RETURN(Ref<vm::List> arguments, tools::MakeArguments(*device, inputs));
   std::printf("EXEC @%s\n", exported->name.c_str());
   std::fflush(stdout);
-  KILN_ASSIGN_OR_RETURN(Ref<vm::List> results, vm::Invoke(*context, function, *arguments));
+  Result<Ref<vm::List>> invoked = [&] {
+    hal::ScopedHostSpan call_span(trace.get(), "call @" + exported->name);
+    return vm::Invoke(*context, function, *arguments);
+  }();
+  if (trace) KILN_RETURN_IF_ERROR(tools::WriteTraceFile(*trace, "kiln-run-module", options.trace_path));
+  KILN_ASSIGN_OR_RETURN(Ref<vm::List> results, std::move(invoked));
   KILN_ASSIGN_OR_RETURN(std::vector<tools::HostValue> actual,
                         tools::ReadResults(*device, *results, spec.results));
   auto print = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
@@ -191,6 +206,10 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
        cxxopts::value<int64_t>()->default_value("1024"))  //
       ("trace_execution", "Print every executed instruction to stderr",
        cxxopts::value<bool>()->default_value("false"))  //
+      ("trace",
+       "Write a Chrome trace (JSON; Perfetto opens it) of the run to this file: load, "
+       "initialize, call, and each command buffer's record, submit and wait",
+       cxxopts::value<std::string>())  //
       ("device",
        "HAL device URI: cpu (default), cpu-sync, local-task, local-sync, cpu://N, cuda, "
        "cuda://N, vulkan, vulkan://N",
@@ -246,6 +265,11 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
       return InvalidArgumentError("--output_max_element_count must be >= 0");
     }
     options->trace_execution = result["trace_execution"].as<bool>();
+    if (result.count("trace") > 1) return InvalidArgumentError("--trace given more than once");
+    if (result.count("trace")) {
+      options->trace_path = result["trace"].as<std::string>();
+      if (options->trace_path.empty()) return InvalidArgumentError("--trace needs a file name");
+    }
   } catch (const std::exception& error) {
     return InvalidArgumentError(tools::FlagErrorMessage(error));
   }
