@@ -1,5 +1,7 @@
 #include "compiler/host/host_utils.h"
 
+#include "compiler/dialects/hal/hal_dialect.h"
+#include "compiler/dialects/util/util_dialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
@@ -44,6 +46,20 @@ std::optional<int64_t> ConstantIntOf(mlir::Value value) {
   llvm::APInt constant;
   if (!value || !mlir::matchPattern(value, mlir::m_ConstantInt(&constant))) return std::nullopt;
   return constant.getSExtValue();
+}
+
+std::optional<ArenaRange> ArenaRangeOf(mlir::Value buffer) {
+  auto subspan = buffer.getDefiningOp<HAL::BufferSubspanOp>();
+  if (!subspan) return std::nullopt;
+  auto load = subspan.getSourceBuffer().getDefiningOp<Util::GlobalLoadOp>();
+  if (!load) return std::nullopt;
+  auto global =
+      mlir::SymbolTable::lookupNearestSymbolFrom<Util::GlobalOp>(load, load.getGlobalAttr());
+  if (!global || !global->hasAttr(kArenaAttrName)) return std::nullopt;
+  std::optional<int64_t> offset = ConstantIntOf(subspan.getSourceOffset());
+  std::optional<int64_t> length = ConstantIntOf(subspan.getLength());
+  if (!offset || !length) return std::nullopt;
+  return ArenaRange{global.getSymNameAttr(), *offset, *length};
 }
 
 }  // namespace kiln::compiler::host

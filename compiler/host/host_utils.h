@@ -1,5 +1,6 @@
 // What the host passes share: tensor element types as the runtime encodes
-// them (hal/element_type.h), and the module-level symbols they add.
+// them (hal/element_type.h), the module-level symbols they add, and the
+// buffers of a function's memory arena (--kiln-hal-plan-memory).
 #pragma once
 
 #include <cstdint>
@@ -28,5 +29,26 @@ mlir::Value I32Constant(mlir::OpBuilder& b, mlir::Location loc, int64_t value);
 
 // The integer an arith.constant defining `value` holds.
 std::optional<int64_t> ConstantIntOf(mlir::Value value);
+
+// The unit attribute --kiln-hal-plan-memory puts on the util.global of a
+// function's arena: a !hal.buffer that only that function's planned buffers
+// (hal.buffer.subspan of it at constant offsets) use, and that nothing else
+// can reach.
+inline constexpr llvm::StringLiteral kArenaAttrName = "kiln.memory_arena";
+
+// A planned buffer: bytes [offset, offset + length) of an arena.
+struct ArenaRange {
+  mlir::StringAttr arena;  // The arena global's name.
+  int64_t offset = 0;
+  int64_t length = 0;
+  bool Overlaps(const ArenaRange& other) const {
+    return arena == other.arena && offset < other.offset + other.length &&
+           other.offset < offset + length;
+  }
+};
+
+// The arena range `buffer` is (a hal.buffer.subspan at constant offset and
+// length of a load of an arena global), or nullopt.
+std::optional<ArenaRange> ArenaRangeOf(mlir::Value buffer);
 
 }  // namespace kiln::compiler::host

@@ -42,12 +42,37 @@
 //   hal.device.queue.execute.indirect<%device> signal(%fence) commands(%cmd)
 //       bindings([%a, %r])
 //
+// Fixed buffers are recorded, not slotted: a load of an immutable !hal.buffer
+// global (weights, constants, the function's memory arena of
+// --kiln-hal-plan-memory), or a hal.buffer.subspan of one at a constant
+// offset and length (an arena range), is the same buffer on every call. A
+// dispatch whose bindings are all fixed binds the global itself, at the
+// subspan's offset plus the binding's, so a CUDA graph keeps its addresses
+// and a submission patches nothing for it. The VM's dispatch imports take
+// all buffers or all slots, so a dispatch that also binds one of the call's
+// own buffers (arguments, results, buffers that escape) binds slots for all:
+// a fixed buffer then gets one slot per global (the arena: one slot for all
+// its ranges, at their offsets), whose table entry is the same buffer every
+// call, so the graph's addresses for it never change either:
+//
+//   %arena = util.global.load immutable @__hal_arena_f : !hal.buffer
+//   %t = hal.buffer.subspan<%arena : !hal.buffer>[%c256, %c16] : !hal.buffer
+//   hal.command_buffer.dispatch<%cmd> ... bindings([(%a)[%c0, %c16], (%t)[%c0, %c16]])
+//   hal.command_buffer.dispatch<%cmd> ... bindings([(%t)[%c0, %c16], (%w)[%c0, %c16]])
+// (%w the load of an immutable weight global) records
+//   hal.command_buffer.dispatch<%cmd> ... bindings([(%c0 : index)[%c0, %c16],
+//                                                  (%c1 : index)[%c256, %c16]])
+//   hal.command_buffer.dispatch<%cmd> ... bindings([(%arena_copy)[%c256, %c16],
+//                                                  (%w_copy)[%c0, %c16]])
+// and submits with bindings([%a, %arena]).
+//
 // Why this is correct: a recording only captures buffer references (the
 // commands run at submission in both forms), the barriers were placed
 // treating buffers from outside the function as possibly aliased (so they
 // hold for any buffers), and everything else the recording reads is a
-// constant or a global fixed by the initializers. Globals are per VM
-// context, so each context records its own command buffer. A failing
+// constant or a global fixed by the initializers (immutable globals are
+// stored only there). Globals are per VM context, so each context records
+// its own command buffer (and binds its own arena). A failing
 // recording stops the call inside the recording function, before the store:
 // no half-recorded command buffer is kept, and the next call records again.
 // The dispatches keep their locations and entry points, so the module's
@@ -85,7 +110,16 @@ class Memoizer {
   void Run();
 
  private:
+  // A binding of a buffer that is the same on every call: the load of an
+  // immutable buffer global, and where in that buffer the binding's range
+  // starts and (for a subspan) ends.
+  struct Fixed {
+    Util::GlobalLoadOp load;
+    int64_t offset = 0;
+    std::optional<int64_t> length;  // nullopt: to the end of the global's buffer.
+  };
   bool IsStableLoad(Value value) const;
+  std::optional<Fixed> FixedBufferOf(Value buffer) const;
   bool IsStatic(HAL::CommandBufferDispatchOp dispatch) const;
   bool Collect(HAL::CommandBufferCreateOp create, Segment& segment) const;
   void Rewrite(Segment segment);
@@ -100,6 +134,17 @@ class Memoizer {
 bool Memoizer::IsStableLoad(Value value) const {
   auto load = value.getDefiningOp<Util::GlobalLoadOp>();
   return load && stable_globals_.contains(load.getGlobalAttr().getAttr());
+}
+
+std::optional<Memoizer::Fixed> Memoizer::FixedBufferOf(Value buffer) const {
+  if (!llvm::isa<HAL::BufferType>(buffer.getType())) return std::nullopt;
+  if (IsStableLoad(buffer)) return Fixed{buffer.getDefiningOp<Util::GlobalLoadOp>(), 0, {}};
+  auto subspan = buffer.getDefiningOp<HAL::BufferSubspanOp>();
+  if (!subspan || !IsStableLoad(subspan.getSourceBuffer())) return std::nullopt;
+  std::optional<int64_t> offset = host::ConstantIntOf(subspan.getSourceOffset());
+  std::optional<int64_t> length = host::ConstantIntOf(subspan.getLength());
+  if (!offset || !length || *offset < 0 || *length < 0) return std::nullopt;
+  return Fixed{subspan.getSourceBuffer().getDefiningOp<Util::GlobalLoadOp>(), *offset, *length};
 }
 
 bool Memoizer::IsStatic(HAL::CommandBufferDispatchOp dispatch) const {
@@ -208,24 +253,64 @@ void Memoizer::Rewrite(Segment segment) {
   // Slot i's buffer, in the submitting function.
   llvm::MapVector<Value, int64_t> slots;
   llvm::SmallVector<Value> slot_constants;  // One index constant per slot.
+  // The load, in the submitting function, that stands for each fixed global.
+  llvm::DenseMap<mlir::StringAttr, Value> global_entries;
+  // The fixed bindings' offsets and lengths, one constant per value.
+  llvm::DenseMap<int64_t, Value> index_constants;
+  auto index_constant = [&](Location at, int64_t value) {
+    Value& constant = index_constants[value];
+    if (!constant) constant = host::IndexConstant(b, at, value);
+    return constant;
+  };
   for (Operation* command : segment.commands) {
     if (llvm::isa<HAL::CommandBufferExecutionBarrierOp>(command)) {
       HAL::CommandBufferExecutionBarrierOp::create(b, command->getLoc(), cmd);
       continue;
     }
     auto dispatch = llvm::cast<HAL::CommandBufferDispatchOp>(command);
-    llvm::SmallVector<Value> slot_values;
+    const Location at = command->getLoc();
+    // Fixed bindings are ranges of their global's buffer.
+    llvm::SmallVector<std::optional<Fixed>> fixed;
+    bool all_fixed = true;
     for (Value buffer : dispatch.getBindingBuffers()) {
-      auto [it, added] = slots.insert({buffer, static_cast<int64_t>(slots.size())});
-      if (added) slot_constants.push_back(host::IndexConstant(b, command->getLoc(), it->second));
-      slot_values.push_back(slot_constants[it->second]);
+      fixed.push_back(FixedBufferOf(buffer));
+      all_fixed &= fixed.back().has_value();
+    }
+    llvm::SmallVector<Value> buffers, offsets, lengths;
+    for (auto [i, buffer] : llvm::enumerate(dispatch.getBindingBuffers())) {
+      Value offset = dispatch.getBindingOffsets()[i];
+      Value length = dispatch.getBindingLengths()[i];
+      Value table_entry = buffer;
+      if (std::optional<Fixed> f = fixed[i]) {
+        const int64_t binding_offset = *host::ConstantIntOf(offset);
+        int64_t binding_length = *host::ConstantIntOf(length);
+        // -1 ("to the end") of a subspan ends where the subspan does.
+        if (binding_length == -1 && f->length) binding_length = *f->length - binding_offset;
+        offset = index_constant(at, f->offset + binding_offset);
+        length = index_constant(at, binding_length);
+        // One table entry per global, whichever load of it came first.
+        table_entry =
+            global_entries.try_emplace(f->load.getGlobalAttr().getAttr(), f->load.getResult())
+                .first->second;
+        if (all_fixed) buffer = copy_of(table_entry);
+      } else {
+        offset = copy_of(offset);
+        length = copy_of(length);
+      }
+      if (!all_fixed) {
+        auto [it, added] = slots.insert({table_entry, static_cast<int64_t>(slots.size())});
+        if (added) slot_constants.push_back(host::IndexConstant(b, at, it->second));
+        buffer = slot_constants[it->second];
+      }
+      buffers.push_back(buffer);
+      offsets.push_back(offset);
+      lengths.push_back(length);
     }
     HAL::CommandBufferDispatchOp::create(
-        b, command->getLoc(), cmd, copy_of(dispatch.getExecutable()),
-        copy_of(dispatch.getEntryPoint()), copy_of(dispatch.getWorkgroupX()),
-        copy_of(dispatch.getWorkgroupY()), copy_of(dispatch.getWorkgroupZ()),
-        copies_of(dispatch.getConstants()), slot_values, copies_of(dispatch.getBindingOffsets()),
-        copies_of(dispatch.getBindingLengths()), dispatch.getDispatchAttr());
+        b, at, cmd, copy_of(dispatch.getExecutable()), copy_of(dispatch.getEntryPoint()),
+        copy_of(dispatch.getWorkgroupX()), copy_of(dispatch.getWorkgroupY()),
+        copy_of(dispatch.getWorkgroupZ()), copies_of(dispatch.getConstants()), buffers, offsets,
+        lengths, dispatch.getDispatchAttr());
   }
   HAL::CommandBufferFinalizeOp::create(b, segment.finalize.getLoc(), cmd);
   mlir::func::ReturnOp::create(b, segment.finalize.getLoc(), cmd);
@@ -253,28 +338,40 @@ void Memoizer::Rewrite(Segment segment) {
   HAL::DeviceQueueExecuteIndirectOp::create(s, at, execute.getDevice(), execute.getWaitFence(),
                                             execute.getSignalFence(), if_op.getResult(0), table);
 
-  // The one-shot recording goes away, and with it the loads only it used.
+  // The one-shot recording goes away, and with it the loads, constants and
+  // arena ranges only it used.
   llvm::SmallVector<Operation*> erased = {execute, segment.finalize};
   for (Operation* command : llvm::reverse(segment.commands)) erased.push_back(command);
   erased.push_back(segment.create);
-  llvm::SetVector<Operation*> maybe_dead;
-  for (Operation* op : erased) {
+  llvm::SmallVector<Operation*> maybe_dead;
+  auto note_operands = [&](Operation* op) {
     for (Value v : op->getOperands()) {
       if (Operation* def = v.getDefiningOp();
-          def && llvm::isa<Util::GlobalLoadOp, mlir::arith::ConstantOp>(def)) {
-        maybe_dead.insert(def);
+          def &&
+          llvm::isa<Util::GlobalLoadOp, mlir::arith::ConstantOp, HAL::BufferSubspanOp>(def)) {
+        maybe_dead.push_back(def);
       }
     }
+  };
+  for (Operation* op : erased) {
+    note_operands(op);
     op->erase();
   }
-  for (Operation* def : maybe_dead) {
-    if (def->use_empty()) def->erase();
+  // A def noted twice is looked at again once its last user has gone.
+  llvm::DenseSet<Operation*> gone;
+  while (!maybe_dead.empty()) {
+    Operation* def = maybe_dead.pop_back_val();
+    if (gone.contains(def) || !def->use_empty()) continue;
+    note_operands(def);
+    gone.insert(def);
+    def->erase();
   }
 }
 
 void Memoizer::Run() {
   for (auto global : module_.getOps<Util::GlobalOp>()) {
-    if (!global.isMutable() && llvm::isa<HAL::DeviceType, HAL::ExecutableType>(global.getType())) {
+    if (!global.isMutable() &&
+        llvm::isa<HAL::DeviceType, HAL::ExecutableType, HAL::BufferType>(global.getType())) {
       stable_globals_.insert(global.getSymNameAttr());
     }
   }

@@ -4,6 +4,7 @@ namespace kiln::compiler {
 
 void registerHostPasses() {
   mlir::registerPass(createBufferizeDispatchesPass);
+  mlir::registerPass(createPlanMemoryPass);
   mlir::registerPass(createScheduleCommandBuffersPass);
   mlir::registerPass(createMemoizeCommandBuffersPass);
 }

@@ -10,10 +10,15 @@
 //       tensor globals and host tensor constants -> !hal.buffer globals
 //       filled once by the module initializer; tensor.extract ->
 //       hal.buffer.load; check ops on tensors -> check ops on buffer views.
+//   --kiln-hal-plan-memory               a function's intermediate buffers of
+//       static size become ranges of one arena, allocated once per context
+//       and packed by lifetime.
 //   --kiln-hal-schedule-command-buffers  a block's adjacent submissions share
-//       one command buffer, with execution barriers where dispatches conflict.
+//       one command buffer, with execution barriers where dispatches conflict
+//       (arena ranges included).
 //   --kiln-hal-memoize-command-buffers   static submissions record a reusable
-//       command buffer once and replay it with a binding table.
+//       command buffer once and replay it with a binding table of the
+//       function's own buffers (the arena and immutable globals recorded).
 //
 // The HAL->VM conversion that follows is in compiler/vm/conversion/hal_to_vm.h.
 #pragma once
@@ -25,10 +30,11 @@
 namespace kiln::compiler {
 
 std::unique_ptr<mlir::Pass> createBufferizeDispatchesPass();
+std::unique_ptr<mlir::Pass> createPlanMemoryPass();
 std::unique_ptr<mlir::Pass> createScheduleCommandBuffersPass();
 std::unique_ptr<mlir::Pass> createMemoizeCommandBuffersPass();
 
-// Registers the three with MLIR's pass registry (kiln-opt).
+// Registers the four with MLIR's pass registry (kiln-opt).
 void registerHostPasses();
 
 }  // namespace kiln::compiler

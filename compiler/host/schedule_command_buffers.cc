@@ -37,7 +37,13 @@
 // its source). Two buffers conflict when they are the same value, or both
 // come from outside the function's own allocations (arguments, call
 // results: they may be one buffer), so the barriers hold for any buffers the
-// function is given; memoization relies on that.
+// function is given; memoization relies on that. Buffers of the function's
+// memory arena (--kiln-hal-plan-memory, which runs before: ranges of one
+// buffer that buffers with disjoint lifetimes share) conflict when their
+// byte ranges overlap, and with nothing else (no other buffer reaches the
+// arena). That is what orders a dispatch that reuses arena memory after the
+// last reader of the buffer that held it before, once their submissions
+// share a command buffer.
 #include "compiler/dialects/hal/hal_dialect.h"
 #include "compiler/dialects/util/util_dialect.h"
 #include "compiler/host/host_utils.h"
@@ -73,7 +79,11 @@ bool IsOwnAllocation(Value buffer) {
 }
 
 bool MayAlias(Value a, Value b) {
-  return a == b || (!IsOwnAllocation(a) && !IsOwnAllocation(b));
+  if (a == b) return true;
+  std::optional<host::ArenaRange> arena_a = host::ArenaRangeOf(a);
+  std::optional<host::ArenaRange> arena_b = host::ArenaRangeOf(b);
+  if (arena_a || arena_b) return arena_a && arena_b && arena_a->Overlaps(*arena_b);
+  return !IsOwnAllocation(a) && !IsOwnAllocation(b);
 }
 
 bool Conflicts(llvm::ArrayRef<Value> mine, llvm::ArrayRef<Value> theirs) {

@@ -43,10 +43,14 @@ void BuildPipeline(mlir::OpPassManager& pm, const PipelineOptions& options) {
 
   // Host: dispatches on tensors into command buffers of typed hal ops. The
   // canonicalization folds the byte lengths and dims bufferization computes,
-  // so that scheduling and memoization see static sizes as constants.
+  // so that memory planning, scheduling and memoization see static sizes as
+  // constants. Memory is planned while every dispatch is still its own
+  // awaited submission (lifetimes per dispatch); scheduling then puts the
+  // barriers that reusing arena bytes needs (plan_memory.cc says why).
   pm.addPass(createBufferizeDispatchesPass());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
+  pm.addPass(createPlanMemoryPass());
   pm.addPass(createScheduleCommandBuffersPass());
   if (options.memoize_command_buffers) pm.addPass(createMemoizeCommandBuffersPass());
 

@@ -6,7 +6,7 @@
 //   input        canonicalize, cse, lower-affine
 //   targets      kiln-serialize-executables   objects -> hal.executable.binary
 //   host         kiln-hal-bufferize-dispatches, canonicalize, cse,
-//                kiln-hal-schedule-command-buffers,
+//                kiln-hal-plan-memory, kiln-hal-schedule-command-buffers,
 //                kiln-hal-memoize-command-buffers (unless disabled)
 //   vm           kiln-scf-to-cf, canonicalize, kiln-convert-to-vm
 //                (func/arith/math/cf/util/check and hal -> vm),

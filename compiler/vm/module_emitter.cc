@@ -251,6 +251,14 @@ Result<std::vector<uint8_t>> ModuleEmitter::Run() {
       }
       for (mlir::Type t : type.getInputs()) reflection.argument_descriptions.push_back(Print(t));
       for (mlir::Type t : type.getResults()) reflection.result_descriptions.push_back(Print(t));
+      // Key/value pairs earlier passes recorded (func_to_vm.cc).
+      if (auto attributes = func->getAttrOfType<mlir::DictionaryAttr>("vm.reflection")) {
+        for (mlir::NamedAttribute entry : attributes) {
+          if (auto value = llvm::dyn_cast<mlir::StringAttr>(entry.getValue())) {
+            reflection.attributes.emplace_back(entry.getName().str(), value.str());
+          }
+        }
+      }
       builder_.AddExport(export_name.str(), builders[i]->ordinal(), std::move(reflection));
     }
     if (func.isInitializer()) initializers.push_back(builders[i]->ordinal());

@@ -220,6 +220,12 @@ Result<std::string> DumpModuleText(const vm::BytecodeModule& module) {
          Str(f->name()) + "' " + Signature(Str(f->signature())));
     for (uint32_t k = 0; k < SizeOf(e->attributes()); ++k) {
       const s::Attribute* attribute = e->attributes()->Get(k);
+      // The function's memory arena (--kiln-hal-plan-memory): the device
+      // memory each context allocates once for its intermediate buffers.
+      if (Str(attribute->key()) == "arena_size") {
+        line("    arena: " + Str(attribute->value()) + " bytes");
+        continue;
+      }
       line("    attribute " + Str(attribute->key()) + " = " +
            vm::QuoteString(Str(attribute->value())));
     }

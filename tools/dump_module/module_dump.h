@@ -3,7 +3,9 @@
 // information:
 //   - module name, module version, bytecode version
 //   - imports (name, signature, optional), exports (name, function,
-//     signature, reflection attributes, argument and result descriptions)
+//     signature, reflection attributes, argument and result descriptions;
+//     the text shows the `arena_size` attribute as `arena: N bytes`: the
+//     function's memory arena, see compiler/host/plan_memory.cc)
 //   - globals (bytes, refs, initializer), rodata segments (name, size,
 //     alignment), embedded executables (variants with target, format and
 //     size; exports with layout and workgroup size; every dispatch site with

@@ -2,8 +2,10 @@
 // signature; a public one is exported (`vm.export`) and keeps its source
 // signature for the export's reflection (`vm.abi_type`: the function's
 // `kiln.abi_type` when an earlier pass recorded one, e.g. tensors that became
-// buffer views, else its own type). A declaration becomes a vm.import named
-// by its `import_name` attribute or its symbol. func.call of a defined
+// buffer views, else its own type) and its `kiln.reflection` dictionary
+// (`vm.reflection`: key/value string pairs the export lists, e.g. the
+// arena_size of --kiln-hal-plan-memory). A declaration becomes a vm.import
+// named by its `import_name` attribute or its symbol. func.call of a defined
 // function is vm.call; of a declaration, vm.call.import, whose narrow integer
 // results are canonicalised (native code may return any i32 for an i8).
 #include "compiler/vm/conversion/patterns.h"
@@ -38,6 +40,9 @@ class FuncLowering : public mlir::OpConversionPattern<func::FuncOp> {
       vm_func->setAttr("vm.abi_type", llvm::isa_and_present<mlir::TypeAttr>(abi)
                                           ? abi
                                           : mlir::TypeAttr::get(type));
+      if (auto reflection = op->getAttrOfType<mlir::DictionaryAttr>("kiln.reflection")) {
+        vm_func->setAttr("vm.reflection", reflection);
+      }
     } else {
       vm_func.setSymVisibilityAttr(op.getSymVisibilityAttr());
     }

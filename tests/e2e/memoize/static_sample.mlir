@@ -28,15 +28,17 @@
 // RESULT-NEXT: result[0]: hal.buffer_view
 // RESULT-NEXT: 8xf32=32 96 192 320 480 672 896 1152
 
-// The function (the final vm IR): the allocations stay; at the submit point
-// the global is loaded, recorded if null, and submitted with a, b and the two
-// results as binding-table slots 0-3.
+// The function (the final vm IR): the intermediate a * b is a range of the
+// function's memory arena (--kiln-hal-plan-memory), the result keeps its
+// allocation; at the submit point the global is loaded, recorded if null,
+// and submitted with a, b, the arena and the result as binding-table slots
+// 0-3.
 // IR-LABEL: vm.func @mixed_invocation(
 // IR-NOT:     @hal.command_buffer.
+// IR:         %[[T0:.+]] = vm.global.load.ref @__hal_arena_mixed_invocation
 // IR:         %[[DEVICE:.+]] = vm.global.load.ref @__hal_device
 // IR:         %[[A:.+]] = vm.call.import @hal.buffer_view.buffer(%arg0)
 // IR:         %[[B:.+]] = vm.call.import @hal.buffer_view.buffer(%arg1)
-// IR:         %[[T0:.+]] = vm.call.import @hal.allocator.allocate(
 // IR:         %[[T1:.+]] = vm.call.import @hal.allocator.allocate(
 // IR:         %[[FENCE:.+]] = vm.call.import @hal.fence.create(%[[DEVICE]])
 // IR:         %[[CACHED:.+]] = vm.global.load.ref @__hal_command_buffer_0 {{.*}}: !vm.ref<!hal.command_buffer>
@@ -89,7 +91,7 @@
 // Every dispatch site is listed, in the recording function, with its source
 // location (checked next to each dispatch below), and the recording function
 // calls the dispatch.indirect import (checked at the end).
-// DUMP:      globals: 0 bytes, 3 refs, initializer function {{[0-9]+}} '__initializer'
+// DUMP:      globals: 0 bytes, 4 refs, initializer function {{[0-9]+}} '__initializer'
 // DUMP:        @__hal_command_buffer_0 : hal.command_buffer at ref slot {{[0-9]+}}
 
 #x86_64_target = #hal.executable.target<"llvm-cpu", "system-elf-x86_64">
