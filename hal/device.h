@@ -9,12 +9,18 @@
 // waits has failed, its signal semaphores are failed with the status, so the
 // error reaches whoever waits at the end of the chain.
 //
+// Tracing: a device with a trace attached (AttachTrace) adds a device span
+// per dispatch it runs to that trace; hal/trace.h says how each driver
+// measures and how the spans are placed on the trace's clock.
+//
 // Errors found at submit time (a command buffer that is not ended, a
 // binding-table slot that is missing) are returned by the call itself and
 // nothing is enqueued.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,6 +34,7 @@
 #include "hal/executable.h"
 #include "hal/fence.h"
 #include "hal/semaphore.h"
+#include "hal/trace.h"
 
 namespace kiln::hal {
 
@@ -68,6 +75,35 @@ class Device : public RefObject {
   // Releases the device's hold on `buffer` once `wait` is reached (after the
   // operations that use it), then signals `signal`.
   virtual Status QueueDealloca(const Fence& wait, const Fence& signal, Ref<Buffer> buffer) = 0;
+
+  // Dispatch timing. While `trace` is attached, every later QueueExecute
+  // measures its dispatches and adds their device spans to it; a
+  // submission keeps the trace it started with. Null, or a trace that
+  // records no spans, detaches (nothing is measured). Thread-safe.
+  void AttachTrace(Ref<Trace> trace) {
+    if (trace && !trace->recording()) trace = nullptr;
+    std::lock_guard<std::mutex> lock(trace_mutex_);
+    traced_.store(trace != nullptr, std::memory_order_relaxed);
+    trace_ = std::move(trace);
+  }
+  // The attached trace (null when none): one relaxed load when untraced, so
+  // drivers ask at every submission.
+  Ref<Trace> attached_trace() const {
+    if (!traced_.load(std::memory_order_relaxed)) return nullptr;
+    std::lock_guard<std::mutex> lock(trace_mutex_);
+    return trace_;
+  }
+  // Adds the spans of traced submissions that have completed but whose
+  // device times a driver reads only when asked (CUDA's timing events); a
+  // submission still running is left for a later flush. The hal module
+  // calls it after every traced fence wait, the tools before they write a
+  // trace. Drivers that add spans as work completes need not override it.
+  virtual void FlushTrace() {}
+
+ private:
+  mutable std::mutex trace_mutex_;
+  std::atomic<bool> traced_{false};
+  Ref<Trace> trace_;  // Guarded by trace_mutex_.
 };
 
 }  // namespace kiln::hal

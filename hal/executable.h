@@ -30,6 +30,12 @@ struct ExecutableExport {
 class Executable : public RefObject {
  public:
   const std::string& format() const { return format_; }
+  // The name the program gave the executable ("main_dispatch_0": the hal
+  // module's executable.load passes it), which names its dispatches in
+  // traces; empty for one created directly. Set once, by whoever created
+  // the executable, before it is shared.
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
   std::span<const ExecutableExport> exports() const { return exports_; }
   const ExecutableExport& export_at(uint32_t ordinal) const { return exports_[ordinal]; }
 
@@ -72,6 +78,7 @@ class Executable : public RefObject {
 
  private:
   std::string format_;
+  std::string name_;
   std::vector<ExecutableExport> exports_;
 };
 

@@ -13,6 +13,14 @@ uint64_t Trace::ThreadTrack() {
   return threads_.size();
 }
 
+uint64_t Trace::QueueTrack(const void* queue) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = std::find(queues_.begin(), queues_.end(), queue);
+  if (it != queues_.end()) return DeviceTrack(static_cast<uint32_t>(it - queues_.begin()));
+  queues_.push_back(queue);
+  return DeviceTrack(static_cast<uint32_t>(queues_.size() - 1));
+}
+
 void Trace::AddSpan(Span span) {
   if (!record_spans_) return;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -20,7 +28,16 @@ void Trace::AddSpan(Span span) {
     ++dropped_;
     return;
   }
+  if (span.detail.empty() && !default_details_.empty()) {
+    auto it = default_details_.find(span.name);
+    if (it != default_details_.end()) span.detail = it->second;
+  }
   spans_.push_back(std::move(span));
+}
+
+void Trace::SetDefaultDetail(std::string name, std::string detail) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  default_details_[std::move(name)] = std::move(detail);
 }
 
 size_t Trace::DroppedSpans() const {

@@ -9,7 +9,38 @@
 //     create to end; a memoized one only on its first call), "submit"
 //     (queue.execute) and "wait" (fence.await), added by the tools and the
 //     hal module (HalModuleOptions::trace);
-//   - device spans, on a track per device queue, added by drivers.
+//   - device spans, on a track per device queue, added by drivers: one per
+//     dispatch, named "dispatch @<executable>::@<export>" (DispatchSpanName
+//     in hal/utils/dispatch_spans.h), category "device".
+//
+// How device spans are made. A device measures dispatches only while a
+// recording trace is attached to it (Device::AttachTrace; the hal module
+// attaches HalModuleOptions::trace to the devices it serves when it records
+// spans). A submission takes the attached trace when it is made
+// (QueueExecute) and keeps it to the end, so attaching or detaching affects
+// only later submissions. Without a trace, nothing is measured: no timers
+// on the CPU, no query pools or timestamps on Vulkan, no timing events on
+// CUDA, and the command buffers run exactly as recorded.
+//   - cpu: the queue's thread reads Now() before and after each dispatch
+//     (all its workgroups): the spans are on the trace's clock as measured.
+//   - vulkan: a traced submission records its command buffers afresh with
+//     vkCmdWriteTimestamp around each dispatch, reads the query pool back
+//     when the submission retires and converts ticks with timestampPeriod.
+//   - cuda: a traced submission is issued as stream launches with timing
+//     events around each kernel (a graph command buffer too: see
+//     hal/cuda/cuda_dispatch_timer.h), resolved with cuEventElapsedTime
+//     after it completes (Device::FlushTrace; the hal module flushes after
+//     every fence wait).
+// GPU clocks are not the host's: a GPU submission's spans are placed at the
+// host time the submission was handed to the device (just before
+// vkQueueSubmit, or the reference event's cuEventRecord) plus the device's
+// offset from a reference timestamp written first in the submission. Work
+// that queued behind earlier work starts later than that, so the anchor is
+// moved past the end of the queue's previous span (utils::DeviceTimeline):
+// spans of one queue never overlap across submissions, durations and the
+// gaps within a submission are the device's own, and every span lies
+// within the host interval from the submission to the wait that saw it
+// complete.
 //
 // Whether or not spans are recorded, the trace counts the nanoseconds the
 // host spent waiting on fences (WaitNanoseconds): a call's host time is its
@@ -21,6 +52,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -56,14 +88,22 @@ class Trace : public RefObject {
   // The track of a device's queue: past every thread's.
   static constexpr uint64_t kFirstDeviceTrack = uint64_t{1} << 32;
   static constexpr uint64_t DeviceTrack(uint32_t queue) { return kFirstDeviceTrack + queue; }
+  // The track of the queue `queue` (a driver's queue object, used only as a
+  // key): DeviceTrack(0), DeviceTrack(1), ... in order of first use.
+  uint64_t QueueTrack(const void* queue);
 
   // Spans past this many are dropped (and counted): a benchmark may run a
   // tiny function millions of times.
   static constexpr size_t kMaxSpans = 1'000'000;
   size_t DroppedSpans() const;
 
-  // Records `span` when recording (thread-safe).
+  // Records `span` when recording (thread-safe). A span without a detail
+  // takes the default detail of its name, if one was set.
   void AddSpan(Span span);
+  // The detail of every span named `name` that comes without one: the
+  // tools give each "dispatch @ex::@f" the source locations of its
+  // dispatch sites (drivers know the export, not the call site).
+  void SetDefaultDetail(std::string name, std::string detail);
 
   // A host span from `start_ns` to `end_ns` (default: now) on the calling
   // thread's track.
@@ -88,6 +128,8 @@ class Trace : public RefObject {
   std::vector<Span> spans_;
   size_t dropped_ = 0;
   std::vector<std::thread::id> threads_;  // Index + 1 = the thread's track.
+  std::vector<const void*> queues_;       // Index = the queue's DeviceTrack.
+  std::map<std::string, std::string, std::less<>> default_details_;
 };
 
 // Adds a host span covering its own lifetime to `trace` (none when `trace`

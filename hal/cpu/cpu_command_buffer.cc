@@ -5,6 +5,7 @@
 #include <string>
 
 #include "hal/cpu/host_allocator.h"
+#include "hal/utils/dispatch_spans.h"
 
 namespace kiln::hal::cpu {
 namespace {
@@ -107,14 +108,24 @@ Status CpuCommandBuffer::RunDispatch(const utils::DispatchCommand& command,
   return failure;
 }
 
-Status CpuCommandBuffer::Execute(std::span<const Ref<Buffer>> binding_table,
-                                 ThreadPool* pool) const {
+Status CpuCommandBuffer::Execute(std::span<const Ref<Buffer>> binding_table, ThreadPool* pool,
+                                 Trace* trace, uint64_t track) const {
   const utils::CommandList& list = command_list();
   for (const utils::Command& command : list.commands()) {
     KILN_RETURN_IF_ERROR(std::visit(
         utils::Overloaded{
             [&](const utils::DispatchCommand& dispatch) {
-              return RunDispatch(dispatch, binding_table, pool);
+              if (trace == nullptr) return RunDispatch(dispatch, binding_table, pool);
+              const int64_t start_ns = trace->Now();
+              Status status = RunDispatch(dispatch, binding_table, pool);
+              const int64_t end_ns = trace->Now();
+              trace->AddSpan(
+                  {.name = utils::DispatchSpanName(*dispatch.executable, dispatch.export_ordinal),
+                   .category = "device",
+                   .start_ns = start_ns,
+                   .duration_ns = end_ns - start_ns,
+                   .track = track});
+              return status;
             },
             [&](const utils::CopyCommand& copy) {
               HostRange source = Resolve(copy.source, binding_table);

@@ -11,6 +11,7 @@
 
 #include "hal/cpu/cpu_executable.h"
 #include "hal/cpu/thread_pool.h"
+#include "hal/trace.h"
 #include "hal/utils/deferred_command_buffer.h"
 
 namespace kiln::hal::cpu {
@@ -20,8 +21,11 @@ class CpuCommandBuffer final : public utils::DeferredCommandBuffer {
   explicit CpuCommandBuffer(CommandBufferMode mode) : DeferredCommandBuffer(mode) {}
 
   // Runs the recorded commands. `pool` is null to run workgroups inline. The
-  // first failing command stops execution and its status is returned.
-  Status Execute(std::span<const Ref<Buffer>> binding_table, ThreadPool* pool) const;
+  // first failing command stops execution and its status is returned. With
+  // a `trace`, each dispatch (all its workgroups) is timed on the trace's
+  // clock and added as a device span on `track`; a failing one too.
+  Status Execute(std::span<const Ref<Buffer>> binding_table, ThreadPool* pool,
+                 Trace* trace = nullptr, uint64_t track = 0) const;
 
  protected:
   // The executable is a CpuExecutable; concrete buffers are host memory.

@@ -91,6 +91,7 @@ Status CpuDevice::QueueExecute(const Fence& wait, const Fence& signal,
                                std::span<const Ref<Buffer>> binding_table) {
   return utils::QueueExecute<CpuCommandBuffer>(CpuObjects(), wait, signal, command_buffers,
                                                binding_table, [&](CpuSubmission submission) {
+                                                 submission.trace = attached_trace();
                                                  queue_->Submit(std::move(submission));
                                                  return OkStatus();
                                                });

@@ -58,8 +58,12 @@ CpuQueue::WaitState CpuQueue::CheckWaits(const std::vector<Fence::Timepoint>& wa
 
 void CpuQueue::Run(CpuSubmission& submission) {
   Status status;
+  // Dispatches run on this thread, one after another: timed directly on the
+  // trace's clock, no placement needed (hal/trace.h).
+  Trace* trace = submission.trace.get();
+  const uint64_t track = trace ? trace->QueueTrack(this) : 0;
   for (const Ref<CpuCommandBuffer>& command_buffer : submission.command_buffers) {
-    status = command_buffer->Execute(submission.binding_table, pool_);
+    status = command_buffer->Execute(submission.binding_table, pool_, trace, track);
     if (!status.ok()) break;
   }
   // Drop the submission's references before signaling, so that a host that

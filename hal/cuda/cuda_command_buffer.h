@@ -15,6 +15,8 @@
 //     slot addresses patched in place when they change;
 //   - StreamCommandBuffer (stream_command_buffer.h, --cuda_use_streams):
 //     direct launches on the stream at every submit, for debugging.
+// A traced submission issues either kind as direct launches with timing
+// events (IssueAsStream; cuda_dispatch_timer.h says why).
 // Both give identical results; a queue holds its lock while it issues a
 // command buffer, so Issue is never called concurrently for one device.
 #pragma once
@@ -25,6 +27,7 @@
 
 #include "hal/cuda/cuda_buffer.h"
 #include "hal/cuda/cuda_context.h"
+#include "hal/cuda/cuda_dispatch_timer.h"
 #include "hal/cuda/cuda_executable.h"
 #include "hal/utils/deferred_command_buffer.h"
 
@@ -38,6 +41,11 @@ class CudaCommandBuffer : public utils::DeferredCommandBuffer {
   // slot i meaning `binding_table[i]` (validated by the device). The queue
   // has made the context current.
   virtual Status Issue(std::span<const Ref<Buffer>> binding_table) = 0;
+  // Enqueues the recorded work as direct launches on the stream: the
+  // StreamCommandBuffer's Issue, and every command buffer of a traced
+  // submission, with `timer` (may be null) recording events around each
+  // kernel (cuda_dispatch_timer.h).
+  Status IssueAsStream(std::span<const Ref<Buffer>> binding_table, CudaDispatchTimer* timer);
 
   const CudaContext& context() const { return *context_; }
 
@@ -78,6 +86,10 @@ class CudaCommandBuffer : public utils::DeferredCommandBuffer {
   uint32_t max_params_ = 0;  // The most parameters of any dispatch (End).
 
  private:
+  // Kernel-parameter scratch of IssueAsStream, sized for the largest
+  // dispatch (the driver copies parameters at launch).
+  std::vector<uint64_t> stream_values_;
+  std::vector<void*> stream_pointers_;
   Ref<CudaContext> context_;
   // Per command: an update's bytes in device memory (null for others).
   std::vector<Ref<CudaBuffer>> staged_;

@@ -73,10 +73,14 @@ struct CudaDevice::Objects {
 Status CudaDevice::QueueExecute(const Fence& wait, const Fence& signal,
                                 std::span<const Ref<CommandBuffer>> command_buffers,
                                 std::span<const Ref<Buffer>> binding_table) {
-  return utils::QueueExecute<CudaCommandBuffer>(
-      Objects{*context_}, wait, signal, command_buffers, binding_table,
-      [&](CudaSubmission submission) { return queue_->Submit(std::move(submission)); });
+  return utils::QueueExecute<CudaCommandBuffer>(Objects{*context_}, wait, signal, command_buffers,
+                                                binding_table, [&](CudaSubmission submission) {
+                                                  submission.trace = attached_trace();
+                                                  return queue_->Submit(std::move(submission));
+                                                });
 }
+
+void CudaDevice::FlushTrace() { queue_->FlushTrace(); }
 
 Result<Ref<Buffer>> CudaDevice::QueueAlloca(const Fence& wait, const Fence& signal,
                                             const BufferParams& params, size_t size) {

@@ -50,6 +50,9 @@ class CudaDevice final : public Device {
   Result<Ref<Buffer>> QueueAlloca(const Fence& wait, const Fence& signal,
                                   const BufferParams& params, size_t size) override;
   Status QueueDealloca(const Fence& wait, const Fence& signal, Ref<Buffer> buffer) override;
+  // Resolves the timing events of traced submissions that have completed
+  // (cuda_dispatch_timer.h).
+  void FlushTrace() override;
 
   const CudaContext& context() const { return *context_; }
   const CudaModuleCache& module_cache() const { return modules_; }

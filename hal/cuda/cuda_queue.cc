@@ -1,5 +1,7 @@
 #include "hal/cuda/cuda_queue.h"
 
+#include <variant>
+
 namespace kiln::hal::cuda {
 
 namespace {
@@ -37,10 +39,30 @@ CudaQueue::Readiness CudaQueue::ResolveWaits(CudaSubmission& submission, Status*
 Status CudaQueue::Issue(CudaSubmission& submission, Callbacks* due) {
   Status status = context_->health();
   if (status.ok()) status = context_->MakeCurrent();
+  std::unique_ptr<CudaDispatchTimer> timer;
+  if (status.ok() && submission.trace) {
+    bool dispatches = false;
+    for (const Ref<CudaCommandBuffer>& command_buffer : submission.command_buffers) {
+      for (const utils::Command& command : command_buffer->command_list().commands()) {
+        dispatches = dispatches || std::holds_alternative<utils::DispatchCommand>(command);
+      }
+    }
+    if (dispatches) {
+      Result<std::unique_ptr<CudaDispatchTimer>> started =
+          CudaDispatchTimer::Start(context_, submission.trace);
+      if (started.ok()) {
+        timer = std::move(*started);
+      } else {
+        status = started.status();
+      }
+    }
+  }
   for (const Ref<CudaCommandBuffer>& command_buffer : submission.command_buffers) {
     if (!status.ok()) break;
-    status = command_buffer->Issue(submission.binding_table);
+    status = timer ? command_buffer->IssueAsStream(submission.binding_table, timer.get())
+                   : command_buffer->Issue(submission.binding_table);
   }
+  if (status.ok() && timer) timers_.push_back(std::move(timer));
   if (status.ok() && submission.released) {
     status = static_cast<CudaBuffer*>(submission.released.get())->FreeAsync();
   }
@@ -104,6 +126,8 @@ Status CudaQueue::Submit(CudaSubmission submission) {
   Status status;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    // Keeps the list of traced submissions short when nobody flushes.
+    if (!timers_.empty()) FlushTraceLocked();
     deferred_.push_back(std::move(submission));
     // Only a submission at the front can be issued now; one behind a
     // deferred submission keeps its place in the order.
@@ -114,11 +138,35 @@ Status CudaQueue::Submit(CudaSubmission submission) {
   return status;
 }
 
+void CudaQueue::FlushTrace() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  FlushTraceLocked();
+}
+
+void CudaQueue::FlushTraceLocked() {
+  if (timers_.empty() || !context_->MakeCurrent().ok()) return;
+  while (!timers_.empty()) {
+    const CUresult done = timers_.front()->Query();
+    if (done == CUDA_ERROR_NOT_READY) return;
+    // A failed submission (a lost device) has no times to read: its spans
+    // are dropped, the error reaches the program through its semaphores.
+    if (done == CUDA_SUCCESS) {
+      Status resolved = timers_.front()->Resolve(timeline_, this);
+      (void)resolved;  // Only a lost device fails here; the spans are lost.
+    }
+    timers_.pop_front();
+  }
+}
+
 void CudaQueue::Shutdown() {
   std::deque<CudaSubmission> abandoned;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     abandoned.swap(deferred_);
+    // What has completed is kept; events still pending are destroyed
+    // (CUDA frees them when they complete).
+    FlushTraceLocked();
+    timers_.clear();
   }
   const Status aborted =
       AbortedError("the CUDA device was destroyed before the submission could run");

@@ -9,6 +9,11 @@
 // issued then, from that thread. After its work, a submission records one
 // completion event per signal semaphore and hands it to the semaphore.
 //
+// Tracing. A submission carrying a trace (hal/trace.h) that has dispatches
+// is issued as stream launches with timing events (cuda_dispatch_timer.h);
+// its timer waits in `timers_` until FlushTrace (or a later Submit) finds
+// it complete and adds its spans.
+//
 // A wait that failed fails the submission's signal semaphores with its
 // status, without running anything. A device that is lost fails every
 // submission at once with the lost status; one destroyed fails those still
@@ -17,14 +22,17 @@
 
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <vector>
 
 #include "hal/cuda/cuda_buffer.h"
 #include "hal/cuda/cuda_command_buffer.h"
 #include "hal/cuda/cuda_context.h"
+#include "hal/cuda/cuda_dispatch_timer.h"
 #include "hal/cuda/cuda_semaphore.h"
 #include "hal/fence.h"
+#include "hal/utils/dispatch_spans.h"
 #include "hal/utils/submission.h"
 
 namespace kiln::hal::cuda {
@@ -46,6 +54,9 @@ class CudaQueue : public RefObject {
   // queue's references to the semaphores they wait on (which hold the queue
   // through their callbacks).
   void Shutdown();
+  // Adds the spans of traced submissions that have completed, in order,
+  // stopping at the first still running.
+  void FlushTrace();
 
  private:
   using Callbacks = std::vector<std::function<void()>>;
@@ -64,11 +75,15 @@ class CudaQueue : public RefObject {
   // caller, which it wants the result of) if it was issued.
   Status PumpLocked(Callbacks* due, const CudaSubmission* report = nullptr);
   void OnResolvable();
+  void FlushTraceLocked();
 
   Ref<CudaContext> context_;
   std::mutex mutex_;
   std::deque<CudaSubmission> deferred_;  // Guarded by mutex_.
   bool callback_registered_ = false;     // Guarded by mutex_.
+  // Traced submissions issued and not yet resolved, in issue order.
+  std::deque<std::unique_ptr<CudaDispatchTimer>> timers_;  // Guarded by mutex_.
+  utils::DeviceTimeline timeline_;
 };
 
 }  // namespace kiln::hal::cuda

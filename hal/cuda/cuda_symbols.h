@@ -65,6 +65,7 @@ namespace kiln::hal::cuda {
   X(cuEventRecord)                  \
   X(cuEventQuery)                   \
   X(cuEventSynchronize)             \
+  X(cuEventElapsedTime)             \
   X(cuGraphCreate)                  \
   X(cuGraphDestroy)                 \
   X(cuGraphAddKernelNode)           \

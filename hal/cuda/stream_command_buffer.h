@@ -16,13 +16,9 @@ class StreamCommandBuffer final : public CudaCommandBuffer {
   StreamCommandBuffer(Ref<CudaContext> context, CommandBufferMode mode)
       : CudaCommandBuffer(std::move(context), mode) {}
 
-  Status Issue(std::span<const Ref<Buffer>> binding_table) override;
-
- private:
-  // Kernel-parameter scratch, sized for the largest dispatch (the driver
-  // copies parameters at launch).
-  std::vector<uint64_t> values_;
-  std::vector<void*> pointers_;
+  Status Issue(std::span<const Ref<Buffer>> binding_table) override {
+    return IssueAsStream(binding_table, nullptr);
+  }
 };
 
 }  // namespace kiln::hal::cuda

@@ -443,6 +443,8 @@ Status ExecutableLoad(HalState&, Args args, Results results) {
       return executable.status().WithContext("loading executable '" + std::string(name) + "' (" +
                                              std::string(format) + ")");
     }
+    // Names its dispatches in traces ("dispatch @name::@export").
+    (*executable)->set_name(std::string(name));
     results[0] = Wrapped(WrapForVm(std::move(*executable)));
     return OkStatus();
   }
@@ -692,6 +694,12 @@ Status FenceAwait(HalState& state, Args args, Results) {
   const int64_t end_ns = state.trace->Now();
   state.trace->AddWait(end_ns - start_ns);  // The span and the count agree.
   state.trace->AddHostSpan("wait", start_ns, {}, end_ns);
+  // The work the wait saw complete: devices that read their timers only
+  // when asked add its dispatch spans now (after the span above, so the
+  // flush's own time is not counted as waiting).
+  if (state.trace->recording()) {
+    for (const Ref<Device>& device : state.devices) device->FlushTrace();
+  }
   return status;
 }
 
@@ -790,6 +798,11 @@ Result<Ref<vm::Module>> CreateHalModule(vm::Instance& instance, std::vector<Ref<
   KILN_RETURN_IF_ERROR(RegisterHalTypes(instance));
   Ref<ParameterIndex> parameters =
       options.parameters ? std::move(options.parameters) : ParameterIndex::Create();
+  // A trace that records spans gets the devices' dispatch spans too
+  // (Device::AttachTrace; one that only counts waits measures nothing).
+  if (options.trace && options.trace->recording()) {
+    for (const Ref<Device>& device : devices) device->AttachTrace(options.trace);
+  }
   auto module = vm::NativeModule<HalState>::Create(
       "hal",
       [devices = std::move(devices), parameters = std::move(parameters),

@@ -70,6 +70,11 @@ struct HalModuleOptions {
   // Where the host spans of the imports go ("record": command_buffer.create
   // to end; "submit": queue.execute; "wait": fence.await, whose time is
   // counted even when spans are not recorded). Null: nothing is traced.
+  // When it records spans, CreateHalModule attaches it to every device
+  // (Device::AttachTrace), so their dispatches add device spans to it, and
+  // each executable.load names its executable (Executable::set_name) after
+  // the program's; fence.await then flushes the devices' completed spans
+  // (Device::FlushTrace).
   Ref<Trace> trace;
 };
 

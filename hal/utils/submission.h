@@ -47,6 +47,7 @@
 #include "hal/buffer.h"
 #include "hal/command_buffer.h"
 #include "hal/fence.h"
+#include "hal/trace.h"
 
 namespace kiln::hal::utils {
 
@@ -59,6 +60,9 @@ struct Submission {
   std::vector<Ref<Buffer>> binding_table;
   // QueueDealloca: the buffer the device holds until the submission runs.
   Ref<Buffer> released;
+  // QueueExecute: the trace its dispatches' device spans go to (the
+  // device's attached trace when submitted; null: not measured).
+  Ref<Trace> trace;
 };
 
 enum class SemaphoreRole { kWait, kSignal };

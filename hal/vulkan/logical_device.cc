@@ -14,6 +14,7 @@ Result<Ref<LogicalDevice>> LogicalDevice::Create(Ref<VulkanInstance> instance,
   const InstanceFunctions& ifn = instance->functions();
   device->properties_ = physical.properties;
   device->queue_family_ = physical.queue_family;
+  device->timestamp_valid_bits_ = physical.timestamp_valid_bits;
   ifn.vkGetPhysicalDeviceMemoryProperties(physical.handle, &device->memory_);
   VkPhysicalDeviceVulkan11Properties properties11 = {};
   properties11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES;

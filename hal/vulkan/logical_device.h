@@ -52,6 +52,9 @@ class LogicalDevice : public RefObject {
   // Whether descriptor set layouts and pools are update-after-bind (see
   // VulkanDriverOptions::update_after_bind).
   bool update_after_bind() const { return update_after_bind_; }
+  // The queue family's timestampValidBits (0: its queues cannot time
+  // dispatches, and traced submissions add no device spans).
+  uint32_t timestamp_valid_bits() const { return timestamp_valid_bits_; }
 
   VulkanAllocator& allocator() { return *allocator_; }
   VulkanQueue& queue() { return *queue_; }
@@ -96,6 +99,7 @@ class LogicalDevice : public RefObject {
   VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
   VkDeviceSize max_memory_allocation_size_ = 0;
   bool update_after_bind_ = false;
+  uint32_t timestamp_valid_bits_ = 0;
 
   // Destroyed explicitly, before the VkDevice.
   std::unique_ptr<VulkanAllocator> allocator_;

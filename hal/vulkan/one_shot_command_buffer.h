@@ -17,7 +17,10 @@ class OneShotCommandBuffer final : public VulkanCommandBuffer {
   ~OneShotCommandBuffer() override;
 
   Result<VkCommandBuffer> PrepareSubmission(std::span<const Ref<Buffer>> binding_table,
-                                            uint64_t serial, VulkanQueue& queue) override {
+                                            uint64_t serial, VulkanQueue& queue,
+                                            DispatchTimestamps* timestamps) override {
+    // Every reference is concrete: no slot values or sets.
+    if (timestamps != nullptr) return TranslateTimed(*timestamps, {}, {});
     return handle_;
   }
 

@@ -166,9 +166,13 @@ Status ReusableCommandBuffer::Update(Recording& recording, std::span<const SlotV
 }
 
 Result<VkCommandBuffer> ReusableCommandBuffer::PrepareSubmission(
-    std::span<const Ref<Buffer>> binding_table, uint64_t serial, VulkanQueue& queue) {
+    std::span<const Ref<Buffer>> binding_table, uint64_t serial, VulkanQueue& queue,
+    DispatchTimestamps* timestamps) {
   if (slot_count_ == 0) {
     recordings_.front()->last_serial = serial;
+    if (timestamps != nullptr) {
+      return TranslateTimed(*timestamps, {}, recordings_.front()->sets);
+    }
     return recordings_.front()->handle;
   }
   values_.assign(slot_count_, SlotValue{});
@@ -185,6 +189,7 @@ Result<VkCommandBuffer> ReusableCommandBuffer::PrepareSubmission(
   for (const std::unique_ptr<Recording>& recording : recordings_) {
     if (recording->current && recording->recorded && recording->values == values_) {
       recording->last_serial = serial;
+      if (timestamps != nullptr) return TranslateTimed(*timestamps, values_, recording->sets);
       return recording->handle;
     }
   }
@@ -216,6 +221,7 @@ Result<VkCommandBuffer> ReusableCommandBuffer::PrepareSubmission(
   }
   KILN_RETURN_IF_ERROR(Update(*chosen, values_));
   chosen->last_serial = serial;
+  if (timestamps != nullptr) return TranslateTimed(*timestamps, values_, chosen->sets);
   return chosen->handle;
 }
 

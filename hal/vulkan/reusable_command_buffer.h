@@ -39,8 +39,11 @@ class ReusableCommandBuffer final : public VulkanCommandBuffer {
       : VulkanCommandBuffer(std::move(device), CommandBufferMode::kReusable, pool) {}
   ~ReusableCommandBuffer() override;
 
+  // A traced submission (`timestamps`) takes a recording as any other does,
+  // for its descriptor sets, and records afresh with those sets.
   Result<VkCommandBuffer> PrepareSubmission(std::span<const Ref<Buffer>> binding_table,
-                                            uint64_t serial, VulkanQueue& queue) override;
+                                            uint64_t serial, VulkanQueue& queue,
+                                            DispatchTimestamps* timestamps) override;
 
   // Recordings made before the closest idle one is rewritten even when it
   // differs in most slots (more are made only while all are pending).

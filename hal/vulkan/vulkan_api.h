@@ -98,7 +98,12 @@ namespace kiln::hal::vulkan {
   X(vkDestroySemaphore)                 \
   X(vkGetSemaphoreCounterValue)         \
   X(vkWaitSemaphores)                   \
-  X(vkSignalSemaphore)
+  X(vkSignalSemaphore)                  \
+  X(vkCreateQueryPool)                  \
+  X(vkDestroyQueryPool)                 \
+  X(vkCmdResetQueryPool)                \
+  X(vkCmdWriteTimestamp)                \
+  X(vkGetQueryPoolResults)
 
 #define KILN_VULKAN_DECLARE_POINTER(name) PFN_##name name = nullptr;
 

@@ -1,5 +1,8 @@
 #include "hal/vulkan/vulkan_command_buffer.h"
 
+#include "hal/utils/dispatch_spans.h"
+#include "hal/vulkan/dispatch_timestamps.h"
+
 #include <algorithm>
 #include <string>
 
@@ -377,7 +380,8 @@ Status VulkanCommandBuffer::RecordUpdate(VkCommandBuffer handle, const BufferRef
 Status VulkanCommandBuffer::Translate(VkCommandBuffer handle, VkCommandBufferUsageFlags flags,
                                       std::span<const SlotValue> values,
                                       std::span<const VkDescriptorSet> slot_sets,
-                                      std::vector<Ref<Buffer>>* scratch) {
+                                      std::vector<Ref<Buffer>>* scratch,
+                                      DispatchTimestamps* timestamps) {
   KILN_RETURN_IF_ERROR(BeginRecording(handle, flags));
   const utils::CommandList& list = command_list();
   BoundState bound;
@@ -391,8 +395,19 @@ Status VulkanCommandBuffer::Translate(VkCommandBuffer handle, VkCommandBufferUsa
                          const VulkanExecutable::Pipeline& pipeline = PipelineOf(dispatch);
                          VkDescriptorSet set =
                              state.slot_set >= 0 ? slot_sets[state.slot_set] : state.static_set;
+                         if (timestamps == nullptr) {
+                           RecordDispatch(handle, pipeline, set, list.constants(dispatch),
+                                          dispatch.workgroup_count, &bound);
+                           return OkStatus();
+                         }
+                         const uint32_t query = timestamps->AddDispatch(utils::DispatchSpanName(
+                             *dispatch.executable, dispatch.export_ordinal));
+                         fn_.vkCmdWriteTimestamp(handle, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                                                 timestamps->query_pool(), query);
                          RecordDispatch(handle, pipeline, set, list.constants(dispatch),
                                         dispatch.workgroup_count, &bound);
+                         fn_.vkCmdWriteTimestamp(handle, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                                                 timestamps->query_pool(), query + 1);
                          return OkStatus();
                        },
                        [&](const utils::CopyCommand& copy) {
@@ -417,6 +432,15 @@ Status VulkanCommandBuffer::Translate(VkCommandBuffer handle, VkCommandBufferUsa
                    list[c]));
   }
   return FinishRecording(handle);
+}
+
+Result<VkCommandBuffer> VulkanCommandBuffer::TranslateTimed(
+    DispatchTimestamps& timestamps, std::span<const SlotValue> values,
+    std::span<const VkDescriptorSet> slot_sets) {
+  KILN_ASSIGN_OR_RETURN(VkCommandBuffer handle, timestamps.AllocateCommandBuffer());
+  KILN_RETURN_IF_ERROR(Translate(handle, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, values,
+                                 slot_sets, timestamps.scratch(), &timestamps));
+  return handle;
 }
 
 }  // namespace kiln::hal::vulkan

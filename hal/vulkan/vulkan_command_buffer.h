@@ -48,6 +48,7 @@
 
 namespace kiln::hal::vulkan {
 
+class DispatchTimestamps;
 class VulkanQueue;
 
 class VulkanCommandBuffer : public utils::DeferredCommandBuffer {
@@ -64,8 +65,14 @@ class VulkanCommandBuffer : public utils::DeferredCommandBuffer {
   // VulkanDevice::QueueExecute). Called by VulkanQueue::Submit with the
   // queue's lock held, so calls never overlap. Errors (a binding offset the
   // device cannot bind) leave the command buffer usable.
+  //
+  // A traced submission passes `timestamps`: the list is then recorded
+  // afresh, with a timestamp before and after each dispatch, into a
+  // one-time VkCommandBuffer of `timestamps`, which is returned instead of
+  // the command buffer's own recording (dispatch_timestamps.h).
   virtual Result<VkCommandBuffer> PrepareSubmission(std::span<const Ref<Buffer>> binding_table,
-                                                    uint64_t serial, VulkanQueue& queue) = 0;
+                                                    uint64_t serial, VulkanQueue& queue,
+                                                    DispatchTimestamps* timestamps) = 0;
 
   // For the driver's own staged transfers (VulkanBuffer::ReadData of memory
   // the host cannot map): appends a copy of `source`'s range to `target`'s
@@ -113,7 +120,12 @@ class VulkanCommandBuffer : public utils::DeferredCommandBuffer {
   // buffers of overlapping copies go to `scratch`.
   Status Translate(VkCommandBuffer handle, VkCommandBufferUsageFlags flags,
                    std::span<const SlotValue> values, std::span<const VkDescriptorSet> slot_sets,
-                   std::vector<Ref<Buffer>>* scratch);
+                   std::vector<Ref<Buffer>>* scratch, DispatchTimestamps* timestamps = nullptr);
+  // Translate into a new command buffer of `timestamps`, with timestamps
+  // around each dispatch (PrepareSubmission of a traced submission).
+  Result<VkCommandBuffer> TranslateTimed(DispatchTimestamps& timestamps,
+                                         std::span<const SlotValue> values,
+                                         std::span<const VkDescriptorSet> slot_sets);
 
   Result<VkCommandBuffer> AllocateCommandBuffer();
   static DeviceRange Resolve(const BufferRef& ref, std::span<const SlotValue> values);

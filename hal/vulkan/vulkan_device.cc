@@ -70,9 +70,12 @@ struct VulkanDevice::Objects {
 Status VulkanDevice::QueueExecute(const Fence& wait, const Fence& signal,
                                   std::span<const Ref<CommandBuffer>> command_buffers,
                                   std::span<const Ref<Buffer>> binding_table) {
-  return utils::QueueExecute<VulkanCommandBuffer>(
-      Objects{logical_.get()}, wait, signal, command_buffers, binding_table,
-      [&](VulkanSubmission submission) { return logical_->queue().Submit(submission); });
+  return utils::QueueExecute<VulkanCommandBuffer>(Objects{logical_.get()}, wait, signal,
+                                                  command_buffers, binding_table,
+                                                  [&](VulkanSubmission submission) {
+                                                    submission.trace = attached_trace();
+                                                    return logical_->queue().Submit(submission);
+                                                  });
 }
 
 Result<Ref<Buffer>> VulkanDevice::QueueAlloca(const Fence& wait, const Fence& signal,

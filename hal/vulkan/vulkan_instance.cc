@@ -232,6 +232,7 @@ Result<std::vector<PhysicalDeviceInfo>> VulkanInstance::EnumeratePhysicalDevices
     }
     caps.compute_queue = chosen >= 0;
     info.queue_family = chosen >= 0 ? static_cast<uint32_t>(chosen) : 0;
+    info.timestamp_valid_bits = chosen >= 0 ? families[chosen].timestampValidBits : 0;
     info.missing = MissingRequirements(caps);
     devices.push_back(info);
   }

@@ -41,6 +41,8 @@ struct PhysicalDeviceInfo {
   DeviceCapabilities capabilities;
   std::string missing;        // MissingRequirements(capabilities).
   uint32_t queue_family = 0;  // The compute queue family (valid when not missing).
+  // The family's timestampValidBits: 0 when its queues write no timestamps.
+  uint32_t timestamp_valid_bits = 0;
 };
 
 class VulkanInstance : public RefObject {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <variant>
 
 #include "hal/vulkan/logical_device.h"
 #include "hal/vulkan/vulkan_command_buffer.h"
@@ -143,11 +144,20 @@ Status VulkanQueue::Submit(VulkanSubmission& work) {
 
   const uint64_t serial = last_serial_ + 1;
   submit_command_buffers_.clear();
+  std::unique_ptr<DispatchTimestamps> timestamps;
+  if (work.trace) {
+    KILN_ASSIGN_OR_RETURN(timestamps, TimestampsLocked(work));
+  }
   for (const Ref<VulkanCommandBuffer>& command_buffer : work.command_buffers) {
     Result<VkCommandBuffer> prepared =
-        command_buffer->PrepareSubmission(work.binding_table, serial, *this);
+        command_buffer->PrepareSubmission(work.binding_table, serial, *this, timestamps.get());
     if (!prepared.ok()) return prepared.status();
     submit_command_buffers_.push_back(*prepared);
+  }
+  if (timestamps) {
+    // The prologue (reset, reference timestamp) runs first.
+    submit_command_buffers_.insert(submit_command_buffers_.begin(),
+                                   timestamps->command_buffers().front());
   }
   submit_wait_semaphores_.assign(1, timeline_);
   submit_wait_values_.assign(1, serial - 1);
@@ -184,6 +194,9 @@ Status VulkanQueue::Submit(VulkanSubmission& work) {
   submit_info.pCommandBuffers = submit_command_buffers_.data();
   submit_info.signalSemaphoreCount = static_cast<uint32_t>(submit_signal_semaphores_.size());
   submit_info.pSignalSemaphores = submit_signal_semaphores_.data();
+  // The host time the spans are placed from (utils::DeviceTimeline): the
+  // device cannot start the submission before it is handed over.
+  if (timestamps) timestamps->submitted_ns = timestamps->trace().Now();
   VkResult result =
       device_->fn().vkQueueSubmit(device_->queue_handle(), 1, &submit_info, VK_NULL_HANDLE);
   if (result != VK_SUCCESS) {
@@ -214,6 +227,7 @@ Status VulkanQueue::Submit(VulkanSubmission& work) {
   std::swap(submission->command_buffers, work.command_buffers);
   std::swap(submission->binding_table, work.binding_table);
   submission->released = std::move(work.released);
+  submission->timestamps = std::move(timestamps);
   in_flight_.push_back(submission);
   lock.unlock();
   work_cv_.notify_one();
@@ -413,6 +427,7 @@ void VulkanQueue::RetireCompleted() {
       for (const auto& [semaphore, value] : submission->signals) {
         if (semaphore->pending_signals_ > 0) --semaphore->pending_signals_;
       }
+      if (submission->timestamps) FinishTimestampsLocked(*submission);
       done.push_back(submission);
     }
     if (!done.empty() && !to_release_.empty()) ReleaseFailedLocked();
@@ -485,9 +500,43 @@ void VulkanQueue::Shutdown() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopped_ = true;
+    // Every traced submission has retired and freed its command buffers.
+    if (timestamp_pool_ != VK_NULL_HANDLE) {
+      device_->ReleaseCommandPool(timestamp_pool_);
+      timestamp_pool_ = VK_NULL_HANDLE;
+    }
   }
   work_cv_.notify_all();
   if (worker_.joinable()) worker_.join();
+}
+
+Result<std::unique_ptr<DispatchTimestamps>> VulkanQueue::TimestampsLocked(
+    const VulkanSubmission& work) {
+  uint32_t dispatches = 0;
+  for (const Ref<VulkanCommandBuffer>& command_buffer : work.command_buffers) {
+    for (const utils::Command& command : command_buffer->command_list().commands()) {
+      dispatches += std::holds_alternative<utils::DispatchCommand>(command) ? 1 : 0;
+    }
+  }
+  // Nothing to time, or a queue that cannot: run as recorded.
+  if (dispatches == 0 || device_->timestamp_valid_bits() == 0) {
+    return std::unique_ptr<DispatchTimestamps>();
+  }
+  if (timestamp_pool_ == VK_NULL_HANDLE) {
+    KILN_ASSIGN_OR_RETURN(timestamp_pool_, device_->AcquireCommandPool());
+  }
+  return DispatchTimestamps::Create(*device_, timestamp_pool_, dispatches, work.trace);
+}
+
+void VulkanQueue::FinishTimestampsLocked(Submission& submission) {
+  std::unique_ptr<DispatchTimestamps> timestamps = std::move(submission.timestamps);
+  // A lost device completed nothing: there are no times to read.
+  if (is_lost_.load(std::memory_order_relaxed)) return;
+  Result<std::vector<utils::MeasuredDispatch>> measured = timestamps->Read();
+  // The submission completed, so the queries are available; a failure to
+  // read them (only a lost device) loses the spans, not the work.
+  if (!measured.ok()) return;
+  timeline_spans_.AddSubmission(timestamps->trace(), this, timestamps->submitted_ns, *measured);
 }
 
 }  // namespace kiln::hal::vulkan

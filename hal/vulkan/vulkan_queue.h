@@ -35,6 +35,12 @@
 // queue or wait call marks the queue lost: every submission in flight fails
 // its semaphores with that status, and later submissions return it.
 //
+// Tracing. A submission that carries a trace (hal/trace.h) and has
+// dispatches runs recorded afresh with timestamps (dispatch_timestamps.h);
+// it is read back when it retires, and its spans are placed on the trace's
+// clock by the queue's DeviceTimeline. A queue family without timestamps
+// (timestampValidBits 0) runs traced submissions untimed: no device spans.
+//
 // Shutdown (the HAL device is dropped) fails the semaphores that in-flight
 // submissions wait for and nothing will signal (ABORTED), waits for the
 // device to go idle, retires everything and stops the worker.
@@ -57,7 +63,9 @@
 #include "hal/command_buffer.h"
 #include "hal/fence.h"
 #include "hal/semaphore.h"
+#include "hal/utils/dispatch_spans.h"
 #include "hal/utils/submission.h"
+#include "hal/vulkan/dispatch_timestamps.h"
 #include "hal/vulkan/vulkan_api.h"
 
 namespace kiln::hal::vulkan {
@@ -111,6 +119,8 @@ class VulkanQueue {
     std::vector<Ref<VulkanCommandBuffer>> command_buffers;
     std::vector<Ref<Buffer>> binding_table;
     Ref<Buffer> released;
+    // Traced: the timestamps, read and freed (under mutex_) at retirement.
+    std::unique_ptr<DispatchTimestamps> timestamps;
     // Drops every reference (the vectors keep their capacity for reuse).
     void Clear();
   };
@@ -128,6 +138,12 @@ class VulkanQueue {
   void MarkLost(const Status& status);
 
   void WorkerMain();
+  // The timestamps of a traced submission `work` (null when untraced, or
+  // when the queue cannot time it). With mutex_ held.
+  Result<std::unique_ptr<DispatchTimestamps>> TimestampsLocked(const VulkanSubmission& work);
+  // Adds a retired submission's spans to its trace and frees its
+  // timestamps. With mutex_ held.
+  void FinishTimestampsLocked(Submission& submission);
 
   LogicalDevice* device_;                  // Owns this queue.
   VkSemaphore timeline_ = VK_NULL_HANDLE;  // Serial of the last completed submission.
@@ -151,6 +167,10 @@ class VulkanQueue {
   std::vector<VkPipelineStageFlags> submit_wait_stages_;
   std::vector<VkSemaphore> submit_signal_semaphores_;
   std::vector<uint64_t> submit_signal_values_;
+  // The command buffers of traced submissions come from here (created at
+  // the first one; guarded by mutex_).
+  VkCommandPool timestamp_pool_ = VK_NULL_HANDLE;
+  utils::DeviceTimeline timeline_spans_;
   std::thread worker_;
 };
 

@@ -6,7 +6,9 @@
 #include <atomic>
 #include <thread>
 
+#include "hal/trace.h"
 #include "tests/hal/test_util.h"
+#include "tests/hal/trace_test_util.h"
 
 namespace kiln::hal {
 namespace {
@@ -74,6 +76,42 @@ TEST_P(CpuDispatchTest, EveryWorkgroupRunsOnceWithItsIdCountAndSize) {
       }
     }
   }
+}
+
+// With a trace attached, each dispatch of a submission becomes a device
+// span named after the executable and export; without one, none.
+TEST_P(CpuDispatchTest, TracedSubmissionHasADeviceSpanPerDispatch) {
+  executable_->set_name("ex");
+  Ref<Buffer> data = MakeBuffer(*device_, std::vector<int32_t>(64, 1));
+  Ref<Buffer> counter = MakeBuffer(*device_, std::vector<uint32_t>(1, 0));
+  auto record = [&] {
+    Ref<CommandBuffer> cb = Begin();
+    EXPECT_TRUE(RecordMulAdd(*cb, BufferRef::Of(data), BufferRef::Of(data), 64, 2, 1).ok());
+    const BufferRef bindings[] = {BufferRef::Of(counter)};
+    EXPECT_TRUE(cb->Dispatch(executable_, kIncrement, {1, 1, 1}, {}, bindings).ok());
+    EXPECT_TRUE(RecordMulAdd(*cb, BufferRef::Of(data), BufferRef::Of(data), 64, 1, 3).ok());
+    EXPECT_TRUE(cb->End().ok());
+    return cb;
+  };
+  Ref<Trace> trace = Trace::Create(/*record_spans=*/true);
+  KILN_ASSERT_OK(SubmitAndWait(*device_, record()));
+  EXPECT_TRUE(trace->Spans().empty());  // Not attached yet.
+
+  device_->AttachTrace(trace);
+  const int64_t begin_ns = trace->Now();
+  KILN_ASSERT_OK(SubmitAndWait(*device_, record()));
+  const int64_t end_ns = trace->Now();
+  device_->FlushTrace();
+  testing::ExpectDispatchSpans(
+      *trace, {"dispatch @ex::@mul_add", "dispatch @ex::@increment", "dispatch @ex::@mul_add"},
+      begin_ns, end_ns);
+
+  // Detached (a trace that records no spans detaches too): nothing more.
+  device_->AttachTrace(Trace::Create(/*record_spans=*/false));
+  EXPECT_FALSE(device_->attached_trace());
+  KILN_ASSERT_OK(SubmitAndWait(*device_, record()));
+  EXPECT_EQ(testing::DeviceSpans(*trace).size(), 3u);
+  EXPECT_EQ(ReadBuffer<uint32_t>(*counter)[0], 3u);
 }
 
 TEST_P(CpuDispatchTest, ConstantsAndBindingsReachTheKernel) {

@@ -13,6 +13,7 @@
 #include "hal/module/hal_module.h"
 #include "hal/trace.h"
 #include "tests/tools/test_modules.h"
+#include "tools/common/dispatch_statistics.h"
 #include "tools/common/function_io.h"
 #include "tools/common/program_loading.h"
 #include "tools/common/trace_file.h"
@@ -136,6 +137,41 @@ TEST(TraceTest, ChromeTraceHasMetadataAndCompleteEventsInMicroseconds) {
   EXPECT_DOUBLE_EQ(dispatch["dur"].get<double>(), 1.001);
   EXPECT_FALSE(dispatch.contains("args"));
   EXPECT_FALSE(doc.contains("kilnDroppedSpans"));
+}
+
+// --print_statistics: device dispatch spans summed per name, largest total
+// first; host spans and other device spans are not dispatches.
+TEST(TraceTest, DispatchStatisticsSumDeviceTimePerDispatch) {
+  Ref<hal::Trace> trace = hal::Trace::Create(true);
+  auto add = [&](std::string name, std::string category, int64_t duration_ns) {
+    trace->AddSpan({.name = std::move(name),
+                    .category = std::move(category),
+                    .duration_ns = duration_ns,
+                    .track = hal::Trace::DeviceTrack(0)});
+  };
+  trace->SetDefaultDetail("dispatch @ex::@big", "m.mlir:9:5");
+  add("dispatch @ex::@small", "device", 1000);
+  add("dispatch @ex::@big", "device", 3000);
+  add("dispatch @ex::@small", "device", 1000);
+  add("dispatch @ex::@big", "device", 5000);
+  add("dispatch @ex::@host_side", "host", 99000);
+  add("copy", "device", 99000);
+  const std::vector<DispatchStatistic> statistics = CollectDispatchStatistics(*trace);
+  ASSERT_EQ(statistics.size(), 2u);
+  EXPECT_EQ(statistics[0].name, "dispatch @ex::@big");
+  EXPECT_EQ(statistics[0].detail, "m.mlir:9:5");
+  EXPECT_EQ(statistics[0].calls, 2u);
+  EXPECT_EQ(statistics[0].total_ns, 8000);
+  EXPECT_EQ(statistics[1].name, "dispatch @ex::@small");
+  EXPECT_EQ(statistics[1].total_ns, 2000);
+  EXPECT_EQ(FormatDispatchStatistics(statistics),
+            "Dispatches by device time (2 dispatch names, 4 calls, 0.010 ms on the device):\n"
+            "      total ms      calls      mean us    share  dispatch\n"
+            "         0.008          2        4.000    80.0%  dispatch @ex::@big  (m.mlir:9:5)\n"
+            "         0.002          2        1.000    20.0%  dispatch @ex::@small\n");
+  const std::string top_one = FormatDispatchStatistics(statistics, 1);
+  EXPECT_EQ(top_one.substr(top_one.rfind("  ...")), "  ... and 1 more\n");
+  EXPECT_EQ(FormatDispatchStatistics({}), "No dispatches were traced.\n");
 }
 
 TEST(TraceTest, WritingToAnUnwritablePathNamesTheFlagAndTheFile) {

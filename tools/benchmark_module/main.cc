@@ -31,7 +31,12 @@
 // host's own share: VM, recording, submission), and wait_us. --trace=FILE
 // writes a Chrome trace (tools/common/trace_file.h) of the run: load,
 // initialize, the call made before timing ("first call"), every timed call
-// with its record, submit and wait. Every failure (a bad flag,
+// with its record, submit and wait, and the device time of each dispatch
+// (with the source locations of its dispatch sites). --print_statistics
+// prints, after the benchmarks, the dispatches that took the most device
+// time over the whole run, first call included
+// (tools/common/dispatch_statistics.h); it records the trace's spans even
+// without --trace, which costs the timed loop a little. Every failure (a bad flag,
 // module, function or input, a failing invocation) is one "error: ..." line
 // on stderr and exit code 1.
 #include <benchmark/benchmark.h>
@@ -50,6 +55,8 @@
 #include "hal/driver_registry.h"
 #include "hal/module/hal_module.h"
 #include "tools/common/device_selection.h"
+#include "tools/common/dispatch_sites.h"
+#include "tools/common/dispatch_statistics.h"
 #include "tools/common/flags.h"
 #include "tools/common/function_io.h"
 #include "tools/common/parameter_flags.h"
@@ -72,6 +79,7 @@ struct BenchmarkOptions {
   std::vector<std::string> inputs;
   std::vector<tools::ParameterFile> parameters;
   std::string trace_path;  // Empty: no --trace.
+  bool print_statistics = false;
   std::string device_uri = "cpu";
   bool list_devices = false;
   hal::BuiltinDriverOptions drivers;
@@ -136,6 +144,7 @@ Status Prepare(const BenchmarkOptions& options, hal::DriverRegistry& registry, S
   KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module,
                         tools::LoadModule(*instance, options.module_path));
   load_span.reset();
+  tools::AddDispatchSiteDetails(*module, *session.trace);
   KILN_ASSIGN_OR_RETURN(std::vector<const vm::ExportedFunction*> selected,
                         SelectFunctions(*module, options));
   // Everything the user typed is checked before the module's initialiser runs.
@@ -211,7 +220,8 @@ Status Run(const BenchmarkOptions& options) {
     return OkStatus();
   }
   Session session;
-  session.trace = hal::Trace::Create(/*record_spans=*/!options.trace_path.empty());
+  session.trace = hal::Trace::Create(
+      /*record_spans=*/!options.trace_path.empty() || options.print_statistics);
   Status prepared = Prepare(options, registry, session);
   if (!prepared.ok()) {
     if (session.stack) session.context->ReleaseStack(std::move(session.stack));
@@ -228,6 +238,12 @@ Status Run(const BenchmarkOptions& options) {
   // Results hold refs into the context (buffer views); drop them first.
   session.targets.clear();
   session.context->ReleaseStack(std::move(session.stack));
+  session.device->FlushTrace();  // The spans of work whose times are read late (CUDA).
+  if (options.print_statistics) {
+    const std::string table =
+        tools::FormatDispatchStatistics(tools::CollectDispatchStatistics(*session.trace));
+    std::fwrite(table.data(), 1, table.size(), stdout);
+  }
   if (!options.trace_path.empty()) {
     KILN_RETURN_IF_ERROR(
         tools::WriteTraceFile(*session.trace, "kiln-benchmark-module", options.trace_path));
@@ -259,8 +275,12 @@ cxxopts::Options DeclareFlags() {
       ("parameters", tools::kParametersFlagHelp, cxxopts::value<std::string>())  //
       ("trace",
        "Write a Chrome trace (JSON; Perfetto opens it) to this file: load, initialize, "
-       "every timed call, and each command buffer's record, submit and wait",
+       "every timed call, each command buffer's record, submit and wait, and the device "
+       "time of each dispatch",
        cxxopts::value<std::string>())  //
+      ("print_statistics",
+       "After the benchmarks, print the dispatches that took the most device time (top 10)",
+       cxxopts::value<bool>()->default_value("false"))  //
       ("device",
        "HAL device URI: cpu (default), cpu-sync, local-task, local-sync, cpu://N, cuda, "
        "cuda://N, vulkan, vulkan://N",
@@ -331,6 +351,7 @@ Status ParseFlags(cxxopts::Options& flags, int argc, char** argv, BenchmarkOptio
     if (result.count("function")) options->function = result["function"].as<std::string>();
     options->inputs = tools::RepeatedFlag(result, "input");
     KILN_ASSIGN_OR_RETURN(options->parameters, tools::ParametersFlag(result));
+    options->print_statistics = result["print_statistics"].as<bool>();
     if (result.count("trace") > 1) return InvalidArgumentError("--trace given more than once");
     if (result.count("trace")) {
       options->trace_path = result["trace"].as<std::string>();

@@ -24,7 +24,10 @@
 // --trace_execution prints every executed instruction to stderr;
 // --trace=FILE.json writes a Chrome trace of the run (tools/common/
 // trace_file.h: load, initialize, call, and the hal module's record, submit
-// and wait spans), also when the call fails;
+// and wait spans; the device's time of each dispatch, with the source
+// locations of its dispatch sites), also when the call fails;
+// --print_statistics prints, after the results, the dispatches that took
+// the most device time (tools/common/dispatch_statistics.h);
 // --list_devices lists every registered driver's devices.
 // Value notation: tools/common/function_io.h (tensors) and
 // tools/common/value_parsing.h (scalars). Every failure is one "error: ..."
@@ -41,6 +44,8 @@
 #include "hal/driver_registry.h"
 #include "hal/module/hal_module.h"
 #include "tools/common/device_selection.h"
+#include "tools/common/dispatch_sites.h"
+#include "tools/common/dispatch_statistics.h"
 #include "tools/common/flags.h"
 #include "tools/common/function_io.h"
 #include "tools/common/instruction_tracer.h"
@@ -68,6 +73,7 @@ struct RunOptions {
   tools::ComparisonOptions comparison;
   bool trace_execution = false;
   std::string trace_path;  // Empty: no --trace.
+  bool print_statistics = false;
   std::string device_uri = "cpu";
   bool list_devices = false;
   hal::BuiltinDriverOptions drivers;
@@ -86,8 +92,11 @@ Result<int> Run(const RunOptions& options) {
   KILN_ASSIGN_OR_RETURN(Ref<hal::Device> device,
                         tools::CreateDeviceFromFlag(registry, options.device_uri));
 
-  Ref<hal::Trace> trace =
-      options.trace_path.empty() ? nullptr : hal::Trace::Create(/*record_spans=*/true);
+  // --print_statistics reads the device spans of a trace: recorded for it
+  // even without --trace.
+  Ref<hal::Trace> trace = options.trace_path.empty() && !options.print_statistics
+                              ? nullptr
+                              : hal::Trace::Create(/*record_spans=*/true);
   Ref<vm::Instance> instance = vm::Instance::Create();
   // Before loading: a module's type table names hal types.
   KILN_RETURN_IF_ERROR(hal::RegisterHalTypes(*instance));
@@ -95,6 +104,7 @@ Result<int> Run(const RunOptions& options) {
   KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module,
                         tools::LoadModule(*instance, options.module_path));
   load_span.reset();
+  if (trace) tools::AddDispatchSiteDetails(*module, *trace);
   KILN_ASSIGN_OR_RETURN(const vm::ExportedFunction* exported,
                         tools::FindExport(*module, options.function));
   KILN_ASSIGN_OR_RETURN(tools::FunctionSpec spec, tools::DescribeFunction(*module, *exported));
@@ -141,7 +151,10 @@ Result<int> Run(const RunOptions& options) {
     hal::ScopedHostSpan call_span(trace.get(), "call @" + exported->name);
     return vm::Invoke(*context, function, *arguments);
   }();
-  if (trace) KILN_RETURN_IF_ERROR(tools::WriteTraceFile(*trace, "kiln-run-module", options.trace_path));
+  if (trace) device->FlushTrace();  // The spans of work whose times are read late (CUDA).
+  if (!options.trace_path.empty()) {
+    KILN_RETURN_IF_ERROR(tools::WriteTraceFile(*trace, "kiln-run-module", options.trace_path));
+  }
   KILN_ASSIGN_OR_RETURN(Ref<vm::List> results, std::move(invoked));
   KILN_ASSIGN_OR_RETURN(std::vector<tools::HostValue> actual,
                         tools::ReadResults(*device, *results, spec.results));
@@ -154,6 +167,9 @@ Result<int> Run(const RunOptions& options) {
   } else {
     KILN_RETURN_IF_ERROR(
         tools::WriteOutputs(options.outputs, actual, options.comparison.format, print));
+  }
+  if (options.print_statistics) {
+    print(tools::FormatDispatchStatistics(tools::CollectDispatchStatistics(*trace)));
   }
   if (!check_outputs) return 0;
   std::vector<std::string> mismatches =
@@ -208,8 +224,12 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
        cxxopts::value<bool>()->default_value("false"))  //
       ("trace",
        "Write a Chrome trace (JSON; Perfetto opens it) of the run to this file: load, "
-       "initialize, call, and each command buffer's record, submit and wait",
+       "initialize, call, each command buffer's record, submit and wait, and the device "
+       "time of each dispatch",
        cxxopts::value<std::string>())  //
+      ("print_statistics",
+       "After the results, print the dispatches that took the most device time (top 10)",
+       cxxopts::value<bool>()->default_value("false"))  //
       ("device",
        "HAL device URI: cpu (default), cpu-sync, local-task, local-sync, cpu://N, cuda, "
        "cuda://N, vulkan, vulkan://N",
@@ -265,6 +285,7 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
       return InvalidArgumentError("--output_max_element_count must be >= 0");
     }
     options->trace_execution = result["trace_execution"].as<bool>();
+    options->print_statistics = result["print_statistics"].as<bool>();
     if (result.count("trace") > 1) return InvalidArgumentError("--trace given more than once");
     if (result.count("trace")) {
       options->trace_path = result["trace"].as<std::string>();

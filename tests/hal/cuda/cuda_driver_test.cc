@@ -10,7 +10,9 @@
 #include "hal/cpu/cpu_device.h"
 #include "hal/cuda/cuda_device.h"
 #include "hal/cuda/graph_command_buffer.h"
+#include "hal/trace.h"
 #include "tests/hal/cuda/cuda_test_util.h"
+#include "tests/hal/trace_test_util.h"
 
 namespace kiln::hal::cuda {
 namespace {
@@ -157,6 +159,41 @@ TEST_P(CudaDriverTest, BarriersOrderDependentDispatches) {
   ASSERT_TRUE(SubmitAndWait(*device_, command_buffer).ok());
   EXPECT_EQ(Download(*x), std::vector<float>(n, 5.0f));
   EXPECT_EQ(Download(*y), std::vector<float>(n, 15.0f));
+}
+
+// With a trace attached, each kernel of a submission becomes a device span
+// from its timing events (graph command buffers are then issued as stream
+// launches: cuda_dispatch_timer.h); without one, none. The reusable command
+// buffer replays as a graph before, between and after the traced runs.
+TEST_P(CudaDriverTest, TracedSubmissionsHaveADeviceSpanPerDispatch) {
+  executable_->set_name("ex");
+  const uint32_t n = 4096;
+  Ref<Buffer> x = Upload(*device_, std::vector<float>(n, 0.0f));
+  Ref<CommandBuffer> command_buffer = NewCommandBuffer(CommandBufferMode::kReusable);
+  const uint32_t constants[] = {n};
+  const BufferRef on_x[] = {BufferRef::Of(x)};
+  for (int step = 0; step < 3; ++step) {
+    ASSERT_TRUE(command_buffer->Dispatch(executable_, kAddOne, {16, 1, 1}, constants, on_x).ok());
+    ASSERT_TRUE(command_buffer->ExecutionBarrier().ok());
+  }
+  ASSERT_TRUE(command_buffer->End().ok());
+  Ref<Trace> trace = Trace::Create(/*record_spans=*/true);
+  ASSERT_TRUE(SubmitAndWait(*device_, command_buffer).ok());
+
+  device_->AttachTrace(trace);
+  const int64_t begin_ns = trace->Now();
+  ASSERT_TRUE(SubmitAndWait(*device_, command_buffer).ok());
+  ASSERT_TRUE(SubmitAndWait(*device_, command_buffer).ok());
+  const int64_t end_ns = trace->Now();
+  device_->FlushTrace();
+  hal::testing::ExpectDispatchSpans(
+      *trace, std::vector<std::string>(6, "dispatch @ex::@add_one_inplace"), begin_ns, end_ns);
+
+  device_->AttachTrace(nullptr);
+  ASSERT_TRUE(SubmitAndWait(*device_, command_buffer).ok());
+  device_->FlushTrace();
+  EXPECT_EQ(hal::testing::DeviceSpans(*trace).size(), 6u);
+  EXPECT_EQ(Download(*x), std::vector<float>(n, 12.0f));
 }
 
 // A reusable command buffer is recorded (and, in graph mode, instantiated)

@@ -26,6 +26,7 @@
 #include "tests/hal/elf_test_executable.h"
 #include "tests/hal/parameters/safetensors_test_file.h"
 #include "tests/hal/test_util.h"
+#include "tests/hal/trace_test_util.h"
 #include "vm/byte_buffer.h"
 #include "vm/bytecode_module.h"
 #include "vm/context.h"
@@ -675,6 +676,54 @@ TEST_P(HalModuleTest, ExecutableLoadDispatchAndFence) {
   ASSERT_TRUE(results.ok()) << results.status().ToString();
   std::vector<float> out = ReadBuffer<float>(*out_buffer);
   for (int32_t i = 0; i < n; ++i) ASSERT_EQ(out[i], lhs[i] * 0.5f * lhs[i]) << i;
+}
+
+// A hal module given a recording trace attaches it to its device and names
+// each loaded executable after the program's name for it: the dispatches
+// come back as device spans "dispatch @ex::@<export>", in order, after the
+// submit span and before the wait ends.
+TEST_P(HalModuleTest, TraceGetsADeviceSpanPerDispatchNamedByTheProgram) {
+  Ref<Trace> trace = Trace::Create(/*record_spans=*/true);
+  hal_ = Unwrap(CreateHalModule(*instance_, {device_}, {.trace = trace}));
+  EXPECT_EQ(device_->attached_trace().get(), trace.get());
+  Program program;
+  FunctionBuilder& f = program.builder().AddFunction("mul", "rrrIii_");
+  program.Device0(f, 3, 2);
+  program.Text(f, 4, "ex");
+  program.Text(f, 7, cpu::HostElfFormat());
+  program.Data(f, 8, BuildElfExecutable());
+  program.Call(f, "executable.load", "rrrr_r", {3, 4, 7, 8}, {9});
+  f.Emit(Opcode::kConstI32, {Reg(3), ImmI32(0)});
+  program.Call(f, "command_buffer.create", "ri_r", {3, 3}, {10});
+  f.Emit(Opcode::kConstI32, {Reg(4), ImmI32(1)});
+  f.Emit(Opcode::kConstI64, {Reg(1), ImmI64(0)});
+  program.Call(f, "command_buffer.dispatch", "rriiiiiirIIrIIrII_",
+               {10, 9, 3, 1, 4, 4, 4, 0, 0, 1, 0, 1, 1, 0, 2, 1, 0});
+  program.Call(f, "command_buffer.execution_barrier", "r_", {10});
+  program.Call(f, "command_buffer.dispatch", "rriiiiirIIrII_",
+               {10, 9, 4, 1, 4, 4, 3, 0, 1, 0, 2, 1, 0});
+  program.SubmitAndWait(f, 3, 10, 11, 12, 2);
+  f.EmitReturn({});
+  program.builder().AddExport("mul", f.ordinal());
+  Ref<vm::Context> context = MustLink(program);
+  ASSERT_TRUE(context);
+  const int32_t n = 64;
+  Ref<Buffer> lhs = MakeBuffer(*device_, std::vector<float>(n, 2.0f));
+  Ref<Buffer> rhs = MakeBuffer(*device_, std::vector<float>(n, 3.0f));
+  Ref<Buffer> out = MakeBuffer(*device_, std::vector<float>(n, -1.0f));
+  auto results = Invoke(
+      *context, "mul",
+      {Wrap(lhs), Wrap(rhs), Wrap(out), Variant::I64(n * 4), Variant::I32(n), Variant::I32(1)});
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  EXPECT_EQ(ReadBuffer<float>(*out), std::vector<float>(n, 12.0f));
+  int64_t submitted_ns = -1, waited_ns = -1;
+  for (const Trace::Span& span : trace->Spans()) {
+    if (span.name == "submit") submitted_ns = span.start_ns;
+    if (span.name == "wait") waited_ns = span.start_ns + span.duration_ns;
+  }
+  testing::ExpectDispatchSpans(*trace,
+                               {"dispatch @ex::@simple_mul", "dispatch @ex::@simple_mul_inplace"},
+                               submitted_ns, waited_ns);
 }
 
 TEST_P(HalModuleTest, ExecutableVariantErrors) {

@@ -9,6 +9,8 @@
 #include <numeric>
 
 #include "hal/cpu/cpu_device.h"
+#include "hal/trace.h"
+#include "tests/hal/trace_test_util.h"
 #include "tests/hal/vulkan/vulkan_test_util.h"
 
 namespace kiln::hal::vulkan {
@@ -52,6 +54,44 @@ TEST_F(VulkanTest, DispatchMultipliesAcrossWorkgroups) {
   std::vector<float> result = ReadBuffer<float>(*out);
   for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(result[i], (i + 1) * 0.5f) << i;
   for (uint32_t i = n; i < n + 8; ++i) EXPECT_EQ(result[i], -1.0f) << "past dim: " << i;
+}
+
+// With a trace attached, each dispatch of a submission becomes a device
+// span from its timestamps (one-shot and reusable command buffers, the
+// latter submitted twice); without one, none, and the results are the same.
+TEST_F(VulkanTest, TracedSubmissionsHaveADeviceSpanPerDispatch) {
+  Ref<Executable> executable = LoadTestExecutable();
+  executable->set_name("ex");
+  const uint32_t n = 256;
+  Ref<Buffer> data = MakeBuffer(*device_, std::vector<uint32_t>(n, 0));
+  const BufferRef target = BufferRef::Of(data);
+  auto record = [&](CommandBufferMode mode) {
+    Ref<CommandBuffer> commands = Begin(mode);
+    EXPECT_TRUE(AddConstant(*commands, executable, target, n, 1).ok());
+    EXPECT_TRUE(commands->ExecutionBarrier().ok());
+    EXPECT_TRUE(AddConstant(*commands, executable, target, n, 10).ok());
+    EXPECT_TRUE(commands->End().ok());
+    return commands;
+  };
+  Ref<Trace> trace = Trace::Create(/*record_spans=*/true);
+  KILN_ASSERT_OK(SubmitAndWait(*device_, record(CommandBufferMode::kOneShot)));
+  EXPECT_TRUE(trace->Spans().empty());
+
+  device_->AttachTrace(trace);
+  const int64_t begin_ns = trace->Now();
+  KILN_ASSERT_OK(SubmitAndWait(*device_, record(CommandBufferMode::kOneShot)));
+  Ref<CommandBuffer> reusable = record(CommandBufferMode::kReusable);
+  KILN_ASSERT_OK(SubmitAndWait(*device_, reusable));
+  KILN_ASSERT_OK(SubmitAndWait(*device_, reusable));
+  const int64_t end_ns = trace->Now();
+  device_->FlushTrace();
+  const std::string name = "dispatch @ex::@add_constant";
+  hal::testing::ExpectDispatchSpans(*trace, std::vector<std::string>(6, name), begin_ns, end_ns);
+
+  device_->AttachTrace(nullptr);
+  KILN_ASSERT_OK(SubmitAndWait(*device_, reusable));
+  EXPECT_EQ(hal::testing::DeviceSpans(*trace).size(), 6u);
+  EXPECT_EQ(ReadBuffer<uint32_t>(*data), std::vector<uint32_t>(n, 5 * 11));
 }
 
 TEST_F(VulkanTest, DispatchRunsEveryWorkgroupOfA3DGrid) {
