@@ -114,6 +114,12 @@ Result<std::vector<const vm::ExportedFunction*>> SelectFunctions(const vm::Bytec
                                                                  const BenchmarkOptions& options) {
   // A named function, or a module's only export when --input values are given
   // for it (an imported model). Without inputs, the exports that need none.
+  if (!options.function && !options.inputs.empty() && module.exports().size() != 1) {
+    return InvalidArgumentError("--input needs --function (module '" + std::string(module.name()) +
+                                "' exports " + std::to_string(module.exports().size()) +
+                                " functions; without --function, only those that take no "
+                                "arguments are timed)");
+  }
   if (options.function || (module.exports().size() == 1 && !options.inputs.empty())) {
     KILN_ASSIGN_OR_RETURN(const vm::ExportedFunction* exported,
                           tools::FindExport(module, options.function.value_or("")));
@@ -356,11 +362,6 @@ Status ParseFlags(cxxopts::Options& flags, int argc, char** argv, BenchmarkOptio
     if (result.count("trace")) {
       options->trace_path = result["trace"].as<std::string>();
       if (options->trace_path.empty()) return InvalidArgumentError("--trace needs a file name");
-    }
-    if (!options->inputs.empty() && !options->function) {
-      return InvalidArgumentError(
-          "--input needs --function (without it, only functions "
-          "that take no arguments are timed)");
     }
     KILN_ASSIGN_OR_RETURN(options->time_unit, ParseTimeUnit(result["time_unit"].as<std::string>()));
   } catch (const std::exception& error) {
