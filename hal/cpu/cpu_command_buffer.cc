@@ -122,6 +122,7 @@ Status CpuCommandBuffer::Execute(std::span<const Ref<Buffer>> binding_table, Thr
               trace->AddSpan(
                   {.name = utils::DispatchSpanName(*dispatch.executable, dispatch.export_ordinal),
                    .category = "device",
+                   .detail = {},
                    .start_ns = start_ns,
                    .duration_ns = end_ns - start_ns,
                    .track = track});

@@ -28,6 +28,7 @@ void DeviceTimeline::AddSubmission(Trace& trace, const void* queue, int64_t subm
     const int64_t duration = std::max<int64_t>(d.end_ns - begin, 0);
     trace.AddSpan({.name = d.name,
                    .category = "device",
+                   .detail = {},
                    .start_ns = anchor + begin,
                    .duration_ns = duration,
                    .track = track});

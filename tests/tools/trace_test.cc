@@ -114,6 +114,7 @@ TEST(TraceTest, ChromeTraceHasMetadataAndCompleteEventsInMicroseconds) {
                   .track = 1});
   trace->AddSpan({.name = "dispatch @ex::@main_dispatch_0",
                   .category = "device",
+                  .detail = {},
                   .start_ns = 2000,
                   .duration_ns = 1001,
                   .track = hal::Trace::DeviceTrack(0)});
@@ -146,6 +147,8 @@ TEST(TraceTest, DispatchStatisticsSumDeviceTimePerDispatch) {
   auto add = [&](std::string name, std::string category, int64_t duration_ns) {
     trace->AddSpan({.name = std::move(name),
                     .category = std::move(category),
+                    .detail = {},
+                    .start_ns = 0,
                     .duration_ns = duration_ns,
                     .track = hal::Trace::DeviceTrack(0)});
   };
