@@ -11,8 +11,9 @@
 namespace kiln::hal {
 
 Status RegisterBuiltinDrivers(DriverRegistry& registry, const BuiltinDriverOptions& options) {
-  KILN_RETURN_IF_ERROR(registry.Register("cpu", []() -> Result<Ref<Driver>> {
-    return Ref<Driver>(MakeRef<cpu::CpuDriver>("cpu", cpu::CpuDeviceOptions{true, 0}));
+  KILN_RETURN_IF_ERROR(registry.Register("cpu", [options]() -> Result<Ref<Driver>> {
+    return Ref<Driver>(
+        MakeRef<cpu::CpuDriver>("cpu", cpu::CpuDeviceOptions{true, options.cpu_thread_count}));
   }));
   KILN_RETURN_IF_ERROR(registry.Register("cpu-sync", []() -> Result<Ref<Driver>> {
     return Ref<Driver>(MakeRef<cpu::CpuDriver>("cpu-sync", cpu::CpuDeviceOptions{false, 0}));
@@ -25,8 +26,6 @@ Status RegisterBuiltinDrivers(DriverRegistry& registry, const BuiltinDriverOptio
                           cuda::CudaDriver::Create({options.cuda_use_streams}));
     return Ref<Driver>(std::move(driver));
   }));
-#else
-  (void)options;
 #endif
 #if defined(KILN_HAVE_VULKAN_DRIVER)
   KILN_RETURN_IF_ERROR(registry.Register("vulkan", []() -> Result<Ref<Driver>> {

@@ -17,6 +17,9 @@ struct BuiltinDriverOptions {
   // CUDA: record command buffers as direct stream launches instead of CUDA
   // graphs (kiln-run-module --cuda_use_streams), for debugging.
   bool cuda_use_streams = false;
+  // cpu: worker threads of the device (--task_topology_group_count, IREE's
+  // name for the same); 0 = one per CPU this process may run on.
+  uint32_t cpu_thread_count = 0;
 };
 
 Status RegisterBuiltinDrivers(DriverRegistry& registry,

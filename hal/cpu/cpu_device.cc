@@ -10,7 +10,7 @@
 namespace kiln::hal::cpu {
 
 Result<Ref<CpuDevice>> CpuDevice::Create(const CpuDeviceOptions& options) {
-  uint32_t cpu_count = std::max(1u, std::thread::hardware_concurrency());
+  const uint32_t cpu_count = AvailableCpuCount();
   DeviceProperties properties;
   properties.kind = "cpu";
   // CreateExecutable also accepts the other architecture's ELF format (and

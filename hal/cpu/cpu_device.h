@@ -24,7 +24,7 @@ namespace kiln::hal::cpu {
 
 struct CpuDeviceOptions {
   bool asynchronous = true;   // false: cpu-sync.
-  uint32_t thread_count = 0;  // Workgroup threads; 0 = hardware concurrency. Ignored for sync.
+  uint32_t thread_count = 0;  // Workgroup threads; 0 = AvailableCpuCount(). Ignored for sync.
 };
 
 class CpuDevice final : public Device {

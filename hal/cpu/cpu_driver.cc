@@ -1,15 +1,14 @@
 #include "hal/cpu/cpu_driver.h"
 
-#include <thread>
+#include "hal/cpu/thread_pool.h"
 
 namespace kiln::hal::cpu {
 
 Result<std::vector<DeviceInfo>> CpuDriver::ListDevices() {
   std::string description;
   if (options_.asynchronous) {
-    uint32_t threads = options_.thread_count != 0
-                           ? options_.thread_count
-                           : std::max(1u, std::thread::hardware_concurrency());
+    const uint32_t threads =
+        options_.thread_count != 0 ? options_.thread_count : AvailableCpuCount();
     description = "CPU (" + std::to_string(threads) + " threads)";
   } else {
     description = "CPU (inline, synchronous)";

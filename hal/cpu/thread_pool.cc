@@ -1,6 +1,20 @@
 #include "hal/cpu/thread_pool.h"
 
+#include <sched.h>
+
+#include <algorithm>
+
 namespace kiln::hal::cpu {
+
+uint32_t AvailableCpuCount() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int count = CPU_COUNT(&set);
+    if (count > 0) return static_cast<uint32_t>(count);
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 ThreadPool::ThreadPool(uint32_t thread_count) {
   if (thread_count == 0) thread_count = 1;

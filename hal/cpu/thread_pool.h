@@ -18,6 +18,12 @@
 
 namespace kiln::hal::cpu {
 
+// The CPUs this process may run on (its affinity mask, which taskset, cgroup
+// cpusets and container limits narrow), at least 1: the default worker count.
+// std::thread::hardware_concurrency counts every online CPU instead, more
+// threads than cores where the process is confined.
+uint32_t AvailableCpuCount();
+
 class ThreadPool {
  public:
   // `thread_count` >= 1 (0 is taken as 1).

@@ -223,6 +223,9 @@ def kiln_benchmark(folder, kmod, params, function, device, args):
          "--benchmark_min_time=" + gbench_min_time(args.min_time),
          "--benchmark_min_warmup_time=" + gbench_min_time(args.warmup_time),
          "--benchmark_out=" + out, "--benchmark_out_format=json"]
+    if device == "cpu" and getattr(args, "cpu_threads", 0):
+        # The same worker count as the peer it is compared with.
+        cmd.append("--task_topology_group_count=%d" % args.cpu_threads)
     if args.verbose:
         log("  + " + " ".join(cmd))
     try:
@@ -274,9 +277,8 @@ def kiln_row(model, folder, device, args):
 
 
 def kiln_cpu_threads(bin_dir):
-    """The thread count of kiln's cpu device, as it reports it. The cpu driver
-    has no knob for it: it takes std::thread::hardware_concurrency() (online
-    CPUs; not the affinity mask, so taskset does not change it)."""
+    """The thread count of kiln's cpu device by default, as it reports it (one
+    per CPU of the affinity mask; --task_topology_group_count sets it)."""
     proc = subprocess.run([os.path.join(bin_dir, "kiln-benchmark-module"), "--list_devices"],
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     match = re.search(r"^cpu://\d+\s+CPU \((\d+) threads\)", proc.stdout.decode(), re.M)
@@ -575,9 +577,11 @@ def cpu_table(rows, info, args):
              info.get("onnxruntime", "(not installed)"),
              "",
              "Wall µs per call, median of %d repetitions of about %g s; kiln's cpu device "
-             "runs %s threads, ONNX Runtime intra_op_num_threads=%d (inter_op 1, "
-             "sequential); %s CPUs online, %d in this process's affinity mask." %
-             (args.repetitions, args.min_time, info.get("kiln_threads") or "?", info["threads"],
+             "runs %d threads (--task_topology_group_count; %s by default), ONNX Runtime "
+             "intra_op_num_threads=%d (inter_op 1, sequential); %s CPUs online, %d in this "
+             "process's affinity mask." %
+             (args.repetitions, args.min_time, info["threads"], info.get("kiln_threads") or "?",
+              info["threads"],
               os.cpu_count(), len(os.sched_getaffinity(0))),
              ""] + ["**warning**: %s." % w for w in info["warnings"]] + \
             (["", ] if info["warnings"] else []) + [
@@ -646,19 +650,15 @@ def cgroup_cpu_limit():
 def run_cpu(args):
     kiln_threads = kiln_cpu_threads(args.bin_dir)
     affinity = len(os.sched_getaffinity(0))
-    threads = args.threads or kiln_threads or affinity
+    threads = args.threads or affinity
+    args.cpu_threads = threads  # kiln gets --task_topology_group_count=threads.
     info = {"kiln_threads": kiln_threads, "threads": threads, "cpu_count": os.cpu_count(),
             "affinity": affinity, "cgroup_cpu_max": cgroup_cpu_limit(),
             "warnings": []}
-    if kiln_threads is not None and kiln_threads != threads:
+    if threads > affinity:
         info["warnings"].append(
-            "kiln's cpu device runs %d threads (it has no thread-count setting), ONNX Runtime "
-            "%d: not the same thread count" % (kiln_threads, threads))
-    if kiln_threads is not None and kiln_threads > affinity:
-        info["warnings"].append(
-            "kiln's cpu device runs %d threads (std::thread::hardware_concurrency(): online "
-            "CPUs) but this process may run on %d CPUs (affinity mask): oversubscribed" %
-            (kiln_threads, affinity))
+            "%d threads each for kiln and ONNX Runtime, but this process may run on %d CPUs "
+            "(affinity mask): oversubscribed" % (threads, affinity))
     for warning in info["warnings"]:
         log("warning: " + warning)
     try:

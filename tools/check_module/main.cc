@@ -160,11 +160,9 @@ Result<bool> ParseFlags(int argc, char** argv, CheckOptions* options) {
        cxxopts::value<bool>()->default_value("false"))  //
       ("trace_execution", "Print every executed instruction to stderr",
        cxxopts::value<bool>()->default_value("false"))  //
-      ("cuda_use_streams",
-       "CUDA: issue command buffers as direct stream launches instead of CUDA graphs",
-       cxxopts::value<bool>()->default_value("false"))  //
       ("h,help", "Print this help")                     //
       ("positional", "", cxxopts::value<std::vector<std::string>>());
+  tools::AddDriverFlags(flags);
   flags.parse_positional({"positional"});
   try {
     cxxopts::ParseResult result = flags.parse(argc, argv);
@@ -176,7 +174,7 @@ Result<bool> ParseFlags(int argc, char** argv, CheckOptions* options) {
     options->device_uri = result["device"].as<std::string>();
     options->list_devices = result["list_devices"].as<bool>();
     options->trace_execution = result["trace_execution"].as<bool>();
-    options->drivers.cuda_use_streams = result["cuda_use_streams"].as<bool>();
+    KILN_RETURN_IF_ERROR(tools::ReadDriverFlags(result, &options->drivers));
     if (options->list_devices) return true;  // Needs no module.
     KILN_ASSIGN_OR_RETURN(options->module_path, tools::ModulePathFlag(result));
     KILN_ASSIGN_OR_RETURN(options->parameters, tools::ParametersFlag(result));

@@ -21,4 +21,33 @@ Result<Ref<hal::Device>> CreateDeviceFromFlag(const hal::DriverRegistry& registr
   return device;
 }
 
+void AddDriverFlags(cxxopts::Options& flags) {
+  flags.add_options()  //
+      ("cuda_use_streams",
+       "CUDA: issue command buffers as direct stream launches instead of CUDA graphs "
+       "(for debugging; results are identical)",
+       cxxopts::value<bool>()->default_value("false"))  //
+      ("task_topology_group_count",
+       "cpu: worker threads of the device (default: one per CPU this process may run on)",
+       cxxopts::value<int64_t>());
+}
+
+Status ReadDriverFlags(const cxxopts::ParseResult& result, hal::BuiltinDriverOptions* drivers) {
+  drivers->cuda_use_streams = result["cuda_use_streams"].as<bool>();
+  if (result.count("task_topology_group_count") > 1) {
+    return InvalidArgumentError("--task_topology_group_count given more than once");
+  }
+  if (result.count("task_topology_group_count")) {
+    const int64_t threads = result["task_topology_group_count"].as<int64_t>();
+    constexpr int64_t kMaxThreads = 4096;
+    if (threads < 1 || threads > kMaxThreads) {
+      return InvalidArgumentError("--task_topology_group_count must be between 1 and " +
+                                  std::to_string(kMaxThreads) + ", got " +
+                                  std::to_string(threads));
+    }
+    drivers->cpu_thread_count = static_cast<uint32_t>(threads);
+  }
+  return OkStatus();
+}
+
 }  // namespace kiln::tools

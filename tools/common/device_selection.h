@@ -1,5 +1,6 @@
 // Device selection: the --device and --list_devices flags that kiln-run-module
-// and kiln-benchmark-module share.
+// and kiln-benchmark-module share, and the driver flags of every tool that
+// runs a module (AddDriverFlags).
 //
 // The tools create their HAL device from the driver registry before anything
 // else runs, so a bad URI fails first, with an error that says which flag was
@@ -9,10 +10,12 @@
 // why `--device=cuda` will not work on this machine.
 #pragma once
 
+#include <cxxopts.hpp>
 #include <string>
 
 #include "base/ref.h"
 #include "base/result.h"
+#include "hal/builtin_drivers.h"
 #include "hal/device.h"
 #include "hal/driver_registry.h"
 
@@ -21,6 +24,14 @@ namespace kiln::tools {
 // Prints one line per device to stdout: "cpu://0  CPU (2 threads)" or, for a
 // driver that cannot run here, "cuda  unavailable: <reason>".
 void PrintDevices(const hal::DriverRegistry& registry);
+
+// Declares the driver options as flags: --cuda_use_streams (CUDA command
+// buffers as direct stream launches instead of graphs) and
+// --task_topology_group_count=N (the cpu device's worker threads, IREE's
+// flag; default: one per CPU the process may run on).
+void AddDriverFlags(cxxopts::Options& flags);
+// Reads them into `drivers`; an error names the flag.
+Status ReadDriverFlags(const cxxopts::ParseResult& result, hal::BuiltinDriverOptions* drivers);
 
 // The device `uri` names; an error carries "--device=<uri>" as its context.
 Result<Ref<hal::Device>> CreateDeviceFromFlag(const hal::DriverRegistry& registry,

@@ -236,12 +236,9 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
        cxxopts::value<std::string>()->default_value("cpu"))  //
       ("list_devices", "List the devices of every registered driver and exit",
        cxxopts::value<bool>()->default_value("false"))  //
-      ("cuda_use_streams",
-       "CUDA: issue command buffers as direct stream launches instead of CUDA graphs "
-       "(for debugging; results are identical)",
-       cxxopts::value<bool>()->default_value("false"))  //
       ("h,help", "Print this help")                     //
       ("positional", "", cxxopts::value<std::vector<std::string>>());
+  tools::AddDriverFlags(flags);
   flags.parse_positional({"positional"});
   try {
     cxxopts::ParseResult result = flags.parse(argc, argv);
@@ -253,7 +250,7 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
     KILN_RETURN_IF_ERROR(tools::SinglePositional(result).status());
     options->device_uri = result["device"].as<std::string>();
     options->list_devices = result["list_devices"].as<bool>();
-    options->drivers.cuda_use_streams = result["cuda_use_streams"].as<bool>();
+    KILN_RETURN_IF_ERROR(tools::ReadDriverFlags(result, &options->drivers));
     if (options->list_devices) return true;  // Needs no module.
     KILN_ASSIGN_OR_RETURN(options->module_path, tools::ModulePathFlag(result));
     if (result.count("function") > 1) {
