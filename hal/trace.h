@@ -55,6 +55,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -136,11 +137,13 @@ class Trace : public RefObject {
 // is null or not recording).
 class ScopedHostSpan {
  public:
-  ScopedHostSpan(Trace* trace, std::string name, std::string detail = {})
+  // The names are copied only when recording: an untraced span (on the
+  // submit path) builds no string.
+  ScopedHostSpan(Trace* trace, std::string_view name, std::string_view detail = {})
       : trace_(trace && trace->recording() ? trace : nullptr) {
     if (!trace_) return;
-    name_ = std::move(name);
-    detail_ = std::move(detail);
+    name_ = name;
+    detail_ = detail;
     start_ns_ = trace_->Now();
   }
   ~ScopedHostSpan() {

@@ -246,8 +246,7 @@ Status Run(const BenchmarkOptions& options) {
   session.context->ReleaseStack(std::move(session.stack));
   session.device->FlushTrace();  // The spans of work whose times are read late (CUDA).
   if (options.print_statistics) {
-    const std::string table =
-        tools::FormatDispatchStatistics(tools::CollectDispatchStatistics(*session.trace));
+    const std::string table = tools::FormatTraceStatistics(*session.trace);
     std::fwrite(table.data(), 1, table.size(), stdout);
   }
   if (!options.trace_path.empty()) {

@@ -60,4 +60,13 @@ std::string FormatDispatchStatistics(std::span<const DispatchStatistic> statisti
   return out;
 }
 
+std::string FormatTraceStatistics(const hal::Trace& trace, size_t top) {
+  std::string out = FormatDispatchStatistics(CollectDispatchStatistics(trace), top);
+  if (const size_t dropped = trace.DroppedSpans(); dropped != 0) {
+    out += "  (" + std::to_string(dropped) + " spans past the trace's limit of " +
+           std::to_string(hal::Trace::kMaxSpans) + " were dropped: these figures cover the first)\n";
+  }
+  return out;
+}
+
 }  // namespace kiln::tools

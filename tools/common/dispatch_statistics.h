@@ -36,4 +36,9 @@ std::vector<DispatchStatistic> CollectDispatchStatistics(const hal::Trace& trace
 std::string FormatDispatchStatistics(std::span<const DispatchStatistic> statistics,
                                      size_t top = 10);
 
+// The table of the trace's device spans (what --print_statistics prints),
+// with a last line saying how many spans the trace dropped past
+// hal::Trace::kMaxSpans when it did: the figures then cover the first ones.
+std::string FormatTraceStatistics(const hal::Trace& trace, size_t top = 10);
+
 }  // namespace kiln::tools

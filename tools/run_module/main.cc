@@ -153,7 +153,9 @@ Result<int> Run(const RunOptions& options) {
   }();
   if (trace) device->FlushTrace();  // The spans of work whose times are read late (CUDA).
   if (!options.trace_path.empty()) {
-    KILN_RETURN_IF_ERROR(tools::WriteTraceFile(*trace, "kiln-run-module", options.trace_path));
+    Status written = tools::WriteTraceFile(*trace, "kiln-run-module", options.trace_path);
+    // A failing call's error says more than the trace's: it wins.
+    if (!written.ok() && invoked.ok()) return written;
   }
   KILN_ASSIGN_OR_RETURN(Ref<vm::List> results, std::move(invoked));
   KILN_ASSIGN_OR_RETURN(std::vector<tools::HostValue> actual,
@@ -169,7 +171,7 @@ Result<int> Run(const RunOptions& options) {
         tools::WriteOutputs(options.outputs, actual, options.comparison.format, print));
   }
   if (options.print_statistics) {
-    print(tools::FormatDispatchStatistics(tools::CollectDispatchStatistics(*trace)));
+    print(tools::FormatTraceStatistics(*trace));
   }
   if (!check_outputs) return 0;
   std::vector<std::string> mismatches =
