@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compiler/dispatch/library_calls.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -21,7 +22,8 @@ int64_t ElementBytes(mlir::Type type) {
 
 }  // namespace
 
-DispatchGroups::DispatchGroups(mlir::func::FuncOp func) {
+DispatchGroups::DispatchGroups(mlir::func::FuncOp func, bool library_calls)
+    : library_calls_(library_calls) {
   llvm::SmallVector<mlir::linalg::LinalgOp> ops;
   func.walk([&](mlir::linalg::LinalgOp op) {
     ops.push_back(op);
@@ -80,6 +82,7 @@ bool DispatchGroups::TryJoin(mlir::linalg::LinalgOp producer) {
     return false;
   }
   mlir::OpResult result = producer->getResult(0);
+  const bool library = library_calls_ && IsLibraryContraction(producer);
   mlir::AffineMap written = producer.getIndexingMapMatchingResult(result);
   if (!written.isProjectedPermutation()) return false;
 
@@ -94,9 +97,13 @@ bool DispatchGroups::TryJoin(mlir::linalg::LinalgOp producer) {
         consumer->getBlock() != producer->getBlock()) {
       return false;
     }
+    if (library && !IsLibraryEpilogue(consumer, use)) return false;
     auto placed = root_of_.find(consumer);
     if (placed == root_of_.end() || (root && placed->second != root)) return false;
     root = placed->second;
+    // A library call computes its contraction and epilogue only: nothing
+    // else joins its dispatch, and it joins no dispatch that has more.
+    if (library_roots_.contains(root) || (library && joined_.count(root))) return false;
     mlir::AffineMap read = consumer.getMatchingIndexingMap(&use);
     if (!read.isProjectedPermutation()) return false;
     // Read along every parallel loop of the consumer, or broadcast only
@@ -172,6 +179,7 @@ bool DispatchGroups::TryJoin(mlir::linalg::LinalgOp producer) {
     }
   }
   root_of_[producer] = root;
+  if (library) library_roots_.insert(root);
   root_loop_of_[producer] = std::move(root_loops);
   kept_whole_[root] = std::move(kept);
   joined_[root].push_back(JoinedOp{untiled_elements, std::move(reached)});

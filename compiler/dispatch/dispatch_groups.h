@@ -24,6 +24,11 @@
 //     row it touches whole (a tile split along them would compute the op
 //     again in each part).
 //
+// With library calls on, a contraction that a library would take
+// (library_calls.h) joins only a consumer that the library computes in the
+// same call (a bias, a residual, a ReLU): a library call cannot run what
+// else a consumer computes.
+//
 // So a softmax (max, exp-sum, divide) or a layernorm (mean, variance,
 // normalize) over rows of moderate length is one dispatch whose workgroups
 // each own whole rows, where each reduction's rows would otherwise make a
@@ -34,6 +39,7 @@
 #include <optional>
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -49,7 +55,7 @@ class DispatchGroups {
   static constexpr int64_t kMaxWholeLoopBytes = 4096;
 
   // Groups the linalg ops of `func` (nested blocks included).
-  explicit DispatchGroups(mlir::func::FuncOp func);
+  explicit DispatchGroups(mlir::func::FuncOp func, bool library_calls = false);
 
   // Whether `op` is computed inside its consumers' dispatch.
   bool JoinsConsumers(mlir::Operation* op) const;
@@ -71,6 +77,12 @@ class DispatchGroups {
   // Whether `producer` can join its consumers' dispatch; if so, records it.
   bool TryJoin(mlir::linalg::LinalgOp producer);
 
+  bool library_calls_ = false;
+  // The roots a library contraction joined: one call computes one
+  // contraction and its epilogue, so nothing else joins them (a ResNet
+  // shortcut's second convolution stays a dispatch of its own, whose result
+  // the first one's call adds).
+  llvm::DenseSet<mlir::Operation*> library_roots_;
   // The dispatch root of each op placed so far (itself for a root).
   llvm::DenseMap<mlir::Operation*, mlir::Operation*> root_of_;
   // For each op placed so far, the root's parallel loop each of its loops

@@ -207,13 +207,13 @@ bool SameHostValue(Value a, Value b, int depth = 0) {
 
 class DispatchFormer {
  public:
-  DispatchFormer(mlir::ModuleOp module, mlir::func::FuncOp func)
-      : module_(module), func_(func), symbols_(module) {}
+  DispatchFormer(mlir::ModuleOp module, mlir::func::FuncOp func, bool library_calls)
+      : module_(module), func_(func), symbols_(module), library_calls_(library_calls) {}
 
   // Outlines every root of the function; `formed` says whether there was any.
   mlir::LogicalResult Run(bool& formed) {
     MaterializeHostConstants();
-    groups_.emplace(func_);
+    groups_.emplace(func_, library_calls_);
     llvm::SmallVector<mlir::linalg::LinalgOp> roots;
     func_.walk([&](mlir::linalg::LinalgOp op) {
       if (IsRoot(op, *groups_)) roots.push_back(op);
@@ -236,6 +236,7 @@ class DispatchFormer {
   // Made once the host constants are materialized, before any dispatch is
   // outlined (the ops it names are those of the function as it was then).
   std::optional<DispatchGroups> groups_;
+  bool library_calls_;
   int next_ordinal_ = 0;
 };
 
@@ -543,6 +544,9 @@ mlir::LogicalResult DispatchFormer::Outline(mlir::linalg::LinalgOp root) {
 struct FormDispatchesPass
     : mlir::PassWrapper<FormDispatchesPass, mlir::OperationPass<mlir::ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FormDispatchesPass)
+  FormDispatchesPass() = default;
+  FormDispatchesPass(const FormDispatchesPass& other) : PassWrapper(other) {}
+  explicit FormDispatchesPass(bool library_calls) { library_calls_ = library_calls; }
   llvm::StringRef getArgument() const override { return "kiln-form-dispatches"; }
   llvm::StringRef getDescription() const override {
     return "Each linalg op on tensors in a host function (with the producers that only make "
@@ -566,18 +570,25 @@ struct FormDispatchesPass
     for (mlir::func::FuncOp func : functions) {
       if (func.isExternal()) continue;
       bool formed = false;
-      if (mlir::failed(DispatchFormer(getOperation(), func).Run(formed))) {
+      if (mlir::failed(DispatchFormer(getOperation(), func, library_calls_).Run(formed))) {
         return signalPassFailure();
       }
       if (formed && mlir::failed(runPipeline(cleanup, func))) return signalPassFailure();
     }
   }
+
+ private:
+  Option<bool> library_calls_{
+      *this, "library-calls",
+      llvm::cl::desc("Keep a contraction that a library would take apart from a consumer the "
+                     "library cannot compute (library_calls.h)"),
+      llvm::cl::init(false)};
 };
 
 }  // namespace
 
-std::unique_ptr<mlir::Pass> createFormDispatchesPass() {
-  return std::make_unique<FormDispatchesPass>();
+std::unique_ptr<mlir::Pass> createFormDispatchesPass(bool library_calls) {
+  return std::make_unique<FormDispatchesPass>(library_calls);
 }
 
 }  // namespace kiln::compiler

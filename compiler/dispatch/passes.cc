@@ -3,7 +3,8 @@
 namespace kiln::compiler {
 
 void registerDispatchPasses() {
-  mlir::registerPass(createFormDispatchesPass);
+  mlir::registerPass([] { return createFormDispatchesPass(); });
+  mlir::registerPass([] { return createSelectLibraryCallsPass(); });
   mlir::registerPass(createDistributeToWorkgroupsPass);
 }
 

@@ -6,6 +6,9 @@
 //       hal.executable.source holding its kernel, and a flow.dispatch of it
 //       whose workgroup count the host computes from the workgroup tiles
 //       (form_dispatches.cc).
+//   --kiln-select-library-calls      the kernels one library call computes
+//       (a cuBLASLt matmul, a cuDNN convolution) marked with that call on
+//       their export (select_library_calls.cc, library_calls.h).
 //   --kiln-distribute-to-workgroups  each generated kernel tiled into one
 //       workgroup's tile, bufferized into its bindings: the target-neutral
 //       form that compiler/targets/* lower (distribute_to_workgroups.cc).
@@ -17,10 +20,14 @@
 
 namespace kiln::compiler {
 
-std::unique_ptr<mlir::Pass> createFormDispatchesPass();
+// `library_calls`: a contraction a library would take joins its consumer's
+// dispatch only when the library computes that consumer too (library_calls.h);
+// kiln-opt's option `library-calls`.
+std::unique_ptr<mlir::Pass> createFormDispatchesPass(bool library_calls = false);
+std::unique_ptr<mlir::Pass> createSelectLibraryCallsPass(bool allow_tf32 = false);
 std::unique_ptr<mlir::Pass> createDistributeToWorkgroupsPass();
 
-// Registers both with MLIR's pass registry (kiln-opt).
+// Registers them with MLIR's pass registry (kiln-opt).
 void registerDispatchPasses();
 
 }  // namespace kiln::compiler

@@ -1,5 +1,7 @@
 #include "compiler/pipeline/pipeline.h"
 
+#include <algorithm>
+
 #include "compiler/dispatch/passes.h"
 #include "compiler/host/passes.h"
 #include "compiler/input/passes.h"
@@ -26,7 +28,11 @@ void BuildPipeline(mlir::OpPassManager& pm, const PipelineOptions& options) {
   // dispatch of a generated kernel, tiled into workgroups and bufferized.
   // (Each touches only the functions and kernels that have tensors.)
   pm.addPass(createTensorInputPass());
-  pm.addPass(createFormDispatchesPass());
+  const bool library_calls =
+      options.library_calls &&
+      std::find(options.targets.begin(), options.targets.end(), "cuda") != options.targets.end();
+  pm.addPass(createFormDispatchesPass(library_calls));
+  if (library_calls) pm.addPass(createSelectLibraryCallsPass(options.allow_tf32));
   pm.addPass(createDistributeToWorkgroupsPass());
   pm.addPass(mlir::createLowerAffinePass());
   // Unused private functions and executables go before anything lowers them

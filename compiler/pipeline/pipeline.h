@@ -39,6 +39,13 @@ struct PipelineOptions {
   // Record static command buffers once and replay them with each call's
   // buffers; false records every command buffer on every call.
   bool memoize_command_buffers = true;
+  // Matmuls and convolutions that a vendor library computes carry that
+  // library call beside their generated kernel (--library-calls;
+  // compiler/dispatch/library_calls.h) when `targets` names cuda (the only
+  // target with libraries: the others keep their dispatches as formed
+  // without), and f32 calls may use TF32 tensor cores (--allow-tf32).
+  bool library_calls = true;
+  bool allow_tf32 = false;
   // When set, executable objects are read through this instead of the file
   // system (the fuzzer's stand-in bytes).
   std::function<Result<std::vector<uint8_t>>(const std::string& path)> read_object = nullptr;

@@ -6,6 +6,7 @@
 
 #include "base/file_io.h"
 #include "base/spirv_module.h"
+#include "compiler/targets/cuda/library_call_serialization.h"
 #include "compiler/targets/spirv_module_info.h"
 #include "schemas/executable_cuda_generated.h"
 #include "schemas/executable_elf_generated.h"
@@ -106,10 +107,9 @@ Result<SerializedExecutable> SerializeElf(const ExecutableInfo& executable, cons
   for (const ExportInfo& e : executable.exports) {
     s::WorkgroupSize size(e.workgroup_size[0], e.workgroup_size[1], e.workgroup_size[2]);
     // The kernel symbol is named like the export.
-    exports.push_back(s::CreateExport(builder, builder.CreateString(e.name),
-                                      builder.CreateString(e.name), &size,
-                                      BuildBindings<s::Binding>(builder, e, &s::CreateBinding),
-                                      e.constants));
+    exports.push_back(
+        s::CreateExport(builder, builder.CreateString(e.name), builder.CreateString(e.name), &size,
+                        BuildBindings<s::Binding>(builder, e, &s::CreateBinding), e.constants));
   }
   auto export_vector = builder.CreateVector(exports);
   const std::vector<uint8_t>& library = objects[0].bytes;
@@ -175,23 +175,29 @@ Result<SerializedExecutable> SerializeCuda(
   std::vector<fb::Offset<s::Export>> exports;
   for (const ExportInfo& e : executable.exports) {
     s::BlockSize size(e.workgroup_size[0], e.workgroup_size[1], e.workgroup_size[2]);
-    exports.push_back(s::CreateExport(builder, builder.CreateString(e.name),
-                                      builder.CreateString(e.name), &size, 0,
-                                      BuildBindings<s::Binding>(builder, e, &s::CreateBinding),
-                                      e.constants));
+    fb::Offset<s::LibraryCall> library_call = 0;
+    if (e.library_call) {
+      KILN_ASSIGN_OR_RETURN(library_call, cuda::BuildLibraryCall(builder, e));
+    }
+    exports.push_back(s::CreateExport(
+        builder, builder.CreateString(e.name), builder.CreateString(e.name), &size, 0,
+        BuildBindings<s::Binding>(builder, e, &s::CreateBinding), e.constants, library_call));
   }
   s::FinishCudaExecutableBuffer(
       builder, s::CreateCudaExecutable(builder, builder.CreateVector(image_offsets),
                                        builder.CreateVector(exports)));
-  return SerializedExecutable{"cuda", "cuda-nvptx-fb", "target_arch = [" + config + "]",
-                              Finish(builder)};
+  config = "target_arch = [" + config + "]";
+  for (const ExportInfo& e : executable.exports) {
+    if (e.library_call)
+      config += ", @" + e.name + ": " + cuda::DescribeLibraryCall(*e.library_call);
+  }
+  return SerializedExecutable{"cuda", "cuda-nvptx-fb", std::move(config), Finish(builder)};
 }
 
 // The entry point of `module` that export `e` runs: the one named like the
 // export, else the module's only GLCompute entry point (GLSL's `main`).
 Result<const SpirvEntryPoint*> FindEntryPoint(const SpirvModuleInfo& module,
-                                              const std::string& object_name,
-                                              const ExportInfo& e) {
+                                              const std::string& object_name, const ExportInfo& e) {
   for (const SpirvEntryPoint& entry : module.entry_points) {
     if (entry.name == e.name) return &entry;
   }

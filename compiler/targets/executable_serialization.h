@@ -37,6 +37,8 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,16 +47,29 @@
 
 namespace kiln::compiler {
 
+// A library call an export carries beside its kernel (`kiln.library_call`,
+// compiler/dispatch/select_library_calls.cc): serialized by the CUDA format
+// (schemas/executable_cuda.fbs), ignored by the others.
+struct LibraryCallInfo {
+  std::string kind;                 // "matmul" or "convolution".
+  std::string element_type;         // "f32", "f16", "bf16".
+  std::string activation = "none";  // "none", "relu", "gelu_tanh".
+  // Every other field by its schema name: sizes, strides, binding ordinals,
+  // and flags as 0/1 (transpose_a, allow_tf32, ...).
+  std::map<std::string, int64_t> fields;
+};
+
 // What the executable formats record of one export.
 struct ExportInfo {
   std::string name;
   uint32_t ordinal = 0;
-  uint32_t constants = 0;           // 32-bit push constants.
-  std::vector<bool> read_only;      // Per binding, in ordinal order.
+  uint32_t constants = 0;       // 32-bit push constants.
+  std::vector<bool> read_only;  // Per binding, in ordinal order.
   std::array<uint32_t, 3> workgroup_size = {1, 1, 1};
   // Whether the IR wrote `workgroup_size` (else the size above is the
   // default): a declared size must match a SPIR-V shader's LocalSize.
   bool workgroup_size_declared = false;
+  std::optional<LibraryCallInfo> library_call;
 };
 
 // One declared object: a file (`path`) or inline bytes (`path` empty).

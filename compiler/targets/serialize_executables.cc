@@ -120,6 +120,29 @@ mlir::FailureOr<ExecutableInfo> DescribeExecutable(HAL::ExecutableSourceOp op) {
     for (HAL::PipelineBindingAttr binding : layout.getBindings()) {
       e.read_only.push_back(binding.isReadOnly());
     }
+    if (auto call = export_op->getAttrOfType<mlir::DictionaryAttr>("kiln.library_call")) {
+      LibraryCallInfo library;
+      for (mlir::NamedAttribute field : call) {
+        llvm::StringRef name = field.getName().getValue();
+        mlir::Attribute value = field.getValue();
+        auto text = llvm::dyn_cast<mlir::StringAttr>(value);
+        if (name == "kind" && text) {
+          library.kind = text.str();
+        } else if (name == "element_type" && text) {
+          library.element_type = text.str();
+        } else if (name == "activation" && text) {
+          library.activation = text.str();
+        } else if (auto flag = llvm::dyn_cast<mlir::BoolAttr>(value)) {
+          library.fields[name.str()] = flag.getValue() ? 1 : 0;
+        } else if (auto number = llvm::dyn_cast<mlir::IntegerAttr>(value)) {
+          library.fields[name.str()] = number.getInt();
+        } else {
+          return export_op.emitError("kiln.library_call field '")
+                 << name << "' must be an integer or a bool, got " << value;
+        }
+      }
+      e.library_call = std::move(library);
+    }
     e.workgroup_size_declared = static_cast<bool>(export_op.getWorkgroupSizeAttr());
     llvm::SmallVector<int64_t, 3> size = export_op.getWorkgroupSizeValues();
     for (size_t i = 0; i < 3 && i < size.size(); ++i) {
@@ -142,8 +165,8 @@ mlir::FailureOr<ExecutableInfo> DescribeExecutable(HAL::ExecutableSourceOp op) {
     TargetObjects out;
     out.backend = target.getBackend().str();
     out.format = target.getFormat().str();
-    if (auto arch = llvm::dyn_cast_or_null<mlir::StringAttr>(
-            target.getConfigurationAttr("target_arch"))) {
+    if (auto arch =
+            llvm::dyn_cast_or_null<mlir::StringAttr>(target.getConfigurationAttr("target_arch"))) {
       out.target_arch = arch.str();
     }
     if (mlir::DictionaryAttr config = target.getConfiguration()) out.config_text = ToText(config);
@@ -293,8 +316,7 @@ class SerializeExecutablesPass
       if (!uses) continue;
       for (const mlir::SymbolTable::SymbolUse& use : *uses) {
         use.getUser()->emitError("dispatch to executable '@")
-            << executable.getSymName()
-            << "', which has no variant for the selected targets";
+            << executable.getSymName() << "', which has no variant for the selected targets";
         failed = true;
       }
     }
@@ -323,8 +345,7 @@ Result<std::vector<std::string>> NormalizeTargetNames(const std::vector<std::str
     if (name.empty()) continue;  // `--target=cpu,` lists nothing after the comma.
     std::string target = TargetNameOfBackend(name);
     if (target.empty()) {
-      return InvalidArgumentError("unknown target '" + name +
-                                  "' (targets: cpu, cuda, vulkan)");
+      return InvalidArgumentError("unknown target '" + name + "' (targets: cpu, cuda, vulkan)");
     }
     if (std::find(normalized.begin(), normalized.end(), target) == normalized.end()) {
       normalized.push_back(target);

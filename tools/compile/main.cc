@@ -83,6 +83,15 @@ int Run(int argc, char** argv) {
       "memoize-command-buffers", cl::init(true),
       cl::desc("Record each static block's command buffer once and replay it with each call's "
                "buffers; =false records it on every call"));
+  static cl::opt<bool> library_calls(
+      "library-calls", cl::init(true),
+      cl::desc("With the cuda target: matmuls and convolutions that cuBLASLt or cuDNN computes "
+               "carry that call beside their generated kernel (per op: kiln.library = \"none\" "
+               "or \"always\"); =false generates every kernel"));
+  static cl::opt<bool> allow_tf32(
+      "allow-tf32", cl::init(false),
+      cl::desc("Let f32 library calls use TF32 tensor cores (about 10 mantissa bits; default: "
+               "exact f32)"));
   static cl::opt<std::string> module_name(
       "module-name", cl::desc("Module name (default: the module's @name, else 'module')"));
   static cl::opt<bool> strip_debug_info("strip-debug-info", cl::init(false),
@@ -113,6 +122,8 @@ int Run(int argc, char** argv) {
   options.pipeline.object_search_paths.insert(options.pipeline.object_search_paths.end(),
                                               iree_search_paths.begin(), iree_search_paths.end());
   options.pipeline.memoize_command_buffers = memoize;
+  options.pipeline.library_calls = library_calls;
+  options.pipeline.allow_tf32 = allow_tf32;
   options.module_name = module_name;
   options.debug_locations = !strip_debug_info;
 

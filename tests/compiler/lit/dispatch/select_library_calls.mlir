@@ -1,0 +1,151 @@
+// RUN: %kiln-opt %s --split-input-file --kiln-form-dispatches=library-calls=true --kiln-select-library-calls | FileCheck %s
+// RUN: %kiln-opt %s --split-input-file --kiln-form-dispatches --kiln-select-library-calls="allow-tf32=true" | FileCheck %s --check-prefix=NOSPLIT
+
+// A matmul with its bias and ReLU (ONNX's Gemm + Relu, B stored [n, k]):
+// one dispatch whose export carries the cuBLASLt call, bindings in order
+// (x, weight, bias, result).
+
+#mk = affine_map<(m, n, k) -> (m, k)>
+#nk = affine_map<(m, n, k) -> (n, k)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+#row = affine_map<(m, n) -> (n)>
+// CHECK-LABEL: hal.executable.source private @linear_relu_dispatch_0
+// CHECK: hal.executable.export public @linear_relu_dispatch_0
+// CHECK-SAME: kiln.library_call = {a = 0 : i64, activation = "relu", allow_tf32 = false, b = 1 : i64, batch_count = 1 : i64, batch_stride_a = 0 : i64, batch_stride_b = 0 : i64, batch_stride_d = 8192 : i64, bias = 2 : i64, d = 3 : i64, element_type = "f32", k = 128 : i64, kind = "matmul", m = 64 : i64, n = 128 : i64, transpose_a = false, transpose_b = true}
+// CHECK-NOT: hal.executable.source
+// CHECK-LABEL: func.func @linear_relu(
+// NOSPLIT-LABEL: func.func @linear_relu(
+func.func @linear_relu(%x: tensor<64x128xf32>, %w: tensor<128x128xf32>, %bias: tensor<128xf32>) -> tensor<64x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<64x128xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %mm = linalg.matmul indexing_maps = [#mk, #nk, #mn] ins(%x, %w : tensor<64x128xf32>, tensor<128x128xf32>) outs(%init : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%mm, %bias : tensor<64x128xf32>, tensor<128xf32>) outs(%empty : tensor<64x128xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<64x128xf32>
+  return %r : tensor<64x128xf32>
+}
+
+// -----
+
+// A consumer the library cannot compute (a tanh) stays apart: the matmul is
+// a library call of its own and the tanh a generated kernel reading its
+// result. Without library calls both are one generated kernel.
+
+// CHECK-LABEL: hal.executable.source private @matmul_tanh_dispatch_0
+// CHECK: kiln.library_call = {a = 0 : i64, activation = "none", {{.*}} kind = "matmul", m = 32 : i64, n = 64 : i64, transpose_a = false, transpose_b = false}
+// CHECK: linalg.matmul
+// CHECK-LABEL: hal.executable.source private @matmul_tanh_dispatch_1
+// CHECK-NOT: kiln.library_call
+// CHECK: math.tanh
+// CHECK-LABEL: func.func @matmul_tanh(
+// CHECK-COUNT-2: flow.dispatch
+// NOSPLIT-LABEL: hal.executable.source private @matmul_tanh_dispatch_0
+// NOSPLIT-NOT: kiln.library_call
+// NOSPLIT: linalg.matmul
+// NOSPLIT: math.tanh
+// NOSPLIT-LABEL: func.func @matmul_tanh(
+// NOSPLIT-COUNT-1: flow.dispatch
+// NOSPLIT-NOT: flow.dispatch
+#id = affine_map<(m, n) -> (m, n)>
+func.func @matmul_tanh(%a: tensor<32x64xf32>, %b: tensor<64x64xf32>) -> tensor<32x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<32x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<32x64xf32>) -> tensor<32x64xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<32x64xf32>, tensor<64x64xf32>) outs(%init : tensor<32x64xf32>) -> tensor<32x64xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%mm : tensor<32x64xf32>) outs(%empty : tensor<32x64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %t = math.tanh %x : f32
+    linalg.yield %t : f32
+  } -> tensor<32x64xf32>
+  return %r : tensor<32x64xf32>
+}
+
+// -----
+
+// A batched matmul whose B is one matrix for every batch (batch stride 0),
+// with A transposed and a residual added (the call's C).
+
+#a = affine_map<(b, m, n, k) -> (b, k, m)>
+#b = affine_map<(b, m, n, k) -> (k, n)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+#id3 = affine_map<(b, m, n) -> (b, m, n)>
+// CHECK-LABEL: hal.executable.source private @batched_residual_dispatch_0
+// CHECK: kiln.library_call = {a = 0 : i64, activation = "none", allow_tf32 = false, b = 1 : i64, batch_count = 4 : i64, batch_stride_a = 2048 : i64, batch_stride_b = 0 : i64, batch_stride_c = 1024 : i64, batch_stride_d = 1024 : i64, c = 2 : i64, d = 3 : i64, element_type = "f16", k = 64 : i64, kind = "matmul", m = 32 : i64, n = 32 : i64, transpose_a = true, transpose_b = false}
+// NOSPLIT: kiln.library_call = {{{.*}}allow_tf32 = true
+func.func @batched_residual(%a: tensor<4x64x32xf16>, %b: tensor<64x32xf16>, %res: tensor<4x32x32xf16>) -> tensor<4x32x32xf16> {
+  %zero = arith.constant 0.0 : f16
+  %empty = tensor.empty() : tensor<4x32x32xf16>
+  %init = linalg.fill ins(%zero : f16) outs(%empty : tensor<4x32x32xf16>) -> tensor<4x32x32xf16>
+  %mm = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : tensor<4x64x32xf16>, tensor<64x32xf16>) outs(%init : tensor<4x32x32xf16>) {
+  ^bb0(%x: f16, %y: f16, %acc: f16):
+    %p = arith.mulf %x, %y : f16
+    %s = arith.addf %acc, %p : f16
+    linalg.yield %s : f16
+  } -> tensor<4x32x32xf16>
+  %r = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%res, %mm : tensor<4x32x32xf16>, tensor<4x32x32xf16>) outs(%empty : tensor<4x32x32xf16>) {
+  ^bb0(%x: f16, %y: f16, %o: f16):
+    %s = arith.addf %x, %y : f16
+    linalg.yield %s : f16
+  } -> tensor<4x32x32xf16>
+  return %r : tensor<4x32x32xf16>
+}
+
+// -----
+
+// A convolution with a per-channel bias, a residual and a ReLU (a ResNet
+// block's last convolution): one cuDNN call.
+
+#id4 = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#ch = affine_map<(n, c, h, w) -> (c)>
+// CHECK-LABEL: hal.executable.source private @conv_block_dispatch_0
+// CHECK: kiln.library_call = {activation = "relu", allow_tf32 = false, bias = 2 : i64, c = 8 : i64, dilation_h = 1 : i64, dilation_w = 2 : i64, element_type = "f32", filter = 1 : i64, h = 18 : i64, k = 16 : i64, kind = "convolution", n = 1 : i64, r = 3 : i64, s = 3 : i64, stride_h = 2 : i64, stride_w = 1 : i64, w = 18 : i64, x = 0 : i64, y = 4 : i64, z = 3 : i64}
+func.func @conv_block(%x: tensor<1x8x18x18xf32>, %f: tensor<16x8x3x3xf32>, %bias: tensor<16xf32>, %z: tensor<1x16x8x14xf32>) -> tensor<1x16x8x14xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x16x8x14xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x16x8x14xf32>) -> tensor<1x16x8x14xf32>
+  %conv = linalg.conv_2d_nchw_fchw {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>} ins(%x, %f : tensor<1x8x18x18xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x8x14xf32>) -> tensor<1x16x8x14xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #ch, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%conv, %bias, %z : tensor<1x16x8x14xf32>, tensor<16xf32>, tensor<1x16x8x14xf32>) outs(%empty : tensor<1x16x8x14xf32>) {
+  ^bb0(%c: f32, %b: f32, %y: f32, %o: f32):
+    %s = arith.addf %c, %b : f32
+    %t = arith.addf %y, %s : f32
+    %m = arith.maximumf %t, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x16x8x14xf32>
+  return %r : tensor<1x16x8x14xf32>
+}
+
+// -----
+
+// What stays a generated kernel: an op marked kiln.library = "none", a
+// matmul below kMinLibraryMatmulWork (unless marked "always"; its operands
+// are one binding, read as both A and B), and integer matmuls.
+
+// CHECK-LABEL: hal.executable.source private @kept_dispatch_0
+// CHECK-NOT: kiln.library_call
+// CHECK-LABEL: hal.executable.source private @kept_dispatch_1
+// CHECK-NOT: kiln.library_call
+// CHECK-LABEL: hal.executable.source private @kept_dispatch_2
+// CHECK: kiln.library_call = {a = 0 : i64, activation = "none", allow_tf32 = false, b = 0 : i64, {{.*}}k = 8 : i64, kind = "matmul", m = 8 : i64, n = 8 : i64
+// CHECK-LABEL: hal.executable.source private @kept_dispatch_3
+// CHECK-NOT: kiln.library_call
+// CHECK-LABEL: func.func @kept(
+func.func @kept(%a: tensor<64x64xf32>, %s: tensor<8x8xf32>, %i: tensor<64x64xi32>) -> (tensor<64x64xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<64x64xi32>) {
+  %zero = arith.constant 0.0 : f32
+  %izero = arith.constant 0 : i32
+  %empty = tensor.empty() : tensor<64x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %none = linalg.matmul {kiln.library = "none"} ins(%a, %a : tensor<64x64xf32>, tensor<64x64xf32>) outs(%init : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %sempty = tensor.empty() : tensor<8x8xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%sempty : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %small = linalg.matmul ins(%s, %s : tensor<8x8xf32>, tensor<8x8xf32>) outs(%sinit : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %always = linalg.matmul {kiln.library = "always"} ins(%s, %s : tensor<8x8xf32>, tensor<8x8xf32>) outs(%sinit : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %iempty = tensor.empty() : tensor<64x64xi32>
+  %iinit = linalg.fill ins(%izero : i32) outs(%iempty : tensor<64x64xi32>) -> tensor<64x64xi32>
+  %int = linalg.matmul ins(%i, %i : tensor<64x64xi32>, tensor<64x64xi32>) outs(%iinit : tensor<64x64xi32>) -> tensor<64x64xi32>
+  return %none, %small, %always, %int : tensor<64x64xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<64x64xi32>
+}
