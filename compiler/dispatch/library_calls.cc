@@ -1,15 +1,18 @@
 #include "compiler/dispatch/library_calls.h"
 
+#include <cmath>
 #include <string>
 
 #include "compiler/dialects/hal/hal_dialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace kiln::compiler {
 namespace {
@@ -26,14 +29,17 @@ std::string ElementTypeName(mlir::Type type) {
   return "";
 }
 
-// A matmul's loops as a library sees them: C[b, m, n] += A[b, m, k] B[b, k, n]
-// with A stored [b, k, m] where transpose_a (B [b, n, k] where transpose_b),
-// and an operand without the batch loop read for every batch.
+// A matmul's loops as a library sees them: D[b, m, n] = sum_k A[b, m, k]
+// B[b, k, n], where each of b, m, n and k is a group of loops stored next
+// to each other in the same order in every operand that has it (so that
+// the group is one dimension of the row-major matrices: the heads and the
+// head size of attention, a reshape that fusion moved into the op). A is
+// stored [b, k, m] where transpose_a (B [b, n, k] where transpose_b); an
+// operand without the batch loops is one matrix for every batch.
 struct MatmulLoops {
-  std::optional<unsigned> batch;
-  unsigned m = 0, n = 0, k = 0;
+  llvm::SmallVector<unsigned> batch, m, n, k;
   bool transpose_a = false, transpose_b = false;
-  bool a_batched = false, b_batched = false;
+  bool a_batched = true, b_batched = true;
 };
 
 // The loop each result dimension of `map` reads (all plain dims), or empty.
@@ -47,15 +53,48 @@ llvm::SmallVector<unsigned> DimsOf(AffineMap map) {
   return dims;
 }
 
-// Whether `dims` is [batch?] followed by (first, second) or (second, first);
-// `swapped` says which, `batched` whether the batch loop leads.
-bool ReadsPair(llvm::ArrayRef<unsigned> dims, std::optional<unsigned> batch, unsigned first,
-               unsigned second, bool& swapped, bool& batched) {
-  batched = batch && !dims.empty() && dims.front() == *batch;
-  if (batched) dims = dims.drop_front();
-  if (dims.size() != 2) return false;
-  swapped = dims[0] == second && dims[1] == first;
-  return swapped || (dims[0] == first && dims[1] == second);
+// Whether `dims` is the groups one after the other.
+bool IsConcatenation(llvm::ArrayRef<unsigned> dims,
+                     std::initializer_list<llvm::ArrayRef<unsigned>> groups) {
+  for (llvm::ArrayRef<unsigned> group : groups) {
+    if (dims.size() < group.size() || dims.take_front(group.size()) != group) return false;
+    dims = dims.drop_front(group.size());
+  }
+  return dims.empty();
+}
+
+// Orders `group` as `dims` (an operand's) stores its loops.
+void SortAs(llvm::SmallVector<unsigned>& group, llvm::ArrayRef<unsigned> dims) {
+  auto position = [&](unsigned loop) { return llvm::find(dims, loop) - dims.begin(); };
+  llvm::sort(group, [&](unsigned x, unsigned y) { return position(x) < position(y); });
+}
+
+// Whether the operands store `loops`' groups as a matmul's; sets the
+// transposes.
+bool StoresAsMatmul(MatmulLoops& loops, llvm::ArrayRef<unsigned> a, llvm::ArrayRef<unsigned> b,
+                    llvm::ArrayRef<unsigned> d) {
+  SortAs(loops.batch, d);
+  SortAs(loops.m, d);
+  SortAs(loops.n, d);
+  SortAs(loops.k, a);
+  if (!IsConcatenation(d, {loops.batch, loops.m, loops.n})) return false;
+  llvm::ArrayRef<unsigned> a_batch = loops.a_batched ? llvm::ArrayRef<unsigned>(loops.batch) : llvm::ArrayRef<unsigned>();
+  llvm::ArrayRef<unsigned> b_batch = loops.b_batched ? llvm::ArrayRef<unsigned>(loops.batch) : llvm::ArrayRef<unsigned>();
+  if (IsConcatenation(a, {a_batch, loops.m, loops.k})) {
+    loops.transpose_a = false;
+  } else if (IsConcatenation(a, {a_batch, loops.k, loops.m})) {
+    loops.transpose_a = true;
+  } else {
+    return false;
+  }
+  if (IsConcatenation(b, {b_batch, loops.k, loops.n})) {
+    loops.transpose_b = false;
+  } else if (IsConcatenation(b, {b_batch, loops.n, loops.k})) {
+    loops.transpose_b = true;
+  } else {
+    return false;
+  }
+  return true;
 }
 
 std::optional<MatmulLoops> MatmulLoopsOf(mlir::linalg::LinalgOp op) {
@@ -65,41 +104,38 @@ std::optional<MatmulLoops> MatmulLoopsOf(mlir::linalg::LinalgOp op) {
   }
   mlir::FailureOr<mlir::linalg::ContractionDimensions> dims =
       mlir::linalg::inferContractionDims(op);
-  if (mlir::failed(dims)) return std::nullopt;
-  // A batch loop that one operand does not read (one matrix for every
-  // batch) is an m (or n) loop to inferContractionDims: the leading one,
-  // when the result leads with it too, is the batch.
-  if (dims->batch.empty() && (dims->m.size() == 2 || dims->n.size() == 2)) {
-    auto& outer = dims->m.size() == 2 ? dims->m : dims->n;
-    llvm::SmallVector<unsigned> result_dims = DimsOf(op.getIndexingMapsArray()[2]);
-    if (!result_dims.empty() && result_dims.front() == outer[0]) {
-      dims->batch.push_back(outer[0]);
-      outer.erase(outer.begin());
-    }
-  }
-  if (dims->batch.size() > 1 || dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1) {
-    return std::nullopt;
-  }
-  MatmulLoops loops;
-  if (!dims->batch.empty()) loops.batch = dims->batch[0];
-  loops.m = dims->m[0];
-  loops.n = dims->n[0];
-  loops.k = dims->k[0];
+  if (mlir::failed(dims) || dims->k.empty()) return std::nullopt;
   llvm::SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  llvm::SmallVector<unsigned> out = DimsOf(maps[2]);
-  llvm::SmallVector<unsigned> expected;
-  if (loops.batch) expected.push_back(*loops.batch);
-  expected.append({loops.m, loops.n});
-  if (out != expected) return std::nullopt;
-  if (!ReadsPair(DimsOf(maps[0]), loops.batch, loops.m, loops.k, loops.transpose_a,
-                 loops.a_batched) ||
-      !ReadsPair(DimsOf(maps[1]), loops.batch, loops.k, loops.n, loops.transpose_b,
-                 loops.b_batched)) {
-    return std::nullopt;
+  const llvm::SmallVector<unsigned> a = DimsOf(maps[0]), b = DimsOf(maps[1]), d = DimsOf(maps[2]);
+  MatmulLoops loops;
+  loops.batch.assign(dims->batch.begin(), dims->batch.end());
+  loops.m.assign(dims->m.begin(), dims->m.end());
+  loops.n.assign(dims->n.begin(), dims->n.end());
+  loops.k.assign(dims->k.begin(), dims->k.end());
+  if (StoresAsMatmul(loops, a, b, d)) return loops;
+  // A batch that one operand does not read is an m (or n) loop to
+  // inferContractionDims: where the groups do not line up as they are, the
+  // result's leading loop of that group is the batch, B (or A) one matrix
+  // for every batch.
+  if (!dims->batch.empty()) return std::nullopt;
+  for (bool from_m : {true, false}) {
+    MatmulLoops broadcast = loops;
+    llvm::SmallVector<unsigned>& group = from_m ? broadcast.m : broadcast.n;
+    if (group.size() < 2) continue;
+    broadcast.batch.assign(1, group.front());
+    group.erase(group.begin());
+    (from_m ? broadcast.b_batched : broadcast.a_batched) = false;
+    if (StoresAsMatmul(broadcast, a, b, d)) return broadcast;
   }
-  // A batch loop that neither operand reads is no matmul batch.
-  if (loops.batch && !loops.a_batched && !loops.b_batched) return std::nullopt;
-  return loops;
+  return std::nullopt;
+}
+
+// The product of `op`'s static ranges of `loops`.
+int64_t Extent(mlir::linalg::LinalgOp op, llvm::ArrayRef<unsigned> loops) {
+  llvm::SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t extent = 1;
+  for (unsigned loop : loops) extent *= ranges[loop];
+  return extent;
 }
 
 bool IsZero(Value value) { return mlir::matchPattern(value, mlir::m_AnyZeroFloat()); }
@@ -107,7 +143,12 @@ bool IsZero(Value value) { return mlir::matchPattern(value, mlir::m_AnyZeroFloat
 // Whether the op's init is a fill of zero (what the library's beta = 0
 // computes from).
 bool InitIsZeroFill(mlir::linalg::LinalgOp op) {
-  auto fill = op.getDpsInits()[0].getDefiningOp<mlir::linalg::FillOp>();
+  Value init = op.getDpsInits()[0];
+  while (Operation* reshape = init.getDefiningOp()) {
+    if (!llvm::isa<mlir::tensor::ExpandShapeOp, mlir::tensor::CollapseShapeOp>(reshape)) break;
+    init = reshape->getOperand(0);
+  }
+  auto fill = init.getDefiningOp<mlir::linalg::FillOp>();
   return fill && IsZero(fill.getInputs()[0]);
 }
 
@@ -127,17 +168,76 @@ struct Epilogue {
   std::string activation = "none";
 };
 
-// Collects the leaves of the addf tree at `value` (inside `block`).
-void AddLeaves(Value value, mlir::Block* block, llvm::SmallVector<Value>& leaves,
-               int64_t& ops_used) {
-  auto add = value.getDefiningOp<mlir::arith::AddFOp>();
-  if (add && add->getBlock() == block) {
-    ++ops_used;
-    AddLeaves(add.getLhs(), block, leaves, ops_used);
-    AddLeaves(add.getRhs(), block, leaves, ops_used);
-    return;
+// The value of the scalar function that `value` computes of `sum` (inside
+// `body`) at sum = x, or nullopt where it reads anything but `sum` and
+// constants or uses an op this does not evaluate.
+std::optional<double> Evaluate(Value value, Value sum, double x, mlir::Block* body) {
+  if (value == sum) return x;
+  mlir::FloatAttr constant;
+  if (mlir::matchPattern(value, mlir::m_Constant(&constant))) {
+    return constant.getValue().convertToDouble();
   }
-  leaves.push_back(value);
+  Operation* op = value.getDefiningOp();
+  if (!op || op->getBlock() != body || op->getNumResults() != 1) return std::nullopt;
+  llvm::SmallVector<double, 2> in;
+  for (Value operand : op->getOperands()) {
+    std::optional<double> v = Evaluate(operand, sum, x, body);
+    if (!v) return std::nullopt;
+    in.push_back(*v);
+  }
+  return llvm::TypeSwitch<Operation*, std::optional<double>>(op)
+      .Case([&](mlir::arith::AddFOp) { return in[0] + in[1]; })
+      .Case([&](mlir::arith::SubFOp) { return in[0] - in[1]; })
+      .Case([&](mlir::arith::MulFOp) { return in[0] * in[1]; })
+      .Case([&](mlir::arith::DivFOp) { return in[0] / in[1]; })
+      .Case([&](mlir::arith::NegFOp) { return -in[0]; })
+      .Case<mlir::arith::MaximumFOp, mlir::arith::MaxNumFOp>(
+          [&](Operation*) { return std::max(in[0], in[1]); })
+      .Case<mlir::arith::MinimumFOp, mlir::arith::MinNumFOp>(
+          [&](Operation*) { return std::min(in[0], in[1]); })
+      .Case<mlir::arith::ExtFOp, mlir::arith::TruncFOp>([&](Operation*) { return in[0]; })
+      .Case([&](mlir::math::TanhOp) { return std::tanh(in[0]); })
+      .Case([&](mlir::math::ErfOp) { return std::erf(in[0]); })
+      .Case([&](mlir::math::ExpOp) { return std::exp(in[0]); })
+      .Case([&](mlir::math::SqrtOp) { return std::sqrt(in[0]); })
+      .Case([&](mlir::math::RsqrtOp) { return 1.0 / std::sqrt(in[0]); })
+      .Case([&](mlir::math::AbsFOp) { return std::fabs(in[0]); })
+      .Case([&](mlir::math::PowFOp) { return std::pow(in[0], in[1]); })
+      .Default([](Operation*) { return std::nullopt; });
+}
+
+// The activation a library computes that `result` is of `sum` (by value,
+// at points across the range where they differ: "none", "relu",
+// "gelu_tanh"; GELU's erf form is not its tanh approximation), or "".
+std::string ActivationOf(Value result, Value sum, mlir::Block* body) {
+  struct Candidate {
+    const char* name;
+    double (*f)(double);
+  };
+  static constexpr Candidate kCandidates[] = {
+      {"none", [](double x) { return x; }},
+      {"relu", [](double x) { return std::max(x, 0.0); }},
+      {"gelu_tanh",
+       [](double x) {
+         return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+       }},
+  };
+  static constexpr double kPoints[] = {-8, -4, -2.5, -1.5, -1, -0.5, -0.1, 0, 0.1, 0.5, 1, 1.5, 2.5, 4, 8};
+  for (const Candidate& candidate : kCandidates) {
+    bool same = true;
+    for (double x : kPoints) {
+      std::optional<double> value = Evaluate(result, sum, x, body);
+      if (!value) return "";
+      const double expected = candidate.f(x);
+      // f32 constants (0.044715, sqrt(2/pi)) are within 1e-7 of their values.
+      if (!(std::fabs(*value - expected) <= 1e-5 * std::max(1.0, std::fabs(expected)))) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return candidate.name;
+  }
+  return "";
 }
 
 std::optional<Epilogue> AnalyzeEpilogue(mlir::linalg::LinalgOp consumer, mlir::OpOperand& use,
@@ -158,51 +258,44 @@ std::optional<Epilogue> AnalyzeEpilogue(mlir::linalg::LinalgOp consumer, mlir::O
   mlir::Block& body = consumer->getRegion(0).front();
   auto yield = llvm::dyn_cast<mlir::linalg::YieldOp>(body.getTerminator());
   if (!yield || yield->getNumOperands() != 1) return std::nullopt;
-  Epilogue epilogue;
-  int64_t ops_used = 0;
-  Value sum = yield->getOperand(0);
-  Operation* max = sum.getDefiningOp();
-  if (max && max->getBlock() == &body &&
-      llvm::isa<mlir::arith::MaximumFOp, mlir::arith::MaxNumFOp>(max)) {
-    Value other;
-    if (IsZero(max->getOperand(1))) other = max->getOperand(0);
-    if (IsZero(max->getOperand(0))) other = max->getOperand(1);
-    if (!other) return std::nullopt;
-    epilogue.activation = "relu";
-    ++ops_used;
-    sum = other;
-  }
-  llvm::SmallVector<Value> leaves;
-  AddLeaves(sum, &body, leaves, ops_used);
-  // Every op of the body is the sum or the activation.
-  if (static_cast<int64_t>(body.getOperations().size()) != ops_used + 1) return std::nullopt;
   const AffineMap bias_map = AffineMap::get(
       rank, 0, mlir::getAffineDimExpr(channel, consumer->getContext()), consumer->getContext());
-  int contraction_leaves = 0;
-  for (Value leaf : leaves) {
-    if (IsZero(leaf)) continue;  // A folded zero bias.
-    auto arg = llvm::dyn_cast<mlir::BlockArgument>(leaf);
-    if (!arg || arg.getOwner() != &body) return std::nullopt;
+
+  // The sum: the contraction's element plus what the chain of additions
+  // above it adds (a bias, a residual; a folded zero), each at most once.
+  Epilogue epilogue;
+  Value sum = consumer.getMatchingBlockArgument(&use);
+  auto add_term = [&](Value term) {
+    if (IsZero(term)) return true;
+    auto arg = llvm::dyn_cast<mlir::BlockArgument>(term);
+    if (!arg || arg.getOwner() != &body) return false;
     mlir::OpOperand* operand = consumer.getMatchingOpOperand(arg);
-    if (consumer.isDpsInit(operand)) return std::nullopt;
-    if (operand == &use) {
-      ++contraction_leaves;
-      continue;
-    }
-    if (mlir::getElementTypeOrSelf(operand->get().getType()) !=
-        mlir::getElementTypeOrSelf(use.get().getType())) {
-      return std::nullopt;
+    if (consumer.isDpsInit(operand) || operand == &use || !arg.hasOneUse() ||
+        mlir::getElementTypeOrSelf(operand->get().getType()) !=
+            mlir::getElementTypeOrSelf(use.get().getType())) {
+      return false;
     }
     AffineMap map = consumer.getMatchingIndexingMap(operand);
     if (map.isIdentity() && !epilogue.addend) {
       epilogue.addend = operand;
-    } else if (map == bias_map && !epilogue.bias) {
-      epilogue.bias = operand;
-    } else {
-      return std::nullopt;
+      return true;
     }
+    if (map == bias_map && !epilogue.bias) {
+      epilogue.bias = operand;
+      return true;
+    }
+    return false;
+  };
+  while (sum.hasOneUse()) {
+    auto add = llvm::dyn_cast<mlir::arith::AddFOp>(*sum.getUsers().begin());
+    if (!add || add->getBlock() != &body) break;
+    Value term = add.getLhs() == sum ? add.getRhs() : add.getLhs();
+    if (!add_term(term)) break;
+    sum = add.getResult();
   }
-  if (contraction_leaves != 1) return std::nullopt;
+  std::string activation = ActivationOf(yield->getOperand(0), sum, &body);
+  if (activation.empty()) return std::nullopt;
+  epilogue.activation = activation;
   return epilogue;
 }
 
@@ -361,24 +454,26 @@ std::optional<mlir::DictionaryAttr> MatchLibraryCall(mlir::func::FuncOp kernel, 
   } else {
     std::optional<MatmulLoops> loops = MatmulLoopsOf(contraction);
     if (!loops) return std::nullopt;
-    llvm::SmallVector<int64_t> ranges = contraction.getStaticLoopRanges();
-    const int64_t m = ranges[loops->m], n = ranges[loops->n], k = ranges[loops->k];
+    const int64_t m = Extent(contraction, loops->m), n = Extent(contraction, loops->n),
+                  k = Extent(contraction, loops->k);
     add("kind", b.getStringAttr("matmul"));
     add_int("m", m);
     add_int("n", n);
     add_int("k", k);
-    add_int("batch_count", loops->batch ? ranges[*loops->batch] : 1);
+    add_int("batch_count", Extent(contraction, loops->batch));
     add("transpose_a", b.getBoolAttr(loops->transpose_a));
     add("transpose_b", b.getBoolAttr(loops->transpose_b));
     if (!add_binding("a", lhs) || !add_binding("b", rhs)) return std::nullopt;
     add_int("d", *destination);
-    add_int("batch_stride_a", loops->a_batched ? m * k : 0);
-    add_int("batch_stride_b", loops->b_batched ? k * n : 0);
-    add_int("batch_stride_d", m * n);
+    // One matrix (no batch loops) has no batch strides.
+    const bool batched = !loops->batch.empty();
+    add_int("batch_stride_a", batched && loops->a_batched ? m * k : 0);
+    add_int("batch_stride_b", batched && loops->b_batched ? k * n : 0);
+    add_int("batch_stride_d", batched ? m * n : 0);
     if (parts.bias && !add_binding("bias", parts.bias->get())) return std::nullopt;
     if (parts.addend) {
       if (!add_binding("c", parts.addend->get())) return std::nullopt;
-      add_int("batch_stride_c", m * n);
+      add_int("batch_stride_c", batched ? m * n : 0);
     }
   }
   return b.getDictionaryAttr(fields);

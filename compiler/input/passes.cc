@@ -8,6 +8,7 @@ void registerInputPasses() {
   mlir::registerPass(createExpandTensorInsertsPass);
   mlir::registerPass(createLowerTensorPadsPass);
   mlir::registerPass(createDetachUnreadInitsPass);
+  mlir::registerPass(createFuseElementwisePass);
   mlir::registerPass(createTensorInputPass);
 }
 

@@ -1,6 +1,6 @@
 // The input passes: what kiln's pipeline does to a program before it forms
 // dispatches (compiler/input). Upstream's passes do most of it
-// (convert-elementwise-to-linalg, linalg-fuse-elementwise-ops; see
+// (convert-elementwise-to-linalg and elementwise fusion's patterns; see
 // pipeline.cc); these are kiln's own:
 //
 //   --kiln-detach-unread-inits  inits a linalg op never reads become
@@ -14,6 +14,8 @@
 //   --kiln-expand-tensor-inserts  tensor.insert of a scalar into an
 //       elementwise linalg.generic selecting it at the insert position
 //       (expand_tensor_inserts.cc).
+//   --kiln-fuse-elementwise  upstream's elementwise fusion, except into a
+//       contraction's operands (fuse_elementwise.cc).
 //   --kiln-tensor-input  the input pipeline (upstream's elementwise-to-linalg,
 //       the detaching above, elementwise fusion) on each function that
 //       computes on tensors, and on no other (tensor_input.cc).
@@ -30,6 +32,7 @@ std::unique_ptr<mlir::Pass> createDecomposeAggregatesPass();
 std::unique_ptr<mlir::Pass> createExpandTensorInsertsPass();
 std::unique_ptr<mlir::Pass> createLowerTensorPadsPass();
 std::unique_ptr<mlir::Pass> createDetachUnreadInitsPass();
+std::unique_ptr<mlir::Pass> createFuseElementwisePass();
 std::unique_ptr<mlir::Pass> createTensorInputPass();
 
 // Registers the input passes with MLIR's pass registry (kiln-opt).

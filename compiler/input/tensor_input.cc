@@ -8,7 +8,8 @@
 //   --kiln-detach-unread-inits      no false dependences through unread inits
 //   resolve-ranked-shaped-type-result-dims, canonicalize
 //                                   dims of results -> dims of what sized them
-//   linalg-fuse-elementwise-ops     elementwise producers into their consumers
+//   --kiln-fuse-elementwise         elementwise producers into their consumers
+//                                   (not into contractions)
 //
 // Scalar programs (the VM's own benchmarks, a 300,000-op function) have no
 // tensors; three module-wide greedy rewrites would cost them a large part of
@@ -64,7 +65,7 @@ struct TensorInputPass : mlir::PassWrapper<TensorInputPass, mlir::OperationPass<
     // fusing. They become dims of what those ops were sized by.
     pipeline.addPass(mlir::memref::createResolveRankedShapeTypeResultDimsPass());
     pipeline.addPass(mlir::createCanonicalizerPass());
-    pipeline.addPass(mlir::createLinalgElementwiseOpFusionPass());
+    pipeline.addPass(createFuseElementwisePass());
   }
   void runOnOperation() override {
     mlir::OpPassManager pipeline(mlir::func::FuncOp::getOperationName());

@@ -12,7 +12,7 @@
 #row = affine_map<(m, n) -> (n)>
 // CHECK-LABEL: hal.executable.source private @linear_relu_dispatch_0
 // CHECK: hal.executable.export public @linear_relu_dispatch_0
-// CHECK-SAME: kiln.library_call = {a = 0 : i64, activation = "relu", allow_tf32 = false, b = 1 : i64, batch_count = 1 : i64, batch_stride_a = 0 : i64, batch_stride_b = 0 : i64, batch_stride_d = 8192 : i64, bias = 2 : i64, d = 3 : i64, element_type = "f32", k = 128 : i64, kind = "matmul", m = 64 : i64, n = 128 : i64, transpose_a = false, transpose_b = true}
+// CHECK-SAME: kiln.library_call = {a = 0 : i64, activation = "relu", allow_tf32 = false, b = 1 : i64, batch_count = 1 : i64, batch_stride_a = 0 : i64, batch_stride_b = 0 : i64, batch_stride_d = 0 : i64, bias = 2 : i64, d = 3 : i64, element_type = "f32", k = 128 : i64, kind = "matmul", m = 64 : i64, n = 128 : i64, transpose_a = false, transpose_b = true}
 // CHECK-NOT: hal.executable.source
 // CHECK-LABEL: func.func @linear_relu(
 // NOSPLIT-LABEL: func.func @linear_relu(
@@ -148,4 +148,72 @@ func.func @kept(%a: tensor<64x64xf32>, %s: tensor<8x8xf32>, %i: tensor<64x64xi32
   %iinit = linalg.fill ins(%izero : i32) outs(%iempty : tensor<64x64xi32>) -> tensor<64x64xi32>
   %int = linalg.matmul ins(%i, %i : tensor<64x64xi32>, tensor<64x64xi32>) outs(%iinit : tensor<64x64xi32>) -> tensor<64x64xi32>
   return %none, %small, %always, %int : tensor<64x64xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<64x64xi32>
+}
+
+// -----
+
+// GELU's tanh form after a bias (GPT-2's MLP) is cuBLASLt's GELU_BIAS
+// epilogue, whatever order the ops come in: the body is evaluated, not
+// matched. GELU's erf form (BERT's) is not the tanh approximation: that
+// consumer stays a generated kernel of its own. The weight [12, 64, 768]
+// is read as a 768x768 matrix (the loops of a group are stored together).
+
+#a3 = affine_map<(m, n, h, d) -> (m, h, d)>
+#b3 = affine_map<(m, n, h, d) -> (h, d, n)>
+#c3 = affine_map<(m, n, h, d) -> (m, n)>
+#id2 = affine_map<(m, n) -> (m, n)>
+#col = affine_map<(m, n) -> (n)>
+// CHECK-LABEL: hal.executable.source private @gelus_dispatch_0
+// CHECK: kiln.library_call = {a = 0 : i64, activation = "gelu_tanh", {{.*}} bias = 2 : i64, d = 3 : i64, element_type = "f32", k = 768 : i64, kind = "matmul", m = 16 : i64, n = 64 : i64
+// CHECK-LABEL: hal.executable.source private @gelus_dispatch_1
+// CHECK: kiln.library_call = {a = 0 : i64, activation = "none", {{.*}} k = 768 : i64, kind = "matmul", m = 16 : i64, n = 64 : i64
+// CHECK-LABEL: hal.executable.source private @gelus_dispatch_2
+// CHECK-NOT: kiln.library_call
+// CHECK: math.erf
+// CHECK-LABEL: func.func @gelus(
+func.func @gelus(%x: tensor<16x12x64xf32>, %w: tensor<12x64x64xf32>, %bias: tensor<64xf32>) -> (tensor<16x64xf32>, tensor<16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %one = arith.constant 1.0 : f32
+  %three = arith.constant 3.0 : f32
+  %c = arith.constant 0.044715 : f32
+  %s = arith.constant 0.797884583 : f32
+  %rsqrt2 = arith.constant 0.707106769 : f32
+  %empty = tensor.empty() : tensor<16x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %mm = linalg.generic {indexing_maps = [#a3, #b3, #c3], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x, %w : tensor<16x12x64xf32>, tensor<12x64x64xf32>) outs(%init : tensor<16x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %t = arith.mulf %p, %q : f32
+    %u = arith.addf %acc, %t : f32
+    linalg.yield %u : f32
+  } -> tensor<16x64xf32>
+  %tanh = linalg.generic {indexing_maps = [#col, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%bias, %mm : tensor<64xf32>, tensor<16x64xf32>) outs(%empty : tensor<16x64xf32>) {
+  ^bb0(%b: f32, %m: f32, %o: f32):
+    %v = arith.addf %b, %m : f32
+    %cube = math.powf %v, %three : f32
+    %k = arith.mulf %cube, %c : f32
+    %inner = arith.addf %v, %k : f32
+    %scaled = arith.mulf %s, %inner : f32
+    %th = math.tanh %scaled : f32
+    %plus = arith.addf %th, %one : f32
+    %hv = arith.mulf %v, %half : f32
+    %g = arith.mulf %hv, %plus : f32
+    linalg.yield %g : f32
+  } -> tensor<16x64xf32>
+  %mm2 = linalg.generic {indexing_maps = [#a3, #b3, #c3], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x, %w : tensor<16x12x64xf32>, tensor<12x64x64xf32>) outs(%init : tensor<16x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %t = arith.mulf %p, %q : f32
+    %u = arith.addf %acc, %t : f32
+    linalg.yield %u : f32
+  } -> tensor<16x64xf32>
+  %erf = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%mm2 : tensor<16x64xf32>) outs(%empty : tensor<16x64xf32>) {
+  ^bb0(%m: f32, %o: f32):
+    %e0 = arith.mulf %m, %rsqrt2 : f32
+    %e1 = math.erf %e0 : f32
+    %e2 = arith.addf %e1, %one : f32
+    %e3 = arith.mulf %m, %half : f32
+    %e4 = arith.mulf %e3, %e2 : f32
+    linalg.yield %e4 : f32
+  } -> tensor<16x64xf32>
+  return %tanh, %erf : tensor<16x64xf32>, tensor<16x64xf32>
 }

@@ -1,0 +1,81 @@
+// FuseElementwise (--kiln-fuse-elementwise): upstream's elementwise fusion
+// (linalg's elementwise-op and reshape-by-expansion patterns, with the
+// canonicalizations that upstream's linalg-fuse-elementwise-ops runs beside
+// them), except that nothing fuses into a contraction's operands.
+//
+// A matmul whose operand was computed in its own body (a softmax's
+// normalization multiplied into attention's second matmul, say) is no
+// longer a matmul: no library can take it (compiler/dispatch/library_calls.h),
+// and the generated kernel computes the operand once per output tile
+// instead of once. So an elementwise producer of a contraction stays a
+// linalg op of its own (IREE's dispatch formation keeps a matmul's
+// operands apart likewise), while its consumers (a bias, an activation)
+// still fuse with each other.
+//
+//   %p = linalg.generic {exp} ins(%x) ...
+//   %m = linalg.generic {mul-add contraction} ins(%p, %w) ...  // stays
+//   %r = linalg.generic {add bias} ins(%m, %b) ...
+//   %s = linalg.generic {relu} ins(%r) ...  // fuses into the bias add
+#include "compiler/input/passes.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace kiln::compiler {
+namespace {
+
+// Upstream's rule (a producer of one use fuses), and no contraction takes a
+// producer into its body.
+bool FusesInto(mlir::OpOperand* fused) {
+  mlir::Operation* producer = fused->get().getDefiningOp();
+  if (!producer || !producer->hasOneUse()) return false;
+  auto consumer = llvm::dyn_cast<mlir::linalg::LinalgOp>(fused->getOwner());
+  return !consumer || !mlir::linalg::isaContractionOpInterface(consumer);
+}
+
+struct FuseElementwisePass
+    : mlir::PassWrapper<FuseElementwisePass, mlir::OperationPass<mlir::func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FuseElementwisePass)
+  llvm::StringRef getArgument() const override { return "kiln-fuse-elementwise"; }
+  llvm::StringRef getDescription() const override {
+    return "Elementwise producers into their consumers, except into contractions";
+  }
+  void getDependentDialects(mlir::DialectRegistry& registry) const override {
+    registry.insert<mlir::affine::AffineDialect, mlir::linalg::LinalgDialect,
+                    mlir::tensor::TensorDialect>();
+  }
+  void runOnOperation() override {
+    mlir::MLIRContext* context = &getContext();
+    mlir::RewritePatternSet patterns(context);
+    mlir::linalg::populateElementwiseOpsFusionPatterns(patterns, FusesInto);
+    mlir::linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, FusesInto);
+    mlir::tensor::populateBubbleUpExpandShapePatterns(patterns);
+    mlir::affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
+    mlir::linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
+    mlir::tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
+    mlir::tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
+    context->getLoadedDialect<mlir::linalg::LinalgDialect>()->getCanonicalizationPatterns(
+        patterns);
+    mlir::linalg::populateConstantFoldLinalgOperations(patterns, FusesInto);
+    // Top-down, as upstream's pass does, for compile time.
+    if (mlir::failed(mlir::applyPatternsGreedily(
+            getOperation(), std::move(patterns),
+            mlir::GreedyRewriteConfig().setUseTopDownTraversal()))) {
+      return signalPassFailure();
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<mlir::Pass> createFuseElementwisePass() {
+  return std::make_unique<FuseElementwisePass>();
+}
+
+}  // namespace kiln::compiler

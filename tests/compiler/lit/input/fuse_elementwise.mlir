@@ -1,0 +1,41 @@
+// RUN: %kiln-opt %s --split-input-file --kiln-fuse-elementwise | FileCheck %s
+
+// Elementwise producers fuse into their elementwise consumers (the bias and
+// the ReLU after a matmul become one op), but not into a contraction: the
+// exp stays its own op, so that the matmul stays a matmul (a library can
+// take it, and its generated kernel does not compute exp per output tile).
+
+#id = affine_map<(m, n) -> (m, n)>
+#row = affine_map<(m, n) -> (n)>
+// CHECK-LABEL: func.func @exp_matmul_bias_relu(
+// CHECK: %[[EXP:.+]] = linalg.generic {{.*}} ins(%{{.+}} : tensor<8x16xf32>)
+// CHECK: math.exp
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[EXP]], %{{.+}} : tensor<8x16xf32>, tensor<16x32xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[MM]], %{{.+}} : tensor<8x32xf32>, tensor<32xf32>)
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @exp_matmul_bias_relu(%x: tensor<8x16xf32>, %w: tensor<16x32xf32>, %b: tensor<32xf32>) -> tensor<8x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e16 = tensor.empty() : tensor<8x16xf32>
+  %exp = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x16xf32>) outs(%e16 : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.exp %in : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  %e32 = tensor.empty() : tensor<8x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e32 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %mm = linalg.matmul ins(%exp, %w : tensor<8x16xf32>, tensor<16x32xf32>) outs(%init : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %biased = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%mm, %b : tensor<8x32xf32>, tensor<32xf32>) outs(%e32 : tensor<8x32xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %r = arith.addf %in, %bias : f32
+    linalg.yield %r : f32
+  } -> tensor<8x32xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%biased : tensor<8x32xf32>) outs(%e32 : tensor<8x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<8x32xf32>
+  return %relu : tensor<8x32xf32>
+}
