@@ -22,8 +22,10 @@ Status RegisterBuiltinDrivers(DriverRegistry& registry, const BuiltinDriverOptio
   KILN_RETURN_IF_ERROR(registry.RegisterAlias("local-sync", "cpu-sync"));
 #if defined(KILN_HAVE_CUDA_DRIVER)
   KILN_RETURN_IF_ERROR(registry.Register("cuda", [options]() -> Result<Ref<Driver>> {
-    KILN_ASSIGN_OR_RETURN(Ref<cuda::CudaDriver> driver,
-                          cuda::CudaDriver::Create({options.cuda_use_streams}));
+    cuda::CudaDeviceOptions device_options;
+    device_options.use_streams = options.cuda_use_streams;
+    device_options.library_calls = options.cuda_library_calls;
+    KILN_ASSIGN_OR_RETURN(Ref<cuda::CudaDriver> driver, cuda::CudaDriver::Create(device_options));
     return Ref<Driver>(std::move(driver));
   }));
 #endif

@@ -17,12 +17,14 @@ struct BuiltinDriverOptions {
   // CUDA: record command buffers as direct stream launches instead of CUDA
   // graphs (kiln-run-module --cuda_use_streams), for debugging.
   bool cuda_use_streams = false;
+  // CUDA: run exports' library calls (cuBLASLt, cuDNN) where the library is
+  // present (kiln-run-module --cuda_library_calls=false turns them off).
+  bool cuda_library_calls = true;
   // cpu: worker threads of the device (--task_topology_group_count, IREE's
   // name for the same); 0 = one per CPU this process may run on.
   uint32_t cpu_thread_count = 0;
 };
 
-Status RegisterBuiltinDrivers(DriverRegistry& registry,
-                              const BuiltinDriverOptions& options = {});
+Status RegisterBuiltinDrivers(DriverRegistry& registry, const BuiltinDriverOptions& options = {});
 
 }  // namespace kiln::hal

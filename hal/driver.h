@@ -22,6 +22,9 @@ struct DeviceInfo {
   std::string name;  // Human-readable.
   bool available = true;
   std::string reason;  // Why it is not available (empty when it is).
+  // More that --list_devices shows (the CUDA device's libraries); may be
+  // empty.
+  std::string details;
 };
 
 class Driver : public RefObject {

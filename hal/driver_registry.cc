@@ -111,12 +111,12 @@ std::vector<DeviceInfo> DriverRegistry::ListDevices() const {
   for (const Entry& entry : drivers_) {
     Result<Ref<Driver>> driver = entry.factory();
     if (!driver.ok()) {
-      out.push_back({entry.name, entry.name, false, driver.status().message()});
+      out.push_back({entry.name, entry.name, false, driver.status().message(), ""});
       continue;
     }
     Result<std::vector<DeviceInfo>> devices = (*driver)->ListDevices();
     if (!devices.ok()) {
-      out.push_back({entry.name, entry.name, false, devices.status().message()});
+      out.push_back({entry.name, entry.name, false, devices.status().message(), ""});
       continue;
     }
     out.insert(out.end(), devices->begin(), devices->end());

@@ -13,7 +13,7 @@ Result<std::vector<DeviceInfo>> CpuDriver::ListDevices() {
   } else {
     description = "CPU (inline, synchronous)";
   }
-  return std::vector<DeviceInfo>{{name_ + "://0", description, true, ""}};
+  return std::vector<DeviceInfo>{{name_ + "://0", description, true, "", ""}};
 }
 
 Result<Ref<Device>> CpuDriver::CreateDevice(uint32_t index) {

@@ -8,14 +8,13 @@
 
 #include "base/ref.h"
 #include "base/result.h"
+#include "hal/cuda/cublaslt_library.h"
 #include "hal/cuda/cuda_context.h"
 #include "hal/cuda/library_call.h"
 #include "hal/executable.h"
 #include "schemas/executable_cuda_generated.h"
 
 namespace kiln::hal::cuda {
-
-class CublasLtLibrary;
 
 // Opens libcublasLt.so.13 (or `library_path`) and creates a handle for
 // `context`'s device. UNAVAILABLE names what is missing.

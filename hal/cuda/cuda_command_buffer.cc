@@ -28,9 +28,112 @@ Status CudaCommandBuffer::CheckDispatch(const Executable& executable, uint32_t e
   return OkStatus();
 }
 
+namespace {
+
+// The library call a dispatch of (executable, ordinal) runs, if any.
+const LibraryCall* LibraryCallOf(const Executable& executable, uint32_t export_ordinal) {
+  // CheckDispatch has made sure it is a CudaExecutable of this device.
+  return static_cast<const CudaExecutable&>(executable).library_call(export_ordinal);
+}
+
+Status TooSmallError(const std::string& site, const LibraryCall& call, uint64_t required,
+                     uint64_t length) {
+  return InvalidArgumentError(site + ": the export runs a " + call.description() +
+                              ", which needs " + std::to_string(required) +
+                              " bytes from the binding's offset; " + "the range has " +
+                              std::to_string(length));
+}
+
+}  // namespace
+
 Status CudaCommandBuffer::CheckBuffer(const BufferRef& ref, const utils::BufferSite& site) {
-  if (CudaAllocationOf(*ref.buffer, *context_) != nullptr) return OkStatus();
-  return ForeignBufferError(*ref.buffer, *context_, site.Describe());
+  if (CudaAllocationOf(*ref.buffer, *context_) == nullptr) {
+    return ForeignBufferError(*ref.buffer, *context_, site.Describe());
+  }
+  if (!site.is_dispatch_binding() || site.executable == nullptr) return OkStatus();
+  const LibraryCall* call = LibraryCallOf(*site.executable, site.export_ordinal);
+  if (call == nullptr) return OkStatus();
+  // Concrete ranges arrive resolved (never kWholeBuffer).
+  const uint64_t required = call->RequiredBytes(site.binding);
+  if (ref.length >= required) return OkStatus();
+  return TooSmallError(site.Describe(), *call, required, ref.length);
+}
+
+Status CudaCommandBuffer::CheckLibraryBindings(std::span<const Ref<Buffer>> binding_table) const {
+  const utils::CommandList& list = command_list();
+  for (const LibrarySlotUse& use : library_slot_uses_) {
+    const auto& dispatch = std::get<utils::DispatchCommand>(list[use.command]);
+    const BufferRef& ref = list.bindings(dispatch)[use.binding];
+    const utils::ResolvedRef resolved = utils::CommandList::Resolve(ref, binding_table);
+    if (resolved.length >= use.required) continue;
+    const ExecutableExport& info = dispatch.executable->export_at(dispatch.export_ordinal);
+    utils::BufferSite site{nullptr, &info, use.binding};
+    return TooSmallError(site.Describe() + " (binding-table slot " + std::to_string(ref.slot) + ")",
+                         *LibraryCallOf(*dispatch.executable, dispatch.export_ordinal),
+                         use.required, resolved.length);
+  }
+  return OkStatus();
+}
+
+Status CudaCommandBuffer::PlanLibraryCalls() {
+  const utils::CommandList& list = command_list();
+  plans_.clear();
+  plans_.resize(list.size());
+  workspace_offsets_.assign(list.size(), 0);
+  library_slot_uses_.clear();
+  library_call_count_ = 0;
+  workspace_ = nullptr;
+  // Calls between two barriers may run at once (graph nodes): each has its
+  // own range of the workspace; after a barrier the ranges are free again.
+  constexpr size_t kAlignment = 256;
+  size_t group_bytes = 0, workspace_bytes = 0;
+  for (size_t c = 0; c < list.size(); ++c) {
+    if (std::holds_alternative<utils::BarrierCommand>(list[c])) group_bytes = 0;
+    const auto* dispatch = std::get_if<utils::DispatchCommand>(&list[c]);
+    if (dispatch == nullptr) continue;
+    const LibraryCall* call = LibraryCallOf(*dispatch->executable, dispatch->export_ordinal);
+    if (call == nullptr) continue;
+    if (library_call_count_ == 0) KILN_RETURN_IF_ERROR(context_->MakeCurrent());
+    Result<std::unique_ptr<LibraryCallPlan>> plan = call->Plan();
+    if (!plan.ok() && plan.status().code() == StatusCode::kUnimplemented) {
+      continue;  // The library cannot run these shapes here: the kernel does.
+    }
+    if (!plan.ok()) {
+      const ExecutableExport& info = dispatch->executable->export_at(dispatch->export_ordinal);
+      return plan.status().WithContext("End: Dispatch of '" + info.name + "'");
+    }
+    plans_[c] = std::move(*plan);
+    ++library_call_count_;
+    workspace_offsets_[c] = (group_bytes + kAlignment - 1) / kAlignment * kAlignment;
+    group_bytes = workspace_offsets_[c] + plans_[c]->workspace_bytes();
+    workspace_bytes = std::max(workspace_bytes, group_bytes);
+    const std::span<const BufferRef> bindings = list.bindings(*dispatch);
+    for (uint32_t b = 0; b < bindings.size(); ++b) {
+      const uint64_t required = call->RequiredBytes(b);
+      if (bindings[b].is_slot() && required > 0) {
+        library_slot_uses_.push_back({static_cast<uint32_t>(c), b, required});
+      }
+    }
+  }
+  if (workspace_bytes == 0) return OkStatus();
+  BufferParams params;
+  params.memory_type = kMemoryTypeDeviceLocal;
+  params.usage = kBufferUsageDispatchStorage;
+  KILN_ASSIGN_OR_RETURN(workspace_, CudaBuffer::Allocate(context_, params, workspace_bytes));
+  return OkStatus();
+}
+
+Status CudaCommandBuffer::EnqueueLibraryCall(size_t index, std::span<const Ref<Buffer>> table,
+                                             CUstream stream) {
+  const auto& dispatch = std::get<utils::DispatchCommand>(command_list()[index]);
+  library_addresses_.clear();
+  for (const BufferRef& binding : command_list().bindings(dispatch)) {
+    library_addresses_.push_back(Address(binding, table));
+  }
+  const CUdeviceptr workspace =
+      workspace_ ? workspace_->device_pointer() + workspace_offsets_[index] : CUdeviceptr{0};
+  return LibraryCallOf(*dispatch.executable, dispatch.export_ordinal)
+      ->Enqueue(*plans_[index], stream, library_addresses_, workspace);
 }
 
 Status CudaCommandBuffer::EndImpl() {
@@ -52,7 +155,7 @@ Status CudaCommandBuffer::EndImpl() {
     KILN_ASSIGN_OR_RETURN(staged_[i], CudaBuffer::Allocate(context_, params, update->data.count));
     KILN_RETURN_IF_ERROR(staged_[i]->WriteData(0, list.data(*update)));
   }
-  return OkStatus();
+  return PlanLibraryCalls();
 }
 
 CUdeviceptr CudaCommandBuffer::Address(const BufferRef& ref, std::span<const Ref<Buffer>> table) {
@@ -152,6 +255,14 @@ Status CudaCommandBuffer::IssueAsStream(std::span<const Ref<Buffer>> binding_tab
     KILN_RETURN_IF_ERROR(std::visit(
         utils::Overloaded{
             [&](const utils::DispatchCommand& dispatch) {
+              if (PlanOf(c) != nullptr) {
+                if (timer != nullptr) {
+                  KILN_RETURN_IF_ERROR(timer->BeforeLaunch(
+                      utils::DispatchSpanName(*dispatch.executable, dispatch.export_ordinal)));
+                }
+                KILN_RETURN_IF_ERROR(EnqueueLibraryCall(c, binding_table, stream));
+                return timer != nullptr ? timer->AfterLaunch() : OkStatus();
+              }
               PackKernelParams(dispatch, binding_table, stream_values_.data(),
                                stream_pointers_.data());
               const CudaKernel& kernel = KernelOf(dispatch);

@@ -9,6 +9,15 @@
 // update's bytes in device memory the command buffer owns, so that every
 // executor copies them like a copy command.
 //
+// Library calls (library_call.h): a dispatch of an export that has a
+// LibraryCall runs the call instead of the kernel. A binding must then hold
+// the bytes the call reads or writes (RequiredBytes), checked when recorded
+// for concrete buffers and when submitted for slots (CheckLibraryBindings).
+// End plans each such dispatch once (a call the library has no algorithm
+// for runs its kernel instead) and allocates one workspace for all of
+// them: the calls between two barriers may run concurrently (graphs), so
+// each gets its own range of it, and ranges are reused after a barrier.
+//
 // Two subclasses execute the list:
 //   - GraphCommandBuffer (graph_command_buffer.h, the default): a CUDA
 //     graph built and instantiated once, replayed with cuGraphLaunch, with
@@ -23,6 +32,7 @@
 
 #include <cuda.h>
 
+#include <memory>
 #include <vector>
 
 #include "hal/cuda/cuda_buffer.h"
@@ -48,6 +58,14 @@ class CudaCommandBuffer : public utils::DeferredCommandBuffer {
   Status IssueAsStream(std::span<const Ref<Buffer>> binding_table, CudaDispatchTimer* timer);
 
   const CudaContext& context() const { return *context_; }
+
+  // Checks that each binding-table slot a library call uses holds the
+  // bytes the call needs (the device calls it at submit, after
+  // ValidateBindingTable).
+  Status CheckLibraryBindings(std::span<const Ref<Buffer>> binding_table) const;
+  // Dispatches that run a library call, and the workspace bytes they share.
+  size_t library_call_count() const { return library_call_count_; }
+  size_t workspace_bytes() const { return workspace_ ? workspace_->byte_length() : 0; }
 
  protected:
   CudaCommandBuffer(Ref<CudaContext> context, CommandBufferMode mode)
@@ -78,6 +96,14 @@ class CudaCommandBuffer : public utils::DeferredCommandBuffer {
   static CUdeviceptr Address(const BufferRef& ref, std::span<const Ref<Buffer>> table);
   // A dispatch's kernel function and shared memory.
   static const CudaKernel& KernelOf(const utils::DispatchCommand& dispatch);
+  // The plan of command `index` when it is a dispatch that runs a library
+  // call (End); null otherwise (it runs its kernel).
+  const LibraryCallPlan* PlanOf(size_t index) const {
+    return index < plans_.size() ? plans_[index].get() : nullptr;
+  }
+  // Enqueues the library call of dispatch `index` (PlanOf is non-null) on
+  // `stream` with its bindings' addresses under `table`.
+  Status EnqueueLibraryCall(size_t index, std::span<const Ref<Buffer>> table, CUstream stream);
   // Writes the dispatch's kernel parameters: each binding's address as a
   // 64-bit value, then each constant; `pointers[i]` points at parameter i.
   void PackKernelParams(const utils::DispatchCommand& dispatch, std::span<const Ref<Buffer>> table,
@@ -93,6 +119,22 @@ class CudaCommandBuffer : public utils::DeferredCommandBuffer {
   Ref<CudaContext> context_;
   // Per command: an update's bytes in device memory (null for others).
   std::vector<Ref<CudaBuffer>> staged_;
+
+  // Plans the library calls and allocates their workspace (EndImpl).
+  Status PlanLibraryCalls();
+  // Per command: a library-call dispatch's plan and workspace offset.
+  std::vector<std::unique_ptr<LibraryCallPlan>> plans_;
+  std::vector<size_t> workspace_offsets_;
+  Ref<CudaBuffer> workspace_;
+  size_t library_call_count_ = 0;
+  // A binding-table slot a library call uses, checked at submit.
+  struct LibrarySlotUse {
+    uint32_t command;
+    uint32_t binding;
+    uint64_t required;
+  };
+  std::vector<LibrarySlotUse> library_slot_uses_;
+  std::vector<CUdeviceptr> library_addresses_;  // EnqueueLibraryCall's scratch.
 };
 
 }  // namespace kiln::hal::cuda

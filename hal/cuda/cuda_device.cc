@@ -28,6 +28,7 @@ CudaDevice::CudaDevice(Ref<CudaContext> context, DeviceProperties properties,
       options_(options),
       allocator_(context),
       modules_(context),
+      libraries_(context, options.library_calls),
       queue_(MakeRef<CudaQueue>(context)) {}
 
 CudaDevice::~CudaDevice() { queue_->Shutdown(); }
@@ -45,7 +46,7 @@ Result<Ref<Executable>> CudaDevice::CreateExecutable(std::string_view format,
                                 "' executables (it runs cuda-nvptx-fb)");
   }
   KILN_ASSIGN_OR_RETURN(Ref<CudaExecutable> executable,
-                        CudaExecutable::Load(context_, modules_, bytes));
+                        CudaExecutable::Load(context_, modules_, libraries_, bytes));
   return Ref<Executable>(std::move(executable));
 }
 
@@ -73,11 +74,20 @@ struct CudaDevice::Objects {
 Status CudaDevice::QueueExecute(const Fence& wait, const Fence& signal,
                                 std::span<const Ref<CommandBuffer>> command_buffers,
                                 std::span<const Ref<Buffer>> binding_table) {
-  return utils::QueueExecute<CudaCommandBuffer>(Objects{*context_}, wait, signal, command_buffers,
-                                                binding_table, [&](CudaSubmission submission) {
-                                                  submission.trace = attached_trace();
-                                                  return queue_->Submit(std::move(submission));
-                                                });
+  return utils::QueueExecute<CudaCommandBuffer>(
+      Objects{*context_}, wait, signal, command_buffers, binding_table,
+      [&](CudaSubmission submission) {
+        // After the HAL's checks of the table: a library call may need more
+        // of a slot than the range its dispatch names.
+        for (size_t i = 0; i < submission.command_buffers.size(); ++i) {
+          Status fits = submission.command_buffers[i]->CheckLibraryBindings(binding_table);
+          if (!fits.ok()) {
+            return fits.WithContext("QueueExecute: command buffer " + std::to_string(i));
+          }
+        }
+        submission.trace = attached_trace();
+        return queue_->Submit(std::move(submission));
+      });
 }
 
 void CudaDevice::FlushTrace() { queue_->FlushTrace(); }

@@ -4,7 +4,9 @@
 // executables (cuda_executable.h, JIT-compiled once per device through the
 // module cache), command buffers recorded as CUDA graphs
 // (graph_command_buffer.h) or, with the streams option, as direct launches
-// (stream_command_buffer.h), and CudaSemaphores. The queue (cuda_queue.h)
+// (stream_command_buffer.h), and CudaSemaphores. Exports that carry a
+// library call run cuBLASLt or cuDNN where the device has them
+// (cuda_libraries.h). The queue (cuda_queue.h)
 // runs on one stream of the device's primary context.
 //
 // Submissions (through hal/utils/submission.h) check everything they can
@@ -18,6 +20,7 @@
 #include "hal/cuda/cuda_buffer.h"
 #include "hal/cuda/cuda_context.h"
 #include "hal/cuda/cuda_executable.h"
+#include "hal/cuda/cuda_libraries.h"
 #include "hal/cuda/cuda_queue.h"
 #include "hal/device.h"
 
@@ -27,6 +30,10 @@ struct CudaDeviceOptions {
   // Record command buffers as direct stream launches instead of graphs
   // (--cuda_use_streams).
   bool use_streams = false;
+  // Run exports that carry a library call (a cuBLASLt matmul, a cuDNN
+  // convolution; library_call.h) through the library where it is present;
+  // false runs every export's own kernel (--cuda_library_calls=false).
+  bool library_calls = true;
 };
 
 class CudaDevice final : public Device {
@@ -56,6 +63,7 @@ class CudaDevice final : public Device {
 
   const CudaContext& context() const { return *context_; }
   const CudaModuleCache& module_cache() const { return modules_; }
+  const CudaLibraries& libraries() const { return libraries_; }
 
  private:
   CudaDevice(Ref<CudaContext> context, DeviceProperties properties, CudaDeviceOptions options);
@@ -68,6 +76,7 @@ class CudaDevice final : public Device {
   CudaDeviceOptions options_;
   CudaAllocator allocator_;
   CudaModuleCache modules_;
+  CudaLibraries libraries_;
   Ref<CudaQueue> queue_;
 };
 

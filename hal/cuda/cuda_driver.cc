@@ -11,8 +11,11 @@ Result<std::vector<DeviceInfo>> CudaDriver::ListDevices() {
   int count = 0;
   KILN_RETURN_IF_ERROR(symbols_->Check(symbols_->cuDeviceGetCount(&count), "cuDeviceGetCount"));
   std::vector<DeviceInfo> devices;
+  // The libraries are per process; what each device can use of them is
+  // only known once it is created (a handle per device).
+  const std::string libraries = CudaLibraries::Probe(options_.library_calls);
   if (count == 0) {
-    devices.push_back({"cuda", "", false, "the NVIDIA driver sees no GPU"});
+    devices.push_back({"cuda", "", false, "the NVIDIA driver sees no GPU", libraries});
     return devices;
   }
   for (int i = 0; i < count; ++i) {
@@ -32,6 +35,7 @@ Result<std::vector<DeviceInfo>> CudaDriver::ListDevices() {
       info.reason = symbols_->DescribeError(result);
     } else {
       info.name = std::string(name) + " (sm_" + std::to_string(major * 10 + minor) + ")";
+      info.details = libraries;
     }
     devices.push_back(std::move(info));
   }

@@ -3,7 +3,9 @@
 // Creating the driver opens libcuda.so.1 (cuda_symbols.h); on a machine
 // without the NVIDIA driver that fails with the reason, and the registry
 // lists `cuda` as unavailable with it. A driver whose library loads but
-// sees no GPU lists one unavailable entry saying so.
+// sees no GPU lists one unavailable entry saying so. Each device's entry
+// also says which library kernels (cuBLASLt, cuDNN) this machine has
+// (CudaLibraries::Probe).
 #pragma once
 
 #include "hal/cuda/cuda_device.h"

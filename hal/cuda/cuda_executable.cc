@@ -3,6 +3,8 @@
 #include <charconv>
 
 #include "flatbuffers/flatbuffers.h"
+#include "hal/cuda/cublaslt_matmul.h"
+#include "hal/cuda/cudnn_convolution.h"
 #include "schemas/executable_cuda_generated.h"
 
 namespace kiln::hal::cuda {
@@ -88,7 +90,46 @@ Result<size_t> SelectImage(std::span<const std::string> archs, int capability) {
                               device_arch + " or older");
 }
 
+namespace {
+
+// The LibraryCall of export `e`: null when it has none, or its library is
+// disabled or missing here. INVALID_ARGUMENT from the library's Create is a
+// malformed call (a load error); any other failure (the library could not
+// make its descriptors) leaves the export to its kernel, which computes the
+// same thing.
+Result<std::unique_ptr<LibraryCall>> CreateLibraryCall(const fb::Export& e,
+                                                       const ExecutableExport& info,
+                                                       const CudaLibraries& libraries,
+                                                       const std::string& where) {
+  const fb::LibraryCall* call = e.library_call();
+  if (call == nullptr) return std::unique_ptr<LibraryCall>();
+  const std::string call_where = where + " library_call";
+  // Checked even where calls are off, so a module loads (or not) the same
+  // way everywhere.
+  if ((call->matmul() != nullptr) == (call->convolution() != nullptr)) {
+    return InvalidArgumentError(call_where + ": must hold exactly one of matmul and convolution (" +
+                                (call->matmul() ? "it has both" : "it has neither") + ")");
+  }
+  if (!libraries.enabled()) return std::unique_ptr<LibraryCall>();
+  Result<std::unique_ptr<LibraryCall>> created = std::unique_ptr<LibraryCall>();
+  if (call->matmul() != nullptr) {
+    const Result<Ref<CublasLtLibrary>>& library = libraries.cublaslt();
+    if (!library.ok()) return std::unique_ptr<LibraryCall>();
+    created = CreateCublasLtMatmul(*library, *call->matmul(), info, call_where + ".matmul");
+  } else {
+    const Result<Ref<CudnnLibrary>>& library = libraries.cudnn();
+    if (!library.ok()) return std::unique_ptr<LibraryCall>();
+    created =
+        CreateCudnnConvolution(*library, *call->convolution(), info, call_where + ".convolution");
+  }
+  if (created.ok() || created.status().code() == StatusCode::kInvalidArgument) return created;
+  return std::unique_ptr<LibraryCall>();
+}
+
+}  // namespace
+
 Result<Ref<CudaExecutable>> CudaExecutable::Load(Ref<CudaContext> context, CudaModuleCache& cache,
+                                                 const CudaLibraries& libraries,
                                                  std::span<const uint8_t> bytes) {
   const std::string where = "cuda-nvptx-fb executable";
   flatbuffers::Verifier verifier(bytes.data(), bytes.size());
@@ -184,6 +225,11 @@ Result<Ref<CudaExecutable>> CudaExecutable::Load(Ref<CudaContext> context, CudaM
           export_where + ": cuFuncSetAttribute"));
     }
     executable->kernels_.push_back(kernel);
+    KILN_ASSIGN_OR_RETURN(
+        std::unique_ptr<LibraryCall> call,
+        CreateLibraryCall(*flat->exports()->Get(static_cast<flatbuffers::uoffset_t>(i)), info,
+                          libraries, where + " export '" + info.name + "'"));
+    executable->library_calls_.push_back(std::move(call));
   }
   return executable;
 }

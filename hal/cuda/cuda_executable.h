@@ -13,10 +13,19 @@
 // kernel allows (the device limit, or fewer for a kernel using many
 // registers) and dynamic shared memory beyond the device's opt-in limit are
 // load errors, not launch failures.
+//
+// An export may also carry a library call (library_call.h): a cuBLASLt
+// matmul or a cuDNN convolution that computes what its kernel does. Loading
+// validates every call against its export's layout, whether or not the
+// library is present (a malformed call is a load error, never a crash
+// later), and makes it a LibraryCall where the device's library is loaded
+// and calls are enabled (CudaLibraries); elsewhere the export runs its
+// kernel, which is always loaded too.
 #pragma once
 
 #include <cuda.h>
 
+#include <memory>
 #include <mutex>
 #include <span>
 #include <string>
@@ -24,6 +33,8 @@
 #include <vector>
 
 #include "hal/cuda/cuda_context.h"
+#include "hal/cuda/cuda_libraries.h"
+#include "hal/cuda/library_call.h"
 #include "hal/executable.h"
 
 namespace kiln::hal::cuda {
@@ -64,9 +75,13 @@ struct CudaKernel {
 class CudaExecutable final : public Executable {
  public:
   static Result<Ref<CudaExecutable>> Load(Ref<CudaContext> context, CudaModuleCache& cache,
+                                          const CudaLibraries& libraries,
                                           std::span<const uint8_t> bytes);
 
   const CudaKernel& kernel(uint32_t ordinal) const { return kernels_[ordinal]; }
+  // The library call export `ordinal` runs instead of its kernel; null when
+  // it has none, or its library is missing or disabled.
+  const LibraryCall* library_call(uint32_t ordinal) const { return library_calls_[ordinal].get(); }
   const CudaContext& context() const { return *context_; }
   // The target_arch of the image that was loaded ("sm_80").
   const std::string& target_arch() const { return target_arch_; }
@@ -78,6 +93,7 @@ class CudaExecutable final : public Executable {
   Ref<CudaContext> context_;
   Ref<CudaModule> module_;
   std::vector<CudaKernel> kernels_;
+  std::vector<std::unique_ptr<LibraryCall>> library_calls_;  // Per export.
   std::string target_arch_;
 };
 

@@ -2,7 +2,12 @@
 
 namespace kiln::hal::cuda {
 
-GraphCommandBuffer::~GraphCommandBuffer() { DestroyGraph(); }
+GraphCommandBuffer::~GraphCommandBuffer() {
+  DestroyGraph();
+  if (capture_stream_ && context().MakeCurrent().ok()) {
+    context().symbols().cuStreamDestroy(capture_stream_);
+  }
+}
 
 void GraphCommandBuffer::DestroyGraph() {
   if (!graph_ && !exec_) return;
@@ -21,7 +26,7 @@ bool GraphCommandBuffer::NeedsTableToBuild() const {
   for (size_t c = 0; c < list.size(); ++c) {
     const bool transfer = !std::holds_alternative<utils::DispatchCommand>(list[c]) &&
                           !std::holds_alternative<utils::BarrierCommand>(list[c]);
-    if (transfer && uses_slots_[c]) return true;
+    if ((transfer || PlanOf(c) != nullptr) && uses_slots_[c]) return true;
   }
   return false;
 }
@@ -31,14 +36,14 @@ Status GraphCommandBuffer::EndImpl() {
   const utils::CommandList& list = command_list();
   uses_slots_.resize(list.size());
   for (size_t c = 0; c < list.size(); ++c) uses_slots_[c] = list.UsesSlots(list[c]);
-  transfers_use_slots_ = NeedsTableToBuild();
-  if (transfers_use_slots_) return OkStatus();  // Built at the first submit.
+  built_at_first_submit_ = NeedsTableToBuild();
+  if (built_at_first_submit_) return OkStatus();
   // Slots (if any) get address 0 until the first submit patches them.
   return Build({});
 }
 
 bool GraphCommandBuffer::Resolve(Node& node, std::span<const Ref<Buffer>> table) const {
-  if (node.kind == NodeKind::kKernel) {
+  if (node.kind == NodeKind::kKernel || node.kind == NodeKind::kLibraryCall) {
     const auto& dispatch = std::get<utils::DispatchCommand>(command_list()[node.command]);
     bool changed = false;
     uint32_t i = 0;
@@ -70,6 +75,31 @@ bool GraphCommandBuffer::ShapeChanged(std::span<const Ref<Buffer>> table) const 
     if (transfer.length != built_lengths_[c]) return true;
   }
   return false;
+}
+
+Result<CUgraph> GraphCommandBuffer::CaptureLibraryCall(uint32_t command,
+                                                       std::span<const Ref<Buffer>> table) {
+  const CudaSymbols& s = context().symbols();
+  if (!capture_stream_) {
+    // Non-blocking: the capture must not join the legacy default stream.
+    KILN_RETURN_IF_ERROR(context().Check(s.cuStreamCreate(&capture_stream_, CU_STREAM_NON_BLOCKING),
+                                         "cuStreamCreate (library-call capture)"));
+  }
+  // Thread-local: another thread's unsafe CUDA calls (a synchronous copy)
+  // do not invalidate this capture, only this thread's would.
+  KILN_RETURN_IF_ERROR(
+      context().Check(s.cuStreamBeginCapture(capture_stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                      "cuStreamBeginCapture"));
+  Status enqueued = EnqueueLibraryCall(command, table, capture_stream_);
+  CUgraph captured = nullptr;
+  // Ended even when the enqueue failed, so the stream is usable again.
+  CUresult ended = s.cuStreamEndCapture(capture_stream_, &captured);
+  if (enqueued.ok()) enqueued = context().Check(ended, "cuStreamEndCapture");
+  if (!enqueued.ok()) {
+    if (captured) s.cuGraphDestroy(captured);
+    return enqueued;
+  }
+  return captured;
 }
 
 Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
@@ -145,6 +175,23 @@ Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
               return OkStatus();
             },
             [&](const utils::DispatchCommand& dispatch) -> Status {
+              if (PlanOf(c) != nullptr) {
+                Node& node = nodes_.emplace_back();
+                node.command = c;
+                node.kind = NodeKind::kLibraryCall;
+                node.values.assign(dispatch.bindings.count, 0);
+                Resolve(node, table);
+                KILN_ASSIGN_OR_RETURN(CUgraph child, CaptureLibraryCall(c, table));
+                // The node embeds a copy of the child graph.
+                Status added =
+                    context().Check(s.cuGraphAddChildGraphNode(&node.node, graph_, previous.data(),
+                                                               previous.size(), child),
+                                    "cuGraphAddChildGraphNode");
+                s.cuGraphDestroy(child);
+                KILN_RETURN_IF_ERROR(added);
+                current.push_back(node.node);
+                return OkStatus();
+              }
               Node& node = nodes_.emplace_back();
               node.command = c;
               node.kind = NodeKind::kKernel;
@@ -191,7 +238,7 @@ Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
 
 Status GraphCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
   const CudaSymbols& s = context().symbols();
-  bool rebuild = !exec_ || (transfers_use_slots_ && ShapeChanged(binding_table));
+  bool rebuild = !exec_ || (built_at_first_submit_ && ShapeChanged(binding_table));
   if (!rebuild && command_list().uses_slots()) {
     for (Node& node : nodes_) {
       if (!uses_slots_[node.command] || !Resolve(node, binding_table)) continue;
@@ -208,9 +255,21 @@ Status GraphCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
           result =
               s.cuGraphExecMemcpyNodeSetParams(exec_, node.node, &node.memcpy, context().context());
           break;
+        case NodeKind::kLibraryCall: {
+          Result<CUgraph> child = CaptureLibraryCall(node.command, binding_table);
+          if (!child.ok()) {
+            DestroyGraph();  // The node already holds the new addresses.
+            return child.status();
+          }
+          // The exec node takes the child's parameters; the child is ours.
+          result = s.cuGraphExecChildGraphNodeSetParams(exec_, node.node, *child);
+          s.cuGraphDestroy(*child);
+          break;
+        }
       }
       if (result != CUDA_SUCCESS && !IsStickyError(result) && node.kind != NodeKind::kKernel) {
-        // CUDA may refuse to move a memset/memcpy to another kind of memory.
+        // CUDA may refuse to move a memset/memcpy to another kind of memory,
+        // or a library call whose new capture has another topology.
         rebuild = true;
         break;
       }

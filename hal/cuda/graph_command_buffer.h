@@ -17,6 +17,17 @@
 // likewise); the graph is rebuilt only if a slot's size changes what a fill or copy covers, or CUDA
 // refuses a memset/memcpy patch (a different kind of memory). Patching never affects launches
 // already enqueued (CUDA's rule), so no wait is needed between submits.
+//
+// A dispatch that runs a library call (library_call.h) becomes a child-graph
+// node: the call is captured (cuStreamBeginCapture, thread-local mode, on a
+// stream the command buffer owns) into a graph that the node embeds, with
+// the same dependencies as a kernel node. The library's launches are not
+// known to kiln, so a binding address that changes between submits means
+// capturing the call again and patching the node with the new child graph
+// (cuGraphExecChildGraphNodeSetParams; one patched node); if CUDA refuses
+// (the capture's topology differs), the graph is rebuilt. A call using a
+// slot is captured only with real addresses: such a graph is built at the
+// first submit.
 #pragma once
 
 #include <deque>
@@ -44,14 +55,15 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
 
   // One node per non-barrier command, with the parameters last given to
   // the instantiated graph.
-  enum class NodeKind : uint8_t { kKernel, kMemset, kMemcpy };
+  enum class NodeKind : uint8_t { kKernel, kMemset, kMemcpy, kLibraryCall };
   struct Node {
     uint32_t command = 0;
     NodeKind kind = NodeKind::kKernel;
     CUgraphNode node = nullptr;
     CUDA_KERNEL_NODE_PARAMS kernel = {};
-    std::vector<uint64_t> values;  // Kernel parameter values.
-    std::vector<void*> pointers;   // → values.
+    // Kernel parameter values; a library call's binding addresses.
+    std::vector<uint64_t> values;
+    std::vector<void*> pointers;  // → values.
     CUDA_MEMSET_NODE_PARAMS memset = {};
     CUDA_MEMCPY3D memcpy = {};
   };
@@ -65,9 +77,13 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   // Whether a fill/copy covers a different byte count under `table` than in
   // the instantiated graph (which patching cannot change).
   bool ShapeChanged(std::span<const Ref<Buffer>> table) const;
-  // Whether any fill/copy/update uses a slot: memset/memcpy nodes are added
-  // with real addresses, so those graphs are built at the first submit.
+  // Whether any fill/copy/update or library call uses a slot: memset/memcpy
+  // nodes are added with real addresses, and library calls captured with
+  // them, so those graphs are built at the first submit.
   bool NeedsTableToBuild() const;
+  // Captures the library call of dispatch `command` under `table` into a
+  // new graph (the caller destroys it).
+  Result<CUgraph> CaptureLibraryCall(uint32_t command, std::span<const Ref<Buffer>> table);
   // Whether command `index` uses a binding-table slot (End).
   std::vector<bool> uses_slots_;
 
@@ -77,7 +93,9 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   // Per command: the bytes a fill/copy covered when the graph was built.
   std::vector<size_t> built_lengths_;
   // NeedsTableToBuild() at End: only then can a table change a node's shape.
-  bool transfers_use_slots_ = false;
+  bool built_at_first_submit_ = false;
+  // The stream library calls are captured on (created at the first).
+  CUstream capture_stream_ = nullptr;
   uint64_t instantiations_ = 0;
   uint64_t patched_nodes_ = 0;
 };

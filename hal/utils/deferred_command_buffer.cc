@@ -19,8 +19,9 @@ Status DeferredCommandBuffer::DispatchImpl(const Ref<Executable>& executable,
   KILN_RETURN_IF_ERROR(CheckDispatch(*executable, export_ordinal, workgroup_count));
   const ExecutableExport& info = executable->export_at(export_ordinal);
   for (size_t i = 0; i < bindings.size(); ++i) {
-    KILN_RETURN_IF_ERROR(
-        CheckConcrete(bindings[i], BufferSite{nullptr, &info, static_cast<uint32_t>(i)}));
+    KILN_RETURN_IF_ERROR(CheckConcrete(
+        bindings[i],
+        BufferSite{nullptr, &info, static_cast<uint32_t>(i), executable.get(), export_ordinal}));
   }
   commands_.AppendDispatch(executable, export_ordinal, workgroup_count, constants, bindings);
   return OkStatus();

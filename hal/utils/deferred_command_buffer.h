@@ -28,6 +28,10 @@ struct BufferSite {
   const char* command = nullptr;               // Transfers: "FillBuffer target".
   const ExecutableExport* dispatch = nullptr;  // Dispatches: the export.
   uint32_t binding = 0;                        // Dispatches: the binding index.
+  // Dispatches: the executable and the export's ordinal, for drivers whose
+  // export needs more of a binding than its range (CUDA's library calls).
+  const Executable* executable = nullptr;
+  uint32_t export_ordinal = 0;
 
   bool is_dispatch_binding() const { return dispatch != nullptr; }
   std::string Describe() const;

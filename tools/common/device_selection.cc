@@ -10,6 +10,7 @@ void PrintDevices(const hal::DriverRegistry& registry) {
     // An unavailable driver's entry may carry its name as both.
     if (!device.name.empty() && device.name != device.uri) line += "  " + device.name;
     if (!device.available) line += "  unavailable: " + device.reason;
+    if (!device.details.empty()) line += "  " + device.details;
     std::printf("%s\n", line.c_str());
   }
 }
@@ -27,6 +28,10 @@ void AddDriverFlags(cxxopts::Options& flags) {
        "CUDA: issue command buffers as direct stream launches instead of CUDA graphs "
        "(for debugging; results are identical)",
        cxxopts::value<bool>()->default_value("false"))  //
+      ("cuda_library_calls",
+       "CUDA: run exports that carry a library call (cuBLASLt matmul, cuDNN convolution) "
+       "through the library where it is present; false runs their generated kernels",
+       cxxopts::value<bool>()->default_value("true"))  //
       ("task_topology_group_count",
        "cpu: worker threads of the device (default: one per CPU this process may run on)",
        cxxopts::value<int64_t>());
@@ -34,6 +39,7 @@ void AddDriverFlags(cxxopts::Options& flags) {
 
 Status ReadDriverFlags(const cxxopts::ParseResult& result, hal::BuiltinDriverOptions* drivers) {
   drivers->cuda_use_streams = result["cuda_use_streams"].as<bool>();
+  drivers->cuda_library_calls = result["cuda_library_calls"].as<bool>();
   if (result.count("task_topology_group_count") > 1) {
     return InvalidArgumentError("--task_topology_group_count given more than once");
   }
@@ -42,8 +48,7 @@ Status ReadDriverFlags(const cxxopts::ParseResult& result, hal::BuiltinDriverOpt
     constexpr int64_t kMaxThreads = 4096;
     if (threads < 1 || threads > kMaxThreads) {
       return InvalidArgumentError("--task_topology_group_count must be between 1 and " +
-                                  std::to_string(kMaxThreads) + ", got " +
-                                  std::to_string(threads));
+                                  std::to_string(kMaxThreads) + ", got " + std::to_string(threads));
     }
     drivers->cpu_thread_count = static_cast<uint32_t>(threads);
   }
