@@ -274,7 +274,7 @@ def run_test(test_dir, args, work_root):
         function = match.group(1).strip('"')
         run_step("compile", [os.path.join(args.bin_dir, "kiln-compile"), mlir,
                              "--iree-hal-target-backends=" + BACKENDS[args.device],
-                             "-o", kmod], args.timeout)
+                             "-o", kmod] + args.compile_flag, args.timeout)
 
         data_sets = sorted(glob.glob(os.path.join(test_dir, "test_data_set_*")))
         if not data_sets:
@@ -348,6 +348,8 @@ def main():
                         help="ONNX's node tests (default: $KILN_ONNX_NODE_DATA, else "
                              + DEFAULT_DATA_DIR + ", else BIN_DIR/../onnx-node-data, the "
                              "copy a GPU pack carries)")
+    parser.add_argument("--compile-flag", action="append", default=[],
+                        help="one more kiln-compile flag (repeatable), e.g. --library-calls=false")
     parser.add_argument("--filter", default="", help="only tests whose name matches this regex")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--timeout", type=int, default=120, help="seconds per step")

@@ -20,6 +20,7 @@ Only numpy is needed here (no onnx, no torch).
 
 usage: run_models.py --models-dir DIR --bin-dir BUILD/bin [--device cpu|cuda|vulkan]
            [--models resnet50,gpt2,bert] [--work-dir DIR] [--timeout S] [--out FILE.json]
+           [--compile-flag=--library-calls=false ...]
 """
 import argparse
 import glob
@@ -115,8 +116,8 @@ def run_model(folder, args):
         if not function:
             raise StageError("import", "no func.func in " + mlir)
         run_step("compile", [os.path.join(args.bin_dir, "kiln-compile"), mlir,
-                             "--iree-hal-target-backends=" + BACKENDS[args.device], "-o", kmod],
-                 args.timeout, times, args.verbose)
+                             "--iree-hal-target-backends=" + BACKENDS[args.device], "-o", kmod] +
+                 args.compile_flag, args.timeout, times, args.verbose)
 
         inputs = numbered(folder, "input")
         expected = numbered(folder, "expected")
@@ -166,6 +167,8 @@ def run_model(folder, args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--compile-flag", action="append", default=[],
+                        help="one more kiln-compile flag (repeatable), e.g. --library-calls=false")
     parser.add_argument("--models-dir", required=True,
                         help="export_models.py's --out: one folder per model")
     parser.add_argument("--bin-dir", required=True,
