@@ -4,6 +4,7 @@
 #include <string>
 
 #include "compiler/dialects/hal/hal_dialect.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -12,7 +13,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 namespace kiln::compiler {
 namespace {
@@ -78,8 +78,10 @@ bool StoresAsMatmul(MatmulLoops& loops, llvm::ArrayRef<unsigned> a, llvm::ArrayR
   SortAs(loops.n, d);
   SortAs(loops.k, a);
   if (!IsConcatenation(d, {loops.batch, loops.m, loops.n})) return false;
-  llvm::ArrayRef<unsigned> a_batch = loops.a_batched ? llvm::ArrayRef<unsigned>(loops.batch) : llvm::ArrayRef<unsigned>();
-  llvm::ArrayRef<unsigned> b_batch = loops.b_batched ? llvm::ArrayRef<unsigned>(loops.batch) : llvm::ArrayRef<unsigned>();
+  llvm::ArrayRef<unsigned> a_batch =
+      loops.a_batched ? llvm::ArrayRef<unsigned>(loops.batch) : llvm::ArrayRef<unsigned>();
+  llvm::ArrayRef<unsigned> b_batch =
+      loops.b_batched ? llvm::ArrayRef<unsigned>(loops.batch) : llvm::ArrayRef<unsigned>();
   if (IsConcatenation(a, {a_batch, loops.m, loops.k})) {
     loops.transpose_a = false;
   } else if (IsConcatenation(a, {a_batch, loops.k, loops.m})) {
@@ -155,8 +157,12 @@ bool InitIsZeroFill(mlir::linalg::LinalgOp op) {
 // The result dimension that a library broadcasts its bias along every
 // other dimension of: the output channel (n of a matmul, k of an NCHW
 // convolution).
+bool IsConvolution(mlir::linalg::LinalgOp op) {
+  return llvm::isa<mlir::linalg::Conv2DNchwFchwOp>(op.getOperation());
+}
+
 unsigned ChannelDimension(mlir::linalg::LinalgOp contraction) {
-  if (llvm::isa<mlir::linalg::Conv2DNchwFchwOp>(contraction.getOperation())) return 1;
+  if (IsConvolution(contraction)) return 1;
   auto type = llvm::cast<mlir::RankedTensorType>(contraction->getResult(0).getType());
   return static_cast<unsigned>(type.getRank() - 1);
 }
@@ -222,7 +228,8 @@ std::string ActivationOf(Value result, Value sum, mlir::Block* body) {
          return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
        }},
   };
-  static constexpr double kPoints[] = {-8, -4, -2.5, -1.5, -1, -0.5, -0.1, 0, 0.1, 0.5, 1, 1.5, 2.5, 4, 8};
+  static constexpr double kPoints[] = {-8,  -4,  -2.5, -1.5, -1,  -0.5, -0.1, 0,
+                                       0.1, 0.5, 1,    1.5,  2.5, 4,    8};
   for (const Candidate& candidate : kCandidates) {
     bool same = true;
     for (double x : kPoints) {
@@ -241,7 +248,7 @@ std::string ActivationOf(Value result, Value sum, mlir::Block* body) {
 }
 
 std::optional<Epilogue> AnalyzeEpilogue(mlir::linalg::LinalgOp consumer, mlir::OpOperand& use,
-                                        unsigned channel) {
+                                        unsigned channel, bool convolution) {
   if (!consumer.hasPureTensorSemantics() || consumer.isDpsInit(&use) ||
       consumer.getNumDpsInits() != 1 || consumer->getNumResults() != 1 ||
       consumer.getNumReductionLoops() != 0 || consumer->getNumRegions() != 1 ||
@@ -294,7 +301,10 @@ std::optional<Epilogue> AnalyzeEpilogue(mlir::linalg::LinalgOp consumer, mlir::O
     sum = add.getResult();
   }
   std::string activation = ActivationOf(yield->getOperand(0), sum, &body);
-  if (activation.empty()) return std::nullopt;
+  // cuDNN's fused convolution takes no GELU.
+  if (activation.empty() || (convolution && activation == "gelu_tanh")) {
+    return std::nullopt;
+  }
   epilogue.activation = activation;
   return epilogue;
 }
@@ -356,19 +366,18 @@ bool IsLibraryContraction(mlir::linalg::LinalgOp op) {
     element = name;
   }
   if (!InitIsZeroFill(op)) return false;
-  if (llvm::isa<mlir::linalg::Conv2DNchwFchwOp>(op.getOperation())) return true;
-  std::optional<MatmulLoops> loops = MatmulLoopsOf(op);
-  if (!loops) return false;
+  if (!IsConvolution(op) && !MatmulLoopsOf(op)) return false;
   if (choice && choice.getValue() == "always") return true;
   int64_t work = 1;
   for (int64_t range : op.getStaticLoopRanges()) work *= range;
-  return work >= kMinLibraryMatmulWork;
+  return work >= kMinLibraryWork;
 }
 
 bool IsLibraryEpilogue(mlir::linalg::LinalgOp consumer, mlir::OpOperand& use) {
   auto contraction = use.get().getDefiningOp<mlir::linalg::LinalgOp>();
   if (!contraction) return false;
-  return AnalyzeEpilogue(consumer, use, ChannelDimension(contraction)).has_value();
+  return AnalyzeEpilogue(consumer, use, ChannelDimension(contraction), IsConvolution(contraction))
+      .has_value();
 }
 
 std::optional<mlir::DictionaryAttr> MatchLibraryCall(mlir::func::FuncOp kernel, bool allow_tf32) {
@@ -403,7 +412,7 @@ std::optional<mlir::DictionaryAttr> MatchLibraryCall(mlir::func::FuncOp kernel, 
     mlir::OpOperand& use = *contraction_result.getUses().begin();
     if (use.getOwner() != epilogue.getOperation()) return std::nullopt;
     std::optional<Epilogue> analyzed =
-        AnalyzeEpilogue(epilogue, use, ChannelDimension(contraction));
+        AnalyzeEpilogue(epilogue, use, ChannelDimension(contraction), IsConvolution(contraction));
     if (!analyzed) return std::nullopt;
     parts = *analyzed;
     result = epilogue->getResult(0);

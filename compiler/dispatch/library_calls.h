@@ -24,8 +24,8 @@
 // --kiln-select-library-calls then matches each formed kernel.
 //
 // Whether an op goes to a library is decided here, at compile time: every
-// static matmul of at least kMinLibraryMatmulWork multiply-adds and every
-// conv_2d_nchw_fchw (the generated kernels are 10-100x slower than the
+// static matmul and conv_2d_nchw_fchw of at least kMinLibraryWork
+// multiply-adds (the generated kernels are 10-100x slower than the
 // libraries on the measured model shapes: tests/benchmarks/README.md).
 // `kiln.library = "none"` on the linalg op keeps its generated kernel;
 // `kiln.library = "always"` takes the library below the size threshold.
@@ -39,9 +39,9 @@
 
 namespace kiln::compiler {
 
-// Below this many multiply-adds a matmul keeps its generated kernel: a
-// library call's launch costs about as much as the kernel's work.
-constexpr int64_t kMinLibraryMatmulWork = 1 << 15;
+// Below this many multiply-adds a contraction keeps its generated kernel:
+// a library call's launch costs about as much as the kernel's work.
+constexpr int64_t kMinLibraryWork = 1 << 15;
 
 // Whether a library would take `op` (shape, types, init, size, override).
 bool IsLibraryContraction(mlir::linalg::LinalgOp op);

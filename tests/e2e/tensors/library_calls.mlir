@@ -13,6 +13,8 @@
 // RUN: %kiln-dump-module %t.cuda.kmod | FileCheck %s --check-prefix=DUMP
 // RUN: %kiln-compile %s --iree-hal-target-backends=cuda --library-calls=false -o %t.generated.kmod
 // RUN: %kiln-dump-module %t.generated.kmod | FileCheck %s --check-prefix=GENERATED
+// RUN: %kiln-compile %s --iree-hal-target-backends=cuda --allow-tf32 -o %t.tf32.kmod
+// RUN: %kiln-dump-module %t.tf32.kmod | FileCheck %s --check-prefix=TF32
 
 // CHECKS-NOT: FAILED
 // CHECKS: [  PASSED  ] 6 tests.
@@ -23,6 +25,8 @@
 // DUMP-DAG: cuDNN conv 1x8x18x18 * 16x3x3 stride 2,1 dilation 1,2 f32 bias z relu
 // DUMP-DAG: cublasLt matmul 32x48x64 f16
 // GENERATED-NOT: {{cublasLt|cuDNN}}
+// TF32-DAG: cublasLt matmul 64x128x96 f32 transpose_b bias relu tf32
+// TF32-DAG: cuDNN conv 1x8x18x18 * 16x3x3 stride 2,1 dilation 1,2 f32 bias z relu tf32
 
 func.func @linear_bias_relu() {
   %zero = arith.constant 0.0 : f32

@@ -122,7 +122,7 @@ func.func @conv_block(%x: tensor<1x8x18x18xf32>, %f: tensor<16x8x3x3xf32>, %bias
 // -----
 
 // What stays a generated kernel: an op marked kiln.library = "none", a
-// matmul below kMinLibraryMatmulWork (unless marked "always"; its operands
+// matmul below kMinLibraryWork (unless marked "always"; its operands
 // are one binding, read as both A and B), and integer matmuls.
 
 // CHECK-LABEL: hal.executable.source private @kept_dispatch_0
@@ -216,4 +216,22 @@ func.func @gelus(%x: tensor<16x12x64xf32>, %w: tensor<12x64x64xf32>, %bias: tens
     linalg.yield %e4 : f32
   } -> tensor<16x64xf32>
   return %tanh, %erf : tensor<16x64xf32>, tensor<16x64xf32>
+}
+
+// -----
+
+// A convolution below kMinLibraryWork keeps its generated kernel, unless
+// marked "always".
+
+// CHECK-LABEL: hal.executable.source private @tiny_conv_dispatch_0
+// CHECK-NOT: kiln.library_call
+// CHECK-LABEL: hal.executable.source private @tiny_conv_dispatch_1
+// CHECK: kiln.library_call = {{{.*}}kind = "convolution"
+func.func @tiny_conv(%x: tensor<1x1x4x4xf32>, %f: tensor<1x1x3x3xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x1x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+  %a = linalg.conv_2d_nchw_fchw ins(%x, %f : tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) outs(%init : tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+  %b = linalg.conv_2d_nchw_fchw {kiln.library = "always"} ins(%x, %f : tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) outs(%init : tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+  return %a, %b : tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>
 }
