@@ -1,43 +1,27 @@
 #include "hal/cuda/cublaslt_symbols.h"
 
-#include <dlfcn.h>
-
-#include <utility>
+#include "base/shared_library.h"
 
 namespace kiln::hal::cuda {
 
 Result<Ref<CublasLtSymbols>> CublasLtSymbols::Load(const char* library_path) {
   Ref<CublasLtSymbols> symbols = Ref<CublasLtSymbols>::Adopt(new CublasLtSymbols());
-  void* library = dlopen(library_path, RTLD_NOW | RTLD_LOCAL);
-  if (!library) {
-    const char* error = dlerror();
-    return UnavailableError(std::string("the cuBLASLt library ") + library_path +
-                            " could not be opened (" + (error ? error : "unknown error") +
-                            "); is cuBLAS " + std::to_string(CUBLAS_VER_MAJOR) +
-                            " installed (libcublaslt" + std::to_string(CUBLAS_VER_MAJOR) + ")?");
-  }
-  for (auto [name, slot] : {
-#define KILN_CUBLASLT_SLOT(name) \
-  std::pair<const char*, void**>{#name, reinterpret_cast<void**>(&symbols->name)},
-           KILN_CUBLASLT_SYMBOLS(KILN_CUBLASLT_SLOT)
+  KILN_ASSIGN_OR_RETURN(
+      void* library,
+      OpenSharedLibrary(library_path, "the cuBLASLt library",
+                        "is cuBLAS " + std::to_string(CUBLAS_VER_MAJOR) +
+                            " installed (libcublaslt" + std::to_string(CUBLAS_VER_MAJOR) + ")?"));
+  const SharedLibrarySymbol table[] = {
+#define KILN_CUBLASLT_SLOT(name) {#name, reinterpret_cast<void**>(&symbols->name)},
+      KILN_CUBLASLT_SYMBOLS(KILN_CUBLASLT_SLOT)
 #undef KILN_CUBLASLT_SLOT
-       }) {
-    dlerror();
-    *slot = dlsym(library, name);
-    if (*slot == nullptr) {
-      const char* error = dlerror();
-      std::string message = std::string(library_path) + " does not provide " + name + " (" +
-                            (error ? error : "null symbol") + ")";
-      dlclose(library);
-      return UnavailableError(std::move(message));
-    }
-  }
+  };
+  KILN_RETURN_IF_ERROR(ResolveSharedLibrarySymbols(library, library_path, table));
   // cuBLAS encodes its version as major * 10000 + minor * 100 + patch.
   const size_t major = symbols->cublasLtGetVersion() / 10000;
   if (major != CUBLAS_VER_MAJOR) {
     std::string message = std::string(library_path) + " is " + symbols->Describe() +
                           ", kiln was built for cuBLASLt " + std::to_string(CUBLAS_VER_MAJOR);
-    dlclose(library);
     return UnavailableError(std::move(message));
   }
   symbols->library_ = library;

@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include "base/shared_library.h"
+
 namespace kiln::hal::cuda {
 
 namespace {
@@ -14,13 +16,9 @@ using GetProcAddressFn = decltype(&::cuGetProcAddress);
 
 Result<Ref<CudaSymbols>> CudaSymbols::Load(const char* library_path) {
   Ref<CudaSymbols> symbols = Ref<CudaSymbols>::Adopt(new CudaSymbols());
-  symbols->library_ = dlopen(library_path, RTLD_NOW | RTLD_LOCAL);
-  if (!symbols->library_) {
-    const char* error = dlerror();
-    return UnavailableError(std::string("the NVIDIA driver library ") + library_path +
-                            " could not be opened (" + (error ? error : "unknown error") +
-                            "); is the NVIDIA driver installed?");
-  }
+  KILN_ASSIGN_OR_RETURN(symbols->library_,
+                        OpenSharedLibrary(library_path, "the NVIDIA driver library",
+                                          "is the NVIDIA driver installed?"));
   auto get_proc =
       reinterpret_cast<GetProcAddressFn>(dlsym(symbols->library_, "cuGetProcAddress_v2"));
   if (!get_proc) {

@@ -1,35 +1,20 @@
 #include "hal/cuda/cudnn_symbols.h"
 
-#include <dlfcn.h>
+#include "base/shared_library.h"
 
 namespace kiln::hal::cuda {
 
 Result<Ref<CudnnSymbols>> CudnnSymbols::Load(const char* library_path) {
   Ref<CudnnSymbols> symbols = Ref<CudnnSymbols>::Adopt(new CudnnSymbols());
-  void* library = dlopen(library_path, RTLD_NOW | RTLD_LOCAL);
-  if (!library) {
-    const char* error = dlerror();
-    return UnavailableError(std::string("the cuDNN library ") + library_path +
-                            " could not be opened (" + (error ? error : "unknown error") +
-                            "); is cuDNN 9 installed (libcudnn9)?");
-  }
-  for (auto [name, slot] : {
-#define KILN_CUDNN_SLOT(name) \
-  std::pair<const char*, void**>{#name, reinterpret_cast<void**>(&symbols->name)},
-           KILN_CUDNN_SYMBOLS(KILN_CUDNN_SLOT)
+  KILN_ASSIGN_OR_RETURN(void* library, OpenSharedLibrary(library_path, "the cuDNN library",
+                                                         "is cuDNN 9 installed (libcudnn9)?"));
+  const SharedLibrarySymbol table[] = {
+#define KILN_CUDNN_SLOT(name) {#name, reinterpret_cast<void**>(&symbols->name)},
+      KILN_CUDNN_SYMBOLS(KILN_CUDNN_SLOT)
 #undef KILN_CUDNN_SLOT
-       }) {
-    dlerror();
-    *slot = dlsym(library, name);
-    if (*slot == nullptr) {
-      const char* error = dlerror();
-      std::string message = std::string(library_path) + " does not provide " + name + " (" +
-                            (error ? error : "null symbol") +
-                            "): kiln needs cuDNN 9 with its legacy convolution API";
-      dlclose(library);
-      return UnavailableError(std::move(message));
-    }
-  }
+  };
+  KILN_RETURN_IF_ERROR(ResolveSharedLibrarySymbols(
+      library, library_path, table, ": kiln needs cuDNN 9 with its legacy convolution API"));
   symbols->library_ = library;
   return symbols;
 }
