@@ -99,13 +99,19 @@ else:
 config.substitutions.append((r"(?<![\w/.%-])FileCheck(?![\w/.-])", config.filecheck))
 config.substitutions.append((r"(?<![\w/.%=-])not(?![\w/.=-])", config.not_tool))
 config.substitutions.append(("%kiln-compile", tool("kiln-compile")))
-config.substitutions.append(("%kiln-run-module", tool("kiln-run-module")))
-config.substitutions.append(("%kiln-check-module", tool("kiln-check-module")))
+# `--param kiln_run_flags="..."`: flags every run of a module gets besides
+# the test's own (`--cuda_library_calls=false` runs the whole suite on the
+# generated kernels of cuda modules that carry library calls).
+run_flags = lit_config.params.get("kiln_run_flags", "").strip()
+def runner(name):
+    return tool(name) + (" " + run_flags if run_flags else "")
+config.substitutions.append(("%kiln-run-module", runner("kiln-run-module")))
+config.substitutions.append(("%kiln-check-module", runner("kiln-check-module")))
 # kiln-benchmark-module is built only where Google Benchmark is installed:
 # its tests REQUIRE the feature of the same name.
 if os.path.exists(os.path.join(config.kiln_bin_dir, "kiln-benchmark-module")):
     config.available_features.add("kiln-benchmark-module")
-    config.substitutions.append(("%kiln-benchmark-module", tool("kiln-benchmark-module")))
+    config.substitutions.append(("%kiln-benchmark-module", runner("kiln-benchmark-module")))
 config.substitutions.append(("%kiln-dump-module", tool("kiln-dump-module")))
 # The device dispatch tests run on (--device=%device) and the targets whose
 # kernels this build has (--target=%kiln_targets).
