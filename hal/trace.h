@@ -26,11 +26,13 @@
 //   - vulkan: a traced submission records its command buffers afresh with
 //     vkCmdWriteTimestamp around each dispatch, reads the query pool back
 //     when the submission retires and converts ticks with timestampPeriod.
-//   - cuda: a traced submission is issued as stream launches with timing
-//     events around each kernel (a graph command buffer too: see
-//     hal/cuda/cuda_dispatch_timer.h), resolved with cuEventElapsedTime
-//     after it completes (Device::FlushTrace; the hal module flushes after
-//     every fence wait).
+//   - cuda: a traced submission records timing events around each kernel
+//     and library call: a graph command buffer launches a second graph of
+//     its own with event-record nodes around each dispatch node, so the
+//     trace shows the graph as it runs; a stream command buffer records
+//     them on the stream (hal/cuda/cuda_dispatch_timer.h). They are
+//     resolved with cuEventElapsedTime after the submission completes
+//     (Device::FlushTrace; the hal module flushes after every fence wait).
 // GPU clocks are not the host's: a GPU submission's spans are placed at the
 // host time the submission was handed to the device (just before
 // vkQueueSubmit, or the reference event's cuEventRecord) plus the device's

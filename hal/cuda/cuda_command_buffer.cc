@@ -222,7 +222,7 @@ void CudaCommandBuffer::PackKernelParams(const utils::DispatchCommand& dispatch,
   }
 }
 
-// The stream executor (StreamCommandBuffer's, and traced submissions').
+// The stream executor (StreamCommandBuffer's, traced or not).
 Status CudaCommandBuffer::IssueAsStream(std::span<const Ref<Buffer>> binding_table,
                                         CudaDispatchTimer* timer) {
   const CudaSymbols& s = context().symbols();

@@ -24,8 +24,11 @@
 //     slot addresses patched in place when they change;
 //   - StreamCommandBuffer (stream_command_buffer.h, --cuda_use_streams):
 //     direct launches on the stream at every submit, for debugging.
-// A traced submission issues either kind as direct launches with timing
-// events (IssueAsStream; cuda_dispatch_timer.h says why).
+// A traced submission (hal/trace.h) calls IssueTraced instead of Issue: the
+// stream executor launches as always with timing events around each
+// dispatch (IssueAsStream); the graph executor launches a second graph of
+// its own with event-record nodes around each dispatch node
+// (graph_command_buffer.h, cuda_dispatch_timer.h).
 // Both give identical results; a queue holds its lock while it issues a
 // command buffer, so Issue is never called concurrently for one device.
 #pragma once
@@ -51,10 +54,15 @@ class CudaCommandBuffer : public utils::DeferredCommandBuffer {
   // slot i meaning `binding_table[i]` (validated by the device). The queue
   // has made the context current.
   virtual Status Issue(std::span<const Ref<Buffer>> binding_table) = 0;
-  // Enqueues the recorded work as direct launches on the stream: the
-  // StreamCommandBuffer's Issue, and every command buffer of a traced
-  // submission, with `timer` (may be null) recording events around each
-  // kernel (cuda_dispatch_timer.h).
+  // Issue for a traced submission: each dispatch's begin and end go to
+  // `timer` (cuda_dispatch_timer.h). By default the stream path
+  // (IssueAsStream); GraphCommandBuffer launches its traced graph.
+  virtual Status IssueTraced(std::span<const Ref<Buffer>> binding_table, CudaDispatchTimer& timer) {
+    return IssueAsStream(binding_table, &timer);
+  }
+  // Enqueues the recorded work as direct launches on the stream (the
+  // StreamCommandBuffer's Issue and IssueTraced), with `timer` (may be null)
+  // recording events around each kernel and library call.
   Status IssueAsStream(std::span<const Ref<Buffer>> binding_table, CudaDispatchTimer* timer);
 
   const CudaContext& context() const { return *context_; }

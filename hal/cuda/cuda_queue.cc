@@ -59,9 +59,10 @@ Status CudaQueue::Issue(CudaSubmission& submission, Callbacks* due) {
   }
   for (const Ref<CudaCommandBuffer>& command_buffer : submission.command_buffers) {
     if (!status.ok()) break;
-    status = timer ? command_buffer->IssueAsStream(submission.binding_table, timer.get())
+    status = timer ? command_buffer->IssueTraced(submission.binding_table, *timer)
                    : command_buffer->Issue(submission.binding_table);
   }
+  if (status.ok() && timer) status = timer->Finish();
   if (status.ok() && timer) timers_.push_back(std::move(timer));
   if (status.ok() && submission.released) {
     status = static_cast<CudaBuffer*>(submission.released.get())->FreeAsync();

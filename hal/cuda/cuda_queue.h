@@ -10,9 +10,11 @@
 // completion event per signal semaphore and hands it to the semaphore.
 //
 // Tracing. A submission carrying a trace (hal/trace.h) that has dispatches
-// is issued as stream launches with timing events (cuda_dispatch_timer.h);
-// its timer waits in `timers_` until FlushTrace (or a later Submit) finds
-// it complete and adds its spans.
+// is issued with timing events around each dispatch (IssueTraced: stream
+// launches, or a graph command buffer's traced graph;
+// cuda_dispatch_timer.h); its timer waits in `timers_` until FlushTrace (or
+// a later Submit) finds it complete, adds its spans and gives the events
+// back.
 //
 // A wait that failed fails the submission's signal semaphores with its
 // status, without running anything. A device that is lost fails every

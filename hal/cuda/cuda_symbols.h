@@ -81,6 +81,8 @@ namespace kiln::hal::cuda {
   X(cuGraphExecMemsetNodeSetParams)     \
   X(cuGraphAddChildGraphNode)           \
   X(cuGraphExecChildGraphNodeSetParams) \
+  X(cuGraphAddEventRecordNode)          \
+  X(cuGraphExecEventRecordNodeSetEvent) \
   X(cuStreamBeginCapture)               \
   X(cuStreamEndCapture)
 

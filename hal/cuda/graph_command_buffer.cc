@@ -1,24 +1,55 @@
 #include "hal/cuda/graph_command_buffer.h"
 
+#include <algorithm>
+
+#include "hal/utils/dispatch_spans.h"
+
 namespace kiln::hal::cuda {
 
 GraphCommandBuffer::~GraphCommandBuffer() {
-  DestroyGraph();
-  if (capture_stream_ && context().MakeCurrent().ok()) {
-    context().symbols().cuStreamDestroy(capture_stream_);
+  DestroyGraph(plain_);
+  DestroyGraph(traced_);
+  ClearCaptures();
+  if (!context().MakeCurrent().ok()) return;
+  const CudaSymbols& s = context().symbols();
+  // After the graphs that record them. Lent sets are given back before the
+  // command buffer can go (each timer holds a reference to it); a launch
+  // still running may record them: CUDA frees pending events once they
+  // complete.
+  for (TimingEvents& set : timing_sets_) {
+    for (CUevent event : set.events) s.cuEventDestroy(event);
   }
+  if (capture_stream_) s.cuStreamDestroy(capture_stream_);
 }
 
-void GraphCommandBuffer::DestroyGraph() {
-  if (!graph_ && !exec_) return;
+void GraphCommandBuffer::DestroyGraph(Graph& g) {
+  if (!g.graph && !g.exec) return;
   if (context().MakeCurrent().ok()) {
     const CudaSymbols& s = context().symbols();
-    if (exec_) s.cuGraphExecDestroy(exec_);
-    if (graph_) s.cuGraphDestroy(graph_);
+    if (g.exec) s.cuGraphExecDestroy(g.exec);
+    if (g.graph) s.cuGraphDestroy(g.graph);
   }
-  exec_ = nullptr;
-  graph_ = nullptr;
-  nodes_.clear();
+  g.exec = nullptr;
+  g.graph = nullptr;
+  g.nodes.clear();
+  g.event_nodes.clear();
+  g.span_names.clear();
+  g.event_set = kNoEventSet;
+  // A rebuild starts from fresh captures.
+  ClearCaptures();
+}
+
+void GraphCommandBuffer::ClearCaptures() {
+  bool any = false;
+  for (const std::vector<Capture>& cache : captures_) any = any || !cache.empty();
+  if (!any) return;
+  const bool current = context().MakeCurrent().ok();
+  for (std::vector<Capture>& cache : captures_) {
+    if (current) {
+      for (Capture& capture : cache) context().symbols().cuGraphDestroy(capture.graph);
+    }
+    cache.clear();
+  }
 }
 
 bool GraphCommandBuffer::NeedsTableToBuild() const {
@@ -35,11 +66,16 @@ Status GraphCommandBuffer::EndImpl() {
   KILN_RETURN_IF_ERROR(CudaCommandBuffer::EndImpl());
   const utils::CommandList& list = command_list();
   uses_slots_.resize(list.size());
-  for (size_t c = 0; c < list.size(); ++c) uses_slots_[c] = list.UsesSlots(list[c]);
+  dispatch_count_ = 0;
+  for (size_t c = 0; c < list.size(); ++c) {
+    uses_slots_[c] = list.UsesSlots(list[c]);
+    dispatch_count_ += std::holds_alternative<utils::DispatchCommand>(list[c]);
+  }
+  captures_.resize(list.size());
   built_at_first_submit_ = NeedsTableToBuild();
   if (built_at_first_submit_) return OkStatus();
   // Slots (if any) get address 0 until the first submit patches them.
-  return Build({});
+  return Build(plain_, {}, kNoEventSet);
 }
 
 bool GraphCommandBuffer::Resolve(Node& node, std::span<const Ref<Buffer>> table) const {
@@ -68,11 +104,11 @@ bool GraphCommandBuffer::Resolve(Node& node, std::span<const Ref<Buffer>> table)
   return changed;
 }
 
-bool GraphCommandBuffer::ShapeChanged(std::span<const Ref<Buffer>> table) const {
+bool GraphCommandBuffer::ShapeChanged(const Graph& g, std::span<const Ref<Buffer>> table) const {
   for (uint32_t c = 0; c < command_list().size(); ++c) {
     Transfer transfer;
     if (!uses_slots_[c] || !TransferOf(c, table, &transfer)) continue;
-    if (transfer.length != built_lengths_[c]) return true;
+    if (transfer.length != g.built_lengths[c]) return true;
   }
   return false;
 }
@@ -99,21 +135,73 @@ Result<CUgraph> GraphCommandBuffer::CaptureLibraryCall(uint32_t command,
     if (captured) s.cuGraphDestroy(captured);
     return enqueued;
   }
+  ++library_captures_;
   return captured;
 }
 
-Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
-  DestroyGraph();
+Result<CUgraph> GraphCommandBuffer::CapturedLibraryCall(uint32_t command,
+                                                        std::span<const uint64_t> addresses,
+                                                        std::span<const Ref<Buffer>> table) {
+  std::vector<Capture>& cache = captures_[command];
+  for (size_t i = 0; i < cache.size(); ++i) {
+    if (!std::equal(addresses.begin(), addresses.end(), cache[i].addresses.begin(),
+                    cache[i].addresses.end())) {
+      continue;
+    }
+    // Most recently used first.
+    std::rotate(cache.begin(), cache.begin() + static_cast<ptrdiff_t>(i),
+                cache.begin() + static_cast<ptrdiff_t>(i) + 1);
+    return cache.front().graph;
+  }
+  KILN_ASSIGN_OR_RETURN(CUgraph graph, CaptureLibraryCall(command, table));
+  if (cache.size() == kLibraryCaptureCacheSize) {
+    context().symbols().cuGraphDestroy(cache.back().graph);
+    cache.pop_back();
+  }
+  cache.insert(cache.begin(),
+               Capture{std::vector<uint64_t>(addresses.begin(), addresses.end()), graph});
+  return graph;
+}
+
+Result<size_t> GraphCommandBuffer::AcquireEventSet() {
+  // The set the traced graph holds first: no event node to re-point.
+  if (traced_.event_set != kNoEventSet && !timing_sets_[traced_.event_set].lent) {
+    return traced_.event_set;
+  }
+  for (size_t i = 0; i < timing_sets_.size(); ++i) {
+    if (!timing_sets_[i].lent) return i;
+  }
+  const CudaSymbols& s = context().symbols();
+  TimingEvents& set = timing_sets_.emplace_back();
+  // Timing events: the timer reads the elapsed time between them.
+  set.events.reserve(2 * dispatch_count_);
+  for (size_t i = 0; i < 2 * dispatch_count_; ++i) {
+    CUevent event = nullptr;
+    Status created = context().Check(s.cuEventCreate(&event, CU_EVENT_DEFAULT),
+                                     "cuEventCreate (dispatch timing in a graph)");
+    if (!created.ok()) {
+      for (CUevent e : set.events) s.cuEventDestroy(e);
+      timing_sets_.pop_back();
+      return created;
+    }
+    set.events.push_back(event);
+  }
+  return timing_sets_.size() - 1;
+}
+
+Status GraphCommandBuffer::Build(Graph& g, std::span<const Ref<Buffer>> table, size_t event_set) {
+  DestroyGraph(g);
   KILN_RETURN_IF_ERROR(context().health());
   KILN_RETURN_IF_ERROR(context().MakeCurrent());
   const CudaSymbols& s = context().symbols();
-  KILN_RETURN_IF_ERROR(context().Check(s.cuGraphCreate(&graph_, 0), "cuGraphCreate"));
+  KILN_RETURN_IF_ERROR(context().Check(s.cuGraphCreate(&g.graph, 0), "cuGraphCreate"));
+  const bool traced = event_set != kNoEventSet;
   // Dependencies: `previous` are the nodes every new node waits for (the
   // group before the last barrier, or its join node); `current` the nodes
   // recorded since that barrier.
   std::vector<CUgraphNode> previous, current;
   const utils::CommandList& list = command_list();
-  built_lengths_.assign(list.size(), 0);
+  g.built_lengths.assign(list.size(), 0);
   uint32_t c = 0;
   // Copies, fills and updates: memcpy and memset nodes.
   auto add_transfer = [&]() -> Status {
@@ -121,9 +209,9 @@ Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
     TransferOf(c, table, &transfer);
     // CUDA has no empty memset/memcpy nodes: an empty transfer is
     // no node.
-    built_lengths_[c] = transfer.length;
+    g.built_lengths[c] = transfer.length;
     if (transfer.length == 0) return OkStatus();
-    Node& node = nodes_.emplace_back();
+    Node& node = g.nodes.emplace_back();
     node.command = c;
     if (transfer.fill) {
       node.kind = NodeKind::kMemset;
@@ -135,7 +223,7 @@ Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
       m.height = 1;
       m.pitch = 0;
       KILN_RETURN_IF_ERROR(
-          context().Check(s.cuGraphAddMemsetNode(&node.node, graph_, previous.data(),
+          context().Check(s.cuGraphAddMemsetNode(&node.node, g.graph, previous.data(),
                                                  previous.size(), &m, context().context()),
                           "cuGraphAddMemsetNode"));
     } else {
@@ -149,11 +237,38 @@ Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
       m.Height = 1;
       m.Depth = 1;
       KILN_RETURN_IF_ERROR(
-          context().Check(s.cuGraphAddMemcpyNode(&node.node, graph_, previous.data(),
+          context().Check(s.cuGraphAddMemcpyNode(&node.node, g.graph, previous.data(),
                                                  previous.size(), &m, context().context()),
                           "cuGraphAddMemcpyNode"));
     }
     current.push_back(node.node);
+    return OkStatus();
+  };
+  // A dispatch node, added by `add` with the given dependencies; in the
+  // traced graph between a begin and an end event-record node, the end
+  // taking the node's place for what follows.
+  auto add_dispatch = [&](const utils::DispatchCommand& dispatch, Node& node,
+                          const auto& add) -> Status {
+    if (!traced) {
+      KILN_RETURN_IF_ERROR(add(previous.data(), previous.size()));
+      current.push_back(node.node);
+      return OkStatus();
+    }
+    const std::vector<CUevent>& events = timing_sets_[event_set].events;
+    const size_t pair = g.span_names.size();
+    CUgraphNode begin = nullptr, end = nullptr;
+    KILN_RETURN_IF_ERROR(
+        context().Check(s.cuGraphAddEventRecordNode(&begin, g.graph, previous.data(),
+                                                    previous.size(), events[2 * pair]),
+                        "cuGraphAddEventRecordNode (before a dispatch)"));
+    KILN_RETURN_IF_ERROR(add(&begin, 1));
+    KILN_RETURN_IF_ERROR(context().Check(
+        s.cuGraphAddEventRecordNode(&end, g.graph, &node.node, 1, events[2 * pair + 1]),
+        "cuGraphAddEventRecordNode (after a dispatch)"));
+    g.event_nodes.push_back(begin);
+    g.event_nodes.push_back(end);
+    g.span_names.push_back(utils::DispatchSpanName(*dispatch.executable, dispatch.export_ordinal));
+    current.push_back(end);
     return OkStatus();
   };
   for (c = 0; c < list.size(); ++c) {
@@ -165,7 +280,7 @@ Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
                 // Join: later nodes get one edge instead of one per node here.
                 CUgraphNode join = nullptr;
                 KILN_RETURN_IF_ERROR(context().Check(
-                    s.cuGraphAddEmptyNode(&join, graph_, current.data(), current.size()),
+                    s.cuGraphAddEmptyNode(&join, g.graph, current.data(), current.size()),
                     "cuGraphAddEmptyNode"));
                 previous.assign(1, join);
               } else {
@@ -176,23 +291,20 @@ Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
             },
             [&](const utils::DispatchCommand& dispatch) -> Status {
               if (PlanOf(c) != nullptr) {
-                Node& node = nodes_.emplace_back();
+                Node& node = g.nodes.emplace_back();
                 node.command = c;
                 node.kind = NodeKind::kLibraryCall;
                 node.values.assign(dispatch.bindings.count, 0);
                 Resolve(node, table);
-                KILN_ASSIGN_OR_RETURN(CUgraph child, CaptureLibraryCall(c, table));
-                // The node embeds a copy of the child graph.
-                Status added =
-                    context().Check(s.cuGraphAddChildGraphNode(&node.node, graph_, previous.data(),
-                                                               previous.size(), child),
-                                    "cuGraphAddChildGraphNode");
-                s.cuGraphDestroy(child);
-                KILN_RETURN_IF_ERROR(added);
-                current.push_back(node.node);
-                return OkStatus();
+                KILN_ASSIGN_OR_RETURN(CUgraph child, CapturedLibraryCall(c, node.values, table));
+                return add_dispatch(dispatch, node, [&](const CUgraphNode* deps, size_t count) {
+                  // The node embeds a copy of the child graph.
+                  return context().Check(
+                      s.cuGraphAddChildGraphNode(&node.node, g.graph, deps, count, child),
+                      "cuGraphAddChildGraphNode");
+                });
               }
-              Node& node = nodes_.emplace_back();
+              Node& node = g.nodes.emplace_back();
               node.command = c;
               node.kind = NodeKind::kKernel;
               const uint32_t params = dispatch.bindings.count + dispatch.constants.count;
@@ -214,11 +326,10 @@ Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
               k.blockDimZ = info.workgroup_size[2];
               k.sharedMemBytes = kernel.shared_memory_bytes;
               k.kernelParams = node.pointers.data();
-              KILN_RETURN_IF_ERROR(context().Check(
-                  s.cuGraphAddKernelNode(&node.node, graph_, previous.data(), previous.size(), &k),
-                  "cuGraphAddKernelNode"));
-              current.push_back(node.node);
-              return OkStatus();
+              return add_dispatch(dispatch, node, [&](const CUgraphNode* deps, size_t count) {
+                return context().Check(s.cuGraphAddKernelNode(&node.node, g.graph, deps, count, &k),
+                                       "cuGraphAddKernelNode");
+              });
             },
             [&](const utils::CopyCommand&) { return add_transfer(); },
             [&](const utils::FillCommand&) { return add_transfer(); },
@@ -228,48 +339,50 @@ Status GraphCommandBuffer::Build(std::span<const Ref<Buffer>> table) {
     KILN_RETURN_IF_ERROR(added);
   }
   KILN_RETURN_IF_ERROR(
-      context().Check(s.cuGraphInstantiateWithFlags(&exec_, graph_, 0), "cuGraphInstantiate"));
-  ++instantiations_;
+      context().Check(s.cuGraphInstantiateWithFlags(&g.exec, g.graph, 0),
+                      traced ? "cuGraphInstantiate (the traced graph)" : "cuGraphInstantiate"));
+  ++g.instantiations;
+  g.event_set = event_set;
   // Uploading now keeps the first launch from paying for it.
   KILN_RETURN_IF_ERROR(
-      context().Check(s.cuGraphUpload(exec_, context().stream()), "cuGraphUpload"));
+      context().Check(s.cuGraphUpload(g.exec, context().stream()), "cuGraphUpload"));
   return OkStatus();
 }
 
-Status GraphCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
+Status GraphCommandBuffer::Prepare(Graph& g, std::span<const Ref<Buffer>> table, size_t event_set) {
   const CudaSymbols& s = context().symbols();
-  bool rebuild = !exec_ || (built_at_first_submit_ && ShapeChanged(binding_table));
+  bool rebuild = !g.exec || (built_at_first_submit_ && ShapeChanged(g, table));
   if (!rebuild && command_list().uses_slots()) {
-    for (Node& node : nodes_) {
-      if (!uses_slots_[node.command] || !Resolve(node, binding_table)) continue;
+    for (Node& node : g.nodes) {
+      if (!uses_slots_[node.command] || !Resolve(node, table)) continue;
       CUresult result = CUDA_SUCCESS;
       switch (node.kind) {
         case NodeKind::kKernel:
-          result = s.cuGraphExecKernelNodeSetParams(exec_, node.node, &node.kernel);
+          result = s.cuGraphExecKernelNodeSetParams(g.exec, node.node, &node.kernel);
           break;
         case NodeKind::kMemset:
-          result =
-              s.cuGraphExecMemsetNodeSetParams(exec_, node.node, &node.memset, context().context());
+          result = s.cuGraphExecMemsetNodeSetParams(g.exec, node.node, &node.memset,
+                                                    context().context());
           break;
         case NodeKind::kMemcpy:
-          result =
-              s.cuGraphExecMemcpyNodeSetParams(exec_, node.node, &node.memcpy, context().context());
+          result = s.cuGraphExecMemcpyNodeSetParams(g.exec, node.node, &node.memcpy,
+                                                    context().context());
           break;
         case NodeKind::kLibraryCall: {
-          Result<CUgraph> child = CaptureLibraryCall(node.command, binding_table);
+          Result<CUgraph> child = CapturedLibraryCall(node.command, node.values, table);
           if (!child.ok()) {
-            DestroyGraph();  // The node already holds the new addresses.
+            DestroyGraph(g);  // The node already holds the new addresses.
             return child.status();
           }
-          // The exec node takes the child's parameters; the child is ours.
-          result = s.cuGraphExecChildGraphNodeSetParams(exec_, node.node, *child);
-          s.cuGraphDestroy(*child);
+          // The exec node takes a copy of the child's nodes; the cache keeps
+          // the child for the next time these addresses come back.
+          result = s.cuGraphExecChildGraphNodeSetParams(g.exec, node.node, *child);
           break;
         }
       }
       if (result != CUDA_SUCCESS && !IsStickyError(result) && node.kind != NodeKind::kKernel) {
         // CUDA may refuse to move a memset/memcpy to another kind of memory,
-        // or a library call whose new capture has another topology.
+        // or a library call whose capture has another topology.
         rebuild = true;
         break;
       }
@@ -277,15 +390,56 @@ Status GraphCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
       if (!patched.ok()) {
         // The nodes already hold the new addresses: the next Issue must not
         // take the graph for patched. It is built again instead.
-        DestroyGraph();
+        DestroyGraph(g);
         return patched;
       }
       ++patched_nodes_;
     }
   }
-  if (rebuild) KILN_RETURN_IF_ERROR(Build(binding_table));
-  if (nodes_.empty()) return OkStatus();
-  return context().Check(s.cuGraphLaunch(exec_, context().stream()), "cuGraphLaunch");
+  if (rebuild) KILN_RETURN_IF_ERROR(Build(g, table, event_set));
+  return OkStatus();
+}
+
+Status GraphCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
+  KILN_RETURN_IF_ERROR(Prepare(plain_, binding_table, kNoEventSet));
+  if (plain_.nodes.empty()) return OkStatus();
+  return context().Check(context().symbols().cuGraphLaunch(plain_.exec, context().stream()),
+                         "cuGraphLaunch");
+}
+
+Status GraphCommandBuffer::IssueTraced(std::span<const Ref<Buffer>> binding_table,
+                                       CudaDispatchTimer& timer) {
+  // Nothing to time: the plain graph (fills and copies only).
+  if (dispatch_count_ == 0) return Issue(binding_table);
+  const CudaSymbols& s = context().symbols();
+  KILN_ASSIGN_OR_RETURN(const size_t set, AcquireEventSet());
+  // A first build records `set` already; otherwise its events are pointed
+  // at it below.
+  KILN_RETURN_IF_ERROR(Prepare(traced_, binding_table, set));
+  const std::vector<CUevent>& events = timing_sets_[set].events;
+  if (traced_.event_set != set) {
+    for (size_t i = 0; i < traced_.event_nodes.size(); ++i) {
+      Status pointed = context().Check(
+          s.cuGraphExecEventRecordNodeSetEvent(traced_.exec, traced_.event_nodes[i], events[i]),
+          "cuGraphExecEventRecordNodeSetEvent (dispatch timing)");
+      if (!pointed.ok()) {
+        // Some nodes record the new set, some the old: built afresh next time.
+        DestroyGraph(traced_);
+        return pointed;
+      }
+    }
+    traced_.event_set = set;
+  }
+  KILN_RETURN_IF_ERROR(context().Check(s.cuGraphLaunch(traced_.exec, context().stream()),
+                                       "cuGraphLaunch (the traced graph)"));
+  // Lent until the timer has read them; the reference keeps the events (and
+  // this command buffer) alive that long. The timer is resolved or dropped
+  // under the queue's lock, as Issue runs: no race on `lent`.
+  timing_sets_[set].lent = true;
+  timer.AddGraphDispatches(traced_.span_names, events, [self = Ref<GraphCommandBuffer>(this), set] {
+    self->timing_sets_[set].lent = false;
+  });
+  return OkStatus();
 }
 
 }  // namespace kiln::hal::cuda

@@ -19,9 +19,11 @@
 //   - The stream executor enqueues the call on the queue stream.
 //   - The graph executor captures the call (stream capture on a stream the
 //     command buffer owns) into a child graph node. When a binding's
-//     address changes between submits, the call is captured again and the
-//     child node patched in place (cuGraphExecChildGraphNodeSetParams); the
-//     whole graph is rebuilt only if CUDA refuses the patch.
+//     address changes between submits, the child node is patched in place
+//     (cuGraphExecChildGraphNodeSetParams) with the capture for the new
+//     addresses: cached from an earlier submit (a few per call, least
+//     recently used evicted), or captured now. The whole graph is rebuilt
+//     only if CUDA refuses the patch.
 //
 // Every operand is dense and row-major from its binding's address (the
 // dispatch's binding offset included); the bytes each binding must hold

@@ -20,7 +20,12 @@ void DeviceTimeline::AddSubmission(Trace& trace, const void* queue, int64_t subm
     last_trace_ = &trace;
     last_end_ns_ = 0;
   }
-  const int64_t first_begin = std::max<int64_t>(dispatches.front().begin_ns, 0);
+  // The earliest begin, not the first dispatch's: dispatches of a graph
+  // between two barriers may run concurrently, in any order.
+  int64_t first_begin = std::max<int64_t>(dispatches.front().begin_ns, 0);
+  for (const MeasuredDispatch& d : dispatches) {
+    first_begin = std::min(first_begin, std::max<int64_t>(d.begin_ns, 0));
+  }
   // Where the first dispatch begins on the host's clock.
   const int64_t anchor = std::max(submitted_ns + first_begin, last_end_ns_) - first_begin;
   for (const MeasuredDispatch& d : dispatches) {

@@ -44,10 +44,11 @@ struct MeasuredDispatch {
 
 class DeviceTimeline {
  public:
-  // Adds `dispatches` (in submission order) of a submission handed to the
-  // device at host time `submitted_ns` (Trace::Now()) to `trace`, on the
-  // track of `queue`. Negative offsets and durations (clock glitches) are
-  // clamped to zero. Thread-safe.
+  // Adds `dispatches` (in submission order; those a graph runs concurrently
+  // may begin out of that order) of a submission handed to the device at
+  // host time `submitted_ns` (Trace::Now()) to `trace`, on the track of
+  // `queue`. Negative offsets and durations (clock glitches) are clamped to
+  // zero. Thread-safe.
   void AddSubmission(Trace& trace, const void* queue, int64_t submitted_ns,
                      std::span<const MeasuredDispatch> dispatches);
 

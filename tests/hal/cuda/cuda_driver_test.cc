@@ -162,9 +162,10 @@ TEST_P(CudaDriverTest, BarriersOrderDependentDispatches) {
 }
 
 // With a trace attached, each kernel of a submission becomes a device span
-// from its timing events (graph command buffers are then issued as stream
-// launches: cuda_dispatch_timer.h); without one, none. The reusable command
-// buffer replays as a graph before, between and after the traced runs.
+// from its timing events (a graph command buffer launches its traced graph,
+// with event-record nodes around each kernel: cuda_dispatch_timer.h);
+// without one, none. The reusable command buffer replays its plain graph
+// before, between and after the traced runs.
 TEST_P(CudaDriverTest, TracedSubmissionsHaveADeviceSpanPerDispatch) {
   executable_->set_name("ex");
   const uint32_t n = 4096;
@@ -194,6 +195,86 @@ TEST_P(CudaDriverTest, TracedSubmissionsHaveADeviceSpanPerDispatch) {
   device_->FlushTrace();
   EXPECT_EQ(hal::testing::DeviceSpans(*trace).size(), 6u);
   EXPECT_EQ(Download(*x), std::vector<float>(n, 12.0f));
+  if (auto* graph = dynamic_cast<GraphCommandBuffer*>(command_buffer.get())) {
+    EXPECT_EQ(graph->instantiation_count(), 1u);
+    EXPECT_EQ(graph->traced_instantiation_count(), 1u);
+  }
+}
+
+// A traced graph command buffer of three dispatches of three exports, with
+// barriers between them, submitted twice and issued together: each
+// dispatch of each submission has its span, named after its export, with
+// a positive duration; the two submissions in flight at once record into
+// two event sets, and the results are right.
+TEST_P(CudaDriverTest, TracedGraphTimesEachDispatchOfEachExport) {
+  executable_->set_name("ex");
+  // Large enough that each kernel takes microseconds (event resolution is
+  // about half of one).
+  const uint32_t n = 1u << 20;
+  std::vector<float> a(n);
+  for (uint32_t i = 0; i < n; ++i) a[i] = static_cast<float>(i);
+  Ref<Buffer> ab = Upload(*device_, a), bb = Upload(*device_, std::vector<float>(n, 0.5f));
+  Ref<Buffer> cb = Upload(*device_, std::vector<float>(n, 0.0f));
+  Ref<Buffer> db = Upload(*device_, std::vector<float>(n, 0.0f));
+  Ref<CommandBuffer> command_buffer = NewCommandBuffer(CommandBufferMode::kReusable);
+  // c = a * 0.5 + 3; c += 1; d = c reversed in blocks of 64.
+  const uint32_t mul_constants[] = {n, FloatBits(3.0f)};
+  const uint32_t add_constants[] = {n};
+  const BufferRef mul_bindings[] = {BufferRef::Of(ab), BufferRef::Of(bb), BufferRef::Of(cb)};
+  const BufferRef add_bindings[] = {BufferRef::Of(cb)};
+  const BufferRef reverse_bindings[] = {BufferRef::Of(cb), BufferRef::Of(db)};
+  ASSERT_TRUE(
+      command_buffer->Dispatch(executable_, kMulAdd, {n / 256, 1, 1}, mul_constants, mul_bindings)
+          .ok());
+  ASSERT_TRUE(command_buffer->ExecutionBarrier().ok());
+  ASSERT_TRUE(
+      command_buffer->Dispatch(executable_, kAddOne, {n / 256, 1, 1}, add_constants, add_bindings)
+          .ok());
+  ASSERT_TRUE(command_buffer->ExecutionBarrier().ok());
+  ASSERT_TRUE(
+      command_buffer->Dispatch(executable_, kReverse, {n / 64, 1, 1}, {}, reverse_bindings).ok());
+  ASSERT_TRUE(command_buffer->End().ok());
+
+  Ref<Trace> trace = Trace::Create(/*record_spans=*/true);
+  device_->AttachTrace(trace);
+  const int64_t begin_ns = trace->Now();
+  // Both held back by a host-signaled gate, then issued together: the
+  // first's times cannot have been read when the second is issued.
+  Result<Ref<Semaphore>> gate = device_->CreateSemaphore(0);
+  Result<Ref<Semaphore>> done = device_->CreateSemaphore(0);
+  ASSERT_TRUE(gate.ok() && done.ok());
+  const Ref<CommandBuffer> list[] = {command_buffer};
+  for (uint64_t submit = 1; submit <= 2; ++submit) {
+    Fence wait = submit == 1 ? Fence({{*gate, 1}}) : Fence();
+    Status submitted = device_->QueueExecute(wait, Fence({{*done, submit}}), list, {});
+    ASSERT_TRUE(submitted.ok()) << submitted.ToString();
+  }
+  ASSERT_TRUE((*gate)->Signal(1).ok());
+  ASSERT_TRUE((*done)->Wait(2, std::chrono::seconds(20)).ok());
+  const int64_t end_ns = trace->Now();
+  device_->FlushTrace();
+  device_->AttachTrace(nullptr);
+
+  const std::vector<std::string> once = {"dispatch @ex::@mul_add", "dispatch @ex::@add_one_inplace",
+                                         "dispatch @ex::@reverse_blocks"};
+  std::vector<std::string> names = once;
+  names.insert(names.end(), once.begin(), once.end());
+  hal::testing::ExpectDispatchSpans(*trace, names, begin_ns, end_ns);
+  for (const Trace::Span& span : hal::testing::DeviceSpans(*trace)) {
+    EXPECT_GT(span.duration_ns, 0) << span.name;
+  }
+  std::vector<float> d = Download(*db);
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t source = i / 64 * 64 + (63 - i % 64);
+    ASSERT_EQ(d[i], static_cast<float>(source) * 0.5f + 4.0f) << i;
+  }
+  if (auto* graph = dynamic_cast<GraphCommandBuffer*>(command_buffer.get())) {
+    EXPECT_EQ(graph->instantiation_count(), 1u);  // At End; never launched.
+    EXPECT_EQ(graph->traced_instantiation_count(), 1u);
+    // The second submission could not reuse the first's events: their
+    // times were unread until both had run.
+    EXPECT_EQ(graph->timing_event_set_count(), 2u);
+  }
 }
 
 // A reusable command buffer is recorded (and, in graph mode, instantiated)

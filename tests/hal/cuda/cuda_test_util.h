@@ -19,10 +19,12 @@
 namespace kiln::hal::cuda::testing {
 
 // The `cuda` device, or null with the reason in *skip (no driver, no GPU).
-inline Ref<Device> CreateCudaDevice(bool use_streams, std::string* skip) {
+inline Ref<Device> CreateCudaDevice(bool use_streams, std::string* skip,
+                                    bool library_calls = true) {
   DriverRegistry registry;
   BuiltinDriverOptions options;
   options.cuda_use_streams = use_streams;
+  options.cuda_library_calls = library_calls;
   Status registered = RegisterBuiltinDrivers(registry, options);
   if (!registered.ok()) {
     *skip = registered.ToString();

@@ -1,8 +1,9 @@
 // Library calls in the CUDA driver (hal/cuda/library_call.h): cuBLASLt
 // matmuls dispatched through cuda-nvptx-fb exports, compared with a CPU
 // reference, through both executors (graphs and streams), with binding-table
-// slots patched between submits, turned off (--cuda_library_calls=false: the
-// export's kernel runs), and malformed calls refused at load.
+// slots patched between submits (captures cached by address), traced,
+// turned off (--cuda_library_calls=false: the export's kernel runs), and
+// malformed calls refused at load.
 //
 // Each executable is built here: a PTX kernel that writes a sentinel into
 // d[0] (what runs when the call does not) plus the MatmulCall. The tests
@@ -23,6 +24,7 @@
 #include "hal/device.h"
 #include "hal/trace.h"
 #include "schemas/executable_cuda_generated.h"
+#include "tests/hal/cuda/cuda_test_util.h"
 
 namespace kiln::hal::cuda {
 namespace {
@@ -33,21 +35,7 @@ constexpr float kSentinel = 12345.0f;
 
 // The `cuda` device, or null with the reason in *skip.
 Ref<Device> CreateDevice(bool use_streams, bool library_calls, std::string* skip) {
-  DriverRegistry registry;
-  BuiltinDriverOptions options;
-  options.cuda_use_streams = use_streams;
-  options.cuda_library_calls = library_calls;
-  Status registered = RegisterBuiltinDrivers(registry, options);
-  if (!registered.ok()) {
-    *skip = registered.ToString();
-    return nullptr;
-  }
-  Result<Ref<Device>> device = registry.CreateDevice("cuda");
-  if (!device.ok()) {
-    *skip = "no CUDA device here: " + device.status().ToString();
-    return nullptr;
-  }
-  return *device;
+  return testing::CreateCudaDevice(use_streams, skip, library_calls);
 }
 
 // A kernel with `params` pointer parameters whose first thread stores
@@ -440,6 +428,55 @@ TEST_P(LibraryCallTest, ReusableWithSlotsPatchedBetweenSubmits) {
   }
 }
 
+// A model called in a loop alternates between two output buffers: each
+// graph library-call node keeps its captures by binding addresses, so the
+// alternation captures the call once per table, not once per submit.
+TEST_P(LibraryCallTest, AlternatingTablesReuseTheirCaptures) {
+  MatmulSpec spec;
+  spec.m = 48;
+  spec.n = 40;
+  spec.k = 24;
+  spec.bias = 2;
+  spec.d = 3;
+  spec.read_only = {true, true, true, false};
+  Ref<Executable> executable = Load(spec);
+  ASSERT_TRUE(executable);
+  if (cublaslt_missing_) GTEST_SKIP() << "libcublasLt.so.13 is not usable here";
+  Result<Ref<CommandBuffer>> cb = device_->CreateCommandBuffer(CommandBufferMode::kReusable);
+  ASSERT_TRUE(cb.ok());
+  ASSERT_TRUE((*cb)->Begin().ok());
+  const BufferRef refs[] = {BufferRef::Slot(0), BufferRef::Slot(1), BufferRef::Slot(2),
+                            BufferRef::Slot(3)};
+  ASSERT_TRUE((*cb)->Dispatch(executable, 0, {1, 1, 1}, {}, refs).ok());
+  Status ended = (*cb)->End();
+  ASSERT_TRUE(ended.ok()) << ended.ToString();
+  // Two tables with different operands and results, both alive throughout.
+  std::vector<Operands> operands = {MakeOperands(spec, 31), MakeOperands(spec, 47)};
+  std::vector<std::vector<Ref<Buffer>>> tables;
+  for (const Operands& o : operands) tables.push_back(MakeBindings(*device_, spec, o));
+  const size_t d_bytes = size_t{spec.m} * spec.n * ElementBytes(spec.type);
+  for (int submit = 0; submit < 6; ++submit) {
+    SCOPED_TRACE("submit " + std::to_string(submit));
+    const size_t t = submit % 2;
+    // Cleared first: a result left by an earlier submit cannot pass for
+    // this one's (a capture of the other table's addresses would leave 0).
+    ASSERT_TRUE(tables[t][spec.d]->WriteData(0, std::vector<uint8_t>(d_bytes, 0)).ok());
+    Status ran = SubmitAndWait(*device_, *cb, tables[t]);
+    ASSERT_TRUE(ran.ok()) << ran.ToString();
+    ExpectNear(Decode(Download(*tables[t][spec.d]), spec.type), Reference(spec, operands[t]), 1e-5);
+  }
+  if (auto* graph = dynamic_cast<GraphCommandBuffer*>(cb->get())) {
+    // Built at the first submit (the call uses slots), capturing table 0's
+    // addresses; the second submit captures table 1's; the four after it
+    // find their capture cached.
+    EXPECT_EQ(graph->instantiation_count(), 1u);
+    EXPECT_EQ(graph->library_capture_count(), 2u);
+    // Every submit after the first changes the addresses: one node patch
+    // each (to the new capture, then to cached ones).
+    EXPECT_EQ(graph->patched_node_count(), 5u);
+  }
+}
+
 TEST_P(LibraryCallTest, TooSmallBindingsAreRefused) {
   MatmulSpec spec;
   spec.m = 16;
@@ -471,22 +508,81 @@ TEST_P(LibraryCallTest, TooSmallBindingsAreRefused) {
   EXPECT_NE(submitted.message().find("slot 1"), std::string::npos) << submitted.ToString();
 }
 
-// A traced submit issues a graph command buffer as stream launches with
-// timing events (cuda_dispatch_timer.h): the call is enqueued there too, and
-// gets its span.
+// A traced submit times the call like a kernel: between event-record nodes
+// of the graph command buffer's traced graph (graph_command_buffer.h), or
+// between events on the stream; either way it gets its span.
 TEST_P(LibraryCallTest, TracedSubmit) {
   MatmulSpec spec;
-  spec.m = 16;
-  spec.n = 16;
-  spec.k = 16;
+  spec.m = 128;
+  spec.n = 128;
+  spec.k = 128;
   Ref<Trace> trace = Trace::Create(/*record_spans=*/true);
   device_->AttachTrace(trace);
   RunAndCompare(spec, 1e-5);
   device_->FlushTrace();
   device_->AttachTrace(nullptr);
-  size_t device_spans = 0;
-  for (const Trace::Span& span : trace->Spans()) device_spans += span.category == "device";
-  EXPECT_EQ(device_spans, 1u);
+  std::vector<Trace::Span> spans;
+  for (const Trace::Span& span : trace->Spans()) {
+    if (span.category == "device") spans.push_back(span);
+  }
+  ASSERT_EQ(spans.size(), 1u);
+  EXPECT_EQ(spans[0].name, "dispatch @mm");
+  EXPECT_GT(spans[0].duration_ns, 0);
+}
+
+// A reusable command buffer with a call on slots, submitted traced and not:
+// the traced graph is built at the first traced submit and patched like the
+// plain one, both sharing the call's captures.
+TEST_P(LibraryCallTest, TracedAndUntracedSubmitsOfAReusableCall) {
+  MatmulSpec spec;
+  spec.m = 128;
+  spec.n = 96;
+  spec.k = 64;
+  Ref<Executable> executable = Load(spec);
+  ASSERT_TRUE(executable);
+  if (cublaslt_missing_) GTEST_SKIP() << "libcublasLt.so.13 is not usable here";
+  executable->set_name("lib");
+  Result<Ref<CommandBuffer>> cb = device_->CreateCommandBuffer(CommandBufferMode::kReusable);
+  ASSERT_TRUE(cb.ok());
+  ASSERT_TRUE((*cb)->Begin().ok());
+  const BufferRef refs[] = {BufferRef::Slot(0), BufferRef::Slot(1), BufferRef::Slot(2)};
+  ASSERT_TRUE((*cb)->Dispatch(executable, 0, {1, 1, 1}, {}, refs).ok());
+  ASSERT_TRUE((*cb)->End().ok());
+  std::vector<Operands> operands = {MakeOperands(spec, 5), MakeOperands(spec, 9)};
+  std::vector<std::vector<Ref<Buffer>>> tables;
+  for (const Operands& o : operands) tables.push_back(MakeBindings(*device_, spec, o));
+  const size_t d_bytes = size_t{spec.m} * spec.n * 4;
+  Ref<Trace> trace = Trace::Create(/*record_spans=*/true);
+  // Traced (table 0), untraced (table 0), traced (table 1), untraced (1).
+  for (int submit = 0; submit < 4; ++submit) {
+    SCOPED_TRACE("submit " + std::to_string(submit));
+    const bool traced = submit % 2 == 0;
+    const size_t t = submit / 2;
+    device_->AttachTrace(traced ? trace : nullptr);
+    ASSERT_TRUE(tables[t][spec.d]->WriteData(0, std::vector<uint8_t>(d_bytes, 0)).ok());
+    Status ran = SubmitAndWait(*device_, *cb, tables[t]);
+    ASSERT_TRUE(ran.ok()) << ran.ToString();
+    device_->FlushTrace();
+    ExpectNear(Decode(Download(*tables[t][spec.d]), spec.type), Reference(spec, operands[t]), 1e-5);
+  }
+  device_->AttachTrace(nullptr);
+  std::vector<Trace::Span> spans;
+  for (const Trace::Span& span : trace->Spans()) {
+    if (span.category == "device") spans.push_back(span);
+  }
+  ASSERT_EQ(spans.size(), 2u);
+  for (const Trace::Span& span : spans) {
+    EXPECT_EQ(span.name, "dispatch @lib::@mm");
+    EXPECT_GT(span.duration_ns, 0);
+  }
+  if (auto* graph = dynamic_cast<GraphCommandBuffer*>(cb->get())) {
+    EXPECT_EQ(graph->traced_instantiation_count(), 1u);
+    EXPECT_EQ(graph->instantiation_count(), 1u);
+    // One capture per table: each graph found the other's in the cache.
+    EXPECT_EQ(graph->library_capture_count(), 2u);
+    // Each traced submit waited for its times to be read: one event set.
+    EXPECT_EQ(graph->timing_event_set_count(), 1u);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Executors, LibraryCallTest, ::testing::Bool(),
