@@ -19,7 +19,9 @@
 
 #include "flatbuffers/flatbuffers.h"
 #include "hal/builtin_drivers.h"
+#include "hal/cuda/cublaslt_symbols.h"
 #include "hal/cuda/cuda_executable.h"
+#include "hal/cuda/cudnn_symbols.h"
 #include "hal/cuda/graph_command_buffer.h"
 #include "hal/device.h"
 #include "hal/trace.h"
@@ -679,6 +681,24 @@ TEST(LibraryCallLoadTest, MalformedCallsAreRefused) {
     EXPECT_NE(loaded.status().message().find(c.message), std::string::npos)
         << c.what << ": " << loaded.status().ToString();
   }
+}
+
+// Where cuBLASLt or cuDNN is not installed their loaders say so (the device
+// then runs the exports' kernels, and --list_devices prints the message).
+// No GPU needed.
+TEST(LibrarySymbolsTest, MissingLibrariesAreUnavailableAndNamed) {
+  Result<Ref<CublasLtSymbols>> cublaslt = CublasLtSymbols::Load("libkiln-absent-cublasLt.so");
+  ASSERT_FALSE(cublaslt.ok());
+  EXPECT_EQ(cublaslt.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(cublaslt.status().message().find("cuBLASLt library libkiln-absent-cublasLt.so"),
+            std::string::npos)
+      << cublaslt.status().ToString();
+  Result<Ref<CudnnSymbols>> cudnn = CudnnSymbols::Load("libkiln-absent-cudnn.so");
+  ASSERT_FALSE(cudnn.ok());
+  EXPECT_EQ(cudnn.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(cudnn.status().message().find("cuDNN library libkiln-absent-cudnn.so"),
+            std::string::npos)
+      << cudnn.status().ToString();
 }
 
 }  // namespace
