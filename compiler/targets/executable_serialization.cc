@@ -157,6 +157,7 @@ Result<SerializedExecutable> SerializeCuda(
     const ExecutableInfo& executable,
     const std::vector<std::pair<std::string, std::vector<LoadedObject>>>& images) {
   namespace s = ::kiln::schema::cuda;
+  namespace lib = ::kiln::schema::library;
   fb::FlatBufferBuilder builder;
   std::vector<fb::Offset<s::PtxImage>> image_offsets;
   std::string config;
@@ -175,7 +176,7 @@ Result<SerializedExecutable> SerializeCuda(
   std::vector<fb::Offset<s::Export>> exports;
   for (const ExportInfo& e : executable.exports) {
     s::BlockSize size(e.workgroup_size[0], e.workgroup_size[1], e.workgroup_size[2]);
-    fb::Offset<s::LibraryCall> library_call = 0;
+    fb::Offset<lib::LibraryCall> library_call = 0;
     if (e.library_call) {
       KILN_ASSIGN_OR_RETURN(library_call, cuda::BuildLibraryCall(builder, e));
     }

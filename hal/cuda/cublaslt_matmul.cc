@@ -8,7 +8,7 @@
 
 namespace kiln::hal::cuda {
 
-namespace fb = ::kiln::schema::cuda;
+namespace lib = ::kiln::schema::library;
 
 namespace {
 
@@ -28,13 +28,13 @@ struct ElementType {
   const char* name;
 };
 
-ElementType ElementTypeOf(fb::LibraryElementType type) {
+ElementType ElementTypeOf(lib::LibraryElementType type) {
   switch (type) {
-    case fb::LibraryElementType::F16:
+    case lib::LibraryElementType::F16:
       return {CUDA_R_16F, 2, "f16"};
-    case fb::LibraryElementType::BF16:
+    case lib::LibraryElementType::BF16:
       return {CUDA_R_16BF, 2, "bf16"};
-    case fb::LibraryElementType::F32:
+    case lib::LibraryElementType::F32:
     default:
       return {CUDA_R_32F, 4, "f32"};
   }
@@ -263,16 +263,16 @@ Result<Ref<CublasLtLibrary>> LoadCublasLt(Ref<CudaContext> context, const char* 
 }
 
 Result<std::unique_ptr<LibraryCall>> CreateCublasLtMatmul(Ref<CublasLtLibrary> library,
-                                                          const fb::MatmulCall& call,
+                                                          const lib::MatmulCall& call,
                                                           const ExecutableExport& info,
                                                           std::string_view where) {
   auto invalid = [&](const std::string& what) {
     return InvalidArgumentError(std::string(where) + ": cuBLASLt matmul: " + what);
   };
-  if (call.element_type() > fb::LibraryElementType::MAX) {
+  if (call.element_type() > lib::LibraryElementType::MAX) {
     return invalid("unknown element type " + std::to_string(static_cast<int>(call.element_type())));
   }
-  if (call.activation() > fb::LibraryActivation::MAX) {
+  if (call.activation() > lib::LibraryActivation::MAX) {
     return invalid("unknown activation " + std::to_string(static_cast<int>(call.activation())));
   }
   if (call.m() == 0 || call.n() == 0 || call.k() == 0 || call.batch_count() == 0) {
@@ -349,18 +349,18 @@ Result<std::unique_ptr<LibraryCall>> CreateCublasLtMatmul(Ref<CublasLtLibrary> l
     uint64_t& required = mm.required_[mm.bindings_[role]];
     required = std::max(required, *bytes);
   }
-  const bool f32 = call.element_type() == fb::LibraryElementType::F32;
+  const bool f32 = call.element_type() == lib::LibraryElementType::F32;
   mm.compute_ = f32 && call.allow_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   const bool bias = mm.bindings_[kBias] >= 0;
   switch (call.activation()) {
-    case fb::LibraryActivation::Relu:
+    case lib::LibraryActivation::Relu:
       mm.epilogue_ = bias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU;
       break;
-    case fb::LibraryActivation::GeluTanh:
+    case lib::LibraryActivation::GeluTanh:
       // cuBLASLt's GELU is the tanh approximation.
       mm.epilogue_ = bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU;
       break;
-    case fb::LibraryActivation::None:
+    case lib::LibraryActivation::None:
     default:
       mm.epilogue_ = bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
       break;
@@ -377,8 +377,8 @@ Result<std::unique_ptr<LibraryCall>> CreateCublasLtMatmul(Ref<CublasLtLibrary> l
   if (mm.transpose_b_) text += " B^T";
   if (bias) text += " +bias";
   if (mm.bindings_[kC] >= 0) text += " +C";
-  if (call.activation() == fb::LibraryActivation::Relu) text += " relu";
-  if (call.activation() == fb::LibraryActivation::GeluTanh) text += " gelu_tanh";
+  if (call.activation() == lib::LibraryActivation::Relu) text += " relu";
+  if (call.activation() == lib::LibraryActivation::GeluTanh) text += " gelu_tanh";
   Status created = mm.CreateLayouts();
   if (!created.ok()) return created.WithContext(std::string(where) + ": " + text);
   return std::unique_ptr<LibraryCall>(std::move(matmul));

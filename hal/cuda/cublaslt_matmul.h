@@ -12,7 +12,7 @@
 #include "hal/cuda/cuda_context.h"
 #include "hal/cuda/library_call.h"
 #include "hal/executable.h"
-#include "schemas/executable_cuda_generated.h"
+#include "schemas/library_call_generated.h"
 
 namespace kiln::hal::cuda {
 
@@ -24,7 +24,7 @@ Result<Ref<CublasLtLibrary>> LoadCublasLt(Ref<CudaContext> context,
 // The call an export describes, checked against its layout (binding
 // indices, sizes that overflow); `where` prefixes errors.
 Result<std::unique_ptr<LibraryCall>> CreateCublasLtMatmul(Ref<CublasLtLibrary> library,
-                                                          const schema::cuda::MatmulCall& call,
+                                                          const schema::library::MatmulCall& call,
                                                           const ExecutableExport& info,
                                                           std::string_view where);
 

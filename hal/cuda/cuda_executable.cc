@@ -10,6 +10,7 @@
 namespace kiln::hal::cuda {
 
 namespace fb = ::kiln::schema::cuda;
+namespace lib = ::kiln::schema::library;
 
 CudaModule::~CudaModule() {
   if (context_->MakeCurrent().ok()) context_->symbols().cuModuleUnload(module_);
@@ -101,7 +102,7 @@ Result<std::unique_ptr<LibraryCall>> CreateLibraryCall(const fb::Export& e,
                                                        const ExecutableExport& info,
                                                        const CudaLibraries& libraries,
                                                        const std::string& where) {
-  const fb::LibraryCall* call = e.library_call();
+  const lib::LibraryCall* call = e.library_call();
   if (call == nullptr) return std::unique_ptr<LibraryCall>();
   const std::string call_where = where + " library_call";
   // Checked even where calls are off, so a module loads (or not) the same

@@ -12,7 +12,7 @@ namespace kiln::hal::cuda {
 
 namespace {
 
-namespace fb = ::kiln::schema::cuda;
+namespace lib = ::kiln::schema::library;
 
 // Algorithms whose workspace exceeds this are passed over: the command
 // buffer allocates every call's workspace once and keeps it, and the
@@ -47,13 +47,13 @@ class CudnnObject {
   Destroy destroy_ = nullptr;
 };
 
-std::string_view ElementTypeName(fb::LibraryElementType type) {
+std::string_view ElementTypeName(lib::LibraryElementType type) {
   switch (type) {
-    case fb::LibraryElementType::F32:
+    case lib::LibraryElementType::F32:
       return "f32";
-    case fb::LibraryElementType::F16:
+    case lib::LibraryElementType::F16:
       return "f16";
-    case fb::LibraryElementType::BF16:
+    case lib::LibraryElementType::BF16:
       return "bf16";
   }
   return "?";
@@ -448,7 +448,7 @@ Result<Ref<CudnnLibrary>> LoadCudnn(Ref<CudaContext> context, const char* librar
 }
 
 Result<std::unique_ptr<LibraryCall>> CreateCudnnConvolution(Ref<CudnnLibrary> library,
-                                                            const fb::ConvolutionCall& call,
+                                                            const lib::ConvolutionCall& call,
                                                             const ExecutableExport& info,
                                                             std::string_view where) {
   const std::string prefix = std::string(where) + ": cuDNN convolution: ";
@@ -458,15 +458,15 @@ Result<std::unique_ptr<LibraryCall>> CreateCudnnConvolution(Ref<CudnnLibrary> li
   cudnnDataType_t data_type;
   uint64_t element_bytes;
   switch (call.element_type()) {
-    case fb::LibraryElementType::F32:
+    case lib::LibraryElementType::F32:
       data_type = CUDNN_DATA_FLOAT;
       element_bytes = 4;
       break;
-    case fb::LibraryElementType::F16:
+    case lib::LibraryElementType::F16:
       data_type = CUDNN_DATA_HALF;
       element_bytes = 2;
       break;
-    case fb::LibraryElementType::BF16:
+    case lib::LibraryElementType::BF16:
       data_type = CUDNN_DATA_BFLOAT16;
       element_bytes = 2;
       break;
@@ -475,10 +475,10 @@ Result<std::unique_ptr<LibraryCall>> CreateCudnnConvolution(Ref<CudnnLibrary> li
                      std::to_string(static_cast<int>(call.element_type())));
   }
   switch (call.activation()) {
-    case fb::LibraryActivation::None:
-    case fb::LibraryActivation::Relu:
+    case lib::LibraryActivation::None:
+    case lib::LibraryActivation::Relu:
       break;
-    case fb::LibraryActivation::GeluTanh:
+    case lib::LibraryActivation::GeluTanh:
       // A valid call cuDNN cannot make: not INVALID_ARGUMENT, so that the
       // export runs its generated kernel (CudaExecutable::Load).
       return UnimplementedError(
@@ -602,7 +602,7 @@ Result<std::unique_ptr<LibraryCall>> CreateCudnnConvolution(Ref<CudnnLibrary> li
       .y = call.y(),
       .bias = call.bias(),
       .z = call.z(),
-      .relu = call.activation() == fb::LibraryActivation::Relu,
+      .relu = call.activation() == lib::LibraryActivation::Relu,
       .data_type = data_type,
       .element_bytes = element_bytes,
       .math_type =

@@ -12,7 +12,7 @@
 #include "hal/cuda/cudnn_library.h"
 #include "hal/cuda/library_call.h"
 #include "hal/executable.h"
-#include "schemas/executable_cuda_generated.h"
+#include "schemas/library_call_generated.h"
 
 namespace kiln::hal::cuda {
 
@@ -31,7 +31,7 @@ Result<Ref<CudnnLibrary>> LoadCudnn(Ref<CudaContext> context,
 // Other codes: the device or library failed (creating descriptors,
 // allocating the zero bias the fused epilogue needs when the call has none).
 Result<std::unique_ptr<LibraryCall>> CreateCudnnConvolution(
-    Ref<CudnnLibrary> library, const schema::cuda::ConvolutionCall& call,
+    Ref<CudnnLibrary> library, const schema::library::ConvolutionCall& call,
     const ExecutableExport& info, std::string_view where);
 
 }  // namespace kiln::hal::cuda

@@ -7,7 +7,7 @@
 namespace kiln::compiler::cuda {
 namespace {
 
-namespace s = ::kiln::schema::cuda;
+namespace lib = ::kiln::schema::library;
 
 // Reads an export's call fields; remembers the first error.
 class Fields {
@@ -45,19 +45,19 @@ class Fields {
     return static_cast<int32_t>(ordinal);
   }
 
-  s::LibraryElementType ElementType() {
-    if (call_.element_type == "f32") return s::LibraryElementType::F32;
-    if (call_.element_type == "f16") return s::LibraryElementType::F16;
-    if (call_.element_type == "bf16") return s::LibraryElementType::BF16;
+  lib::LibraryElementType ElementType() {
+    if (call_.element_type == "f32") return lib::LibraryElementType::F32;
+    if (call_.element_type == "f16") return lib::LibraryElementType::F16;
+    if (call_.element_type == "bf16") return lib::LibraryElementType::BF16;
     Fail("element_type '" + call_.element_type + "' is not f32, f16 or bf16");
-    return s::LibraryElementType::F32;
+    return lib::LibraryElementType::F32;
   }
-  s::LibraryActivation Activation() {
-    if (call_.activation == "none") return s::LibraryActivation::None;
-    if (call_.activation == "relu") return s::LibraryActivation::Relu;
-    if (call_.activation == "gelu_tanh") return s::LibraryActivation::GeluTanh;
+  lib::LibraryActivation Activation() {
+    if (call_.activation == "none") return lib::LibraryActivation::None;
+    if (call_.activation == "relu") return lib::LibraryActivation::Relu;
+    if (call_.activation == "gelu_tanh") return lib::LibraryActivation::GeluTanh;
     Fail("activation '" + call_.activation + "' is not none, relu or gelu_tanh");
-    return s::LibraryActivation::None;
+    return lib::LibraryActivation::None;
   }
 
   // The first error, or one naming a field the call's kind does not have.
@@ -83,12 +83,12 @@ class Fields {
 
 }  // namespace
 
-Result<flatbuffers::Offset<s::LibraryCall>> BuildLibraryCall(
+Result<flatbuffers::Offset<lib::LibraryCall>> BuildLibraryCall(
     flatbuffers::FlatBufferBuilder& builder, const ExportInfo& e) {
   const LibraryCallInfo& call = *e.library_call;
   Fields f(e);
   if (call.kind == "matmul") {
-    s::MatmulCallBuilder m(builder);
+    lib::MatmulCallBuilder m(builder);
     // Fields are read in one place each, before the builder writes them.
     const auto element = f.ElementType();
     const auto activation = f.Activation();
@@ -119,7 +119,7 @@ Result<flatbuffers::Offset<s::LibraryCall>> BuildLibraryCall(
     m.add_batch_stride_c(sc);
     m.add_batch_stride_d(sd);
     auto matmul = m.Finish();
-    return s::CreateLibraryCall(builder, matmul, 0);
+    return lib::CreateLibraryCall(builder, matmul, 0);
   }
   if (call.kind == "convolution") {
     const auto element = f.ElementType();
@@ -134,7 +134,7 @@ Result<flatbuffers::Offset<s::LibraryCall>> BuildLibraryCall(
                   y = f.Binding("y", true);
     const int32_t bias = f.Binding("bias", false), z = f.Binding("z", false);
     KILN_RETURN_IF_ERROR(f.Finish());
-    s::ConvolutionCallBuilder v(builder);
+    lib::ConvolutionCallBuilder v(builder);
     v.add_element_type(element);
     v.add_activation(activation);
     v.add_n(n);
@@ -156,7 +156,7 @@ Result<flatbuffers::Offset<s::LibraryCall>> BuildLibraryCall(
     v.add_bias(bias);
     v.add_z(z);
     auto convolution = v.Finish();
-    return s::CreateLibraryCall(builder, 0, convolution);
+    return lib::CreateLibraryCall(builder, 0, convolution);
   }
   return InvalidArgumentError("export @" + e.name + ": kiln.library_call kind '" + call.kind +
                               "' is not matmul or convolution");

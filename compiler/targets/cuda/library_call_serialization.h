@@ -11,13 +11,13 @@
 
 #include "base/result.h"
 #include "compiler/targets/executable_serialization.h"
-#include "schemas/executable_cuda_generated.h"
+#include "schemas/library_call_generated.h"
 
 namespace kiln::compiler::cuda {
 
 // The LibraryCall table of `e` (which has a library_call); errors name the
 // export and the field.
-Result<flatbuffers::Offset<schema::cuda::LibraryCall>> BuildLibraryCall(
+Result<flatbuffers::Offset<schema::library::LibraryCall>> BuildLibraryCall(
     flatbuffers::FlatBufferBuilder& builder, const ExportInfo& e);
 
 // "cublasLt matmul 256x1024x1024 f32 transpose_b bias relu": what the

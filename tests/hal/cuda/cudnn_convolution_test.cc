@@ -21,20 +21,20 @@
 
 #include "hal/cuda/cuda_context.h"
 #include "hal/cuda/cuda_symbols.h"
-#include "schemas/executable_cuda_generated.h"
+#include "schemas/library_call_generated.h"
 
 namespace kiln::hal::cuda {
 namespace {
 
-namespace fb = ::kiln::schema::cuda;
+namespace lib = ::kiln::schema::library;
 
 // A ConvolutionCall's fields; binding indices default to x 0, filter 1, y 2.
 struct Conv {
-  fb::LibraryElementType type = fb::LibraryElementType::F32;
+  lib::LibraryElementType type = lib::LibraryElementType::F32;
   uint32_t n = 1, c = 1, h = 1, w = 1, k = 1, r = 1, s = 1;
   uint32_t groups = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
   int32_t x = 0, filter = 1, y = 2, bias = -1, z = -1;
-  fb::LibraryActivation activation = fb::LibraryActivation::None;
+  lib::LibraryActivation activation = lib::LibraryActivation::None;
   bool allow_tf32 = false;
 
   uint32_t p() const { return (h - dilation_h * (r - 1) - 1) / stride_h + 1; }
@@ -47,7 +47,7 @@ struct Conv {
 // The serialized table (kept alive by the caller; GetRoot reads it).
 std::vector<uint8_t> Serialize(const Conv& conv) {
   flatbuffers::FlatBufferBuilder builder;
-  builder.Finish(fb::CreateConvolutionCall(
+  builder.Finish(lib::CreateConvolutionCall(
       builder, conv.type, conv.n, conv.c, conv.h, conv.w, conv.k, conv.r, conv.s, conv.groups,
       conv.stride_h, conv.stride_w, conv.dilation_h, conv.dilation_w, conv.x, conv.filter, conv.y,
       conv.bias, conv.z, conv.activation, conv.allow_tf32));
@@ -93,7 +93,7 @@ std::vector<float> Reference(const Conv& conv, const std::vector<float>& x,
           const size_t yi = ((size_t{n} * conv.k + k) * p + i) * q + j;
           if (bias) sum += (*bias)[k];
           if (z) sum += (*z)[yi];
-          if (conv.activation == fb::LibraryActivation::Relu) sum = std::max(sum, 0.0);
+          if (conv.activation == lib::LibraryActivation::Relu) sum = std::max(sum, 0.0);
           y[yi] = static_cast<float>(sum);
         }
       }
@@ -155,9 +155,9 @@ float FromBfloat16(uint16_t bits) {
 }
 
 // Values as the element type stores them, and back.
-std::vector<uint8_t> Encode(fb::LibraryElementType type, const std::vector<float>& values) {
+std::vector<uint8_t> Encode(lib::LibraryElementType type, const std::vector<float>& values) {
   std::vector<uint8_t> bytes;
-  if (type == fb::LibraryElementType::F32) {
+  if (type == lib::LibraryElementType::F32) {
     bytes.resize(values.size() * 4);
     std::memcpy(bytes.data(), values.data(), bytes.size());
     return bytes;
@@ -165,15 +165,15 @@ std::vector<uint8_t> Encode(fb::LibraryElementType type, const std::vector<float
   bytes.resize(values.size() * 2);
   for (size_t i = 0; i < values.size(); ++i) {
     const uint16_t bits =
-        type == fb::LibraryElementType::F16 ? ToHalf(values[i]) : ToBfloat16(values[i]);
+        type == lib::LibraryElementType::F16 ? ToHalf(values[i]) : ToBfloat16(values[i]);
     std::memcpy(bytes.data() + 2 * i, &bits, 2);
   }
   return bytes;
 }
 
-std::vector<float> Decode(fb::LibraryElementType type, const std::vector<uint8_t>& bytes) {
+std::vector<float> Decode(lib::LibraryElementType type, const std::vector<uint8_t>& bytes) {
   std::vector<float> values;
-  if (type == fb::LibraryElementType::F32) {
+  if (type == lib::LibraryElementType::F32) {
     values.resize(bytes.size() / 4);
     std::memcpy(values.data(), bytes.data(), bytes.size());
     return values;
@@ -182,14 +182,14 @@ std::vector<float> Decode(fb::LibraryElementType type, const std::vector<uint8_t
   for (size_t i = 0; i < values.size(); ++i) {
     uint16_t bits;
     std::memcpy(&bits, bytes.data() + 2 * i, 2);
-    values[i] = type == fb::LibraryElementType::F16 ? FromHalf(bits) : FromBfloat16(bits);
+    values[i] = type == lib::LibraryElementType::F16 ? FromHalf(bits) : FromBfloat16(bits);
   }
   return values;
 }
 
 // Rounds through the element type, so the reference sees what the device
 // reads.
-std::vector<float> Quantize(fb::LibraryElementType type, const std::vector<float>& values) {
+std::vector<float> Quantize(lib::LibraryElementType type, const std::vector<float>& values) {
   return Decode(type, Encode(type, values));
 }
 
@@ -255,7 +255,7 @@ class CudnnConvolutionTest : public ::testing::Test {
   Result<std::unique_ptr<LibraryCall>> Create(const Conv& conv, const ExecutableExport& info) {
     serialized_ = Serialize(conv);
     return CreateCudnnConvolution(library_,
-                                  *flatbuffers::GetRoot<fb::ConvolutionCall>(serialized_.data()),
+                                  *flatbuffers::GetRoot<lib::ConvolutionCall>(serialized_.data()),
                                   info, "test export 'conv'");
   }
 
@@ -277,7 +277,7 @@ class CudnnConvolutionTest : public ::testing::Test {
   // least 1). y starts as NaNs unless z aliases it: an output the call
   // reads by mistake shows.
   void RunAndCompare(const Conv& conv, double tolerance, Mode mode = Mode::kStream) {
-    const fb::LibraryElementType type = conv.type;
+    const lib::LibraryElementType type = conv.type;
     const std::vector<float> x = Quantize(type, Values(conv.x_count(), 1));
     const std::vector<float> w = Quantize(type, Values(conv.w_count(), 2));
     const std::vector<float> bias = Quantize(type, Values(conv.k, 3));
@@ -292,7 +292,7 @@ class CudnnConvolutionTest : public ::testing::Test {
     ASSERT_TRUE(call.ok()) << call.status().ToString();
     std::printf("[ INFO     ] %s\n", (*call)->description().c_str());
 
-    const size_t element_bytes = type == fb::LibraryElementType::F32 ? 4 : 2;
+    const size_t element_bytes = type == lib::LibraryElementType::F32 ? 4 : 2;
     std::vector<std::vector<uint8_t>> host(binding_count);
     host[conv.x] = Encode(type, x);
     host[conv.filter] = Encode(type, w);
@@ -411,14 +411,14 @@ TEST_F(CudnnConvolutionTest, Bias) {
 TEST_F(CudnnConvolutionTest, BiasRelu) {
   Conv conv = Basic();
   conv.bias = 3;
-  conv.activation = fb::LibraryActivation::Relu;
+  conv.activation = lib::LibraryActivation::Relu;
   RunAndCompare(conv, 1e-4);
 }
 
 TEST_F(CudnnConvolutionTest, ReluWithoutBias) {
   // The fused call reads the call's zero bias.
   Conv conv = Basic();
-  conv.activation = fb::LibraryActivation::Relu;
+  conv.activation = lib::LibraryActivation::Relu;
   RunAndCompare(conv, 1e-4);
 }
 
@@ -426,7 +426,7 @@ TEST_F(CudnnConvolutionTest, BiasAddendRelu) {
   Conv conv = Basic();
   conv.n = 2;
   conv.bias = 3, conv.z = 4;
-  conv.activation = fb::LibraryActivation::Relu;
+  conv.activation = lib::LibraryActivation::Relu;
   RunAndCompare(conv, 1e-4);
 }
 
@@ -434,7 +434,7 @@ TEST_F(CudnnConvolutionTest, AddendInPlace) {
   // z is y's binding: a residual added in place.
   Conv conv = Basic();
   conv.z = conv.y;
-  conv.activation = fb::LibraryActivation::Relu;
+  conv.activation = lib::LibraryActivation::Relu;
   RunAndCompare(conv, 1e-4);
 }
 
@@ -442,7 +442,7 @@ TEST_F(CudnnConvolutionTest, GroupedBiasAddendRelu) {
   Conv conv = Basic();
   conv.c = 8, conv.k = 8, conv.groups = 8, conv.h = 10, conv.w = 10;
   conv.bias = 3, conv.z = 4;
-  conv.activation = fb::LibraryActivation::Relu;
+  conv.activation = lib::LibraryActivation::Relu;
   RunAndCompare(conv, 1e-4);
 }
 
@@ -450,7 +450,7 @@ TEST_F(CudnnConvolutionTest, BindingOrder) {
   // Operands at other binding indices than the usual order.
   Conv conv = Basic();
   conv.y = 0, conv.x = 2, conv.filter = 4, conv.bias = 1, conv.z = 3;
-  conv.activation = fb::LibraryActivation::Relu;
+  conv.activation = lib::LibraryActivation::Relu;
   RunAndCompare(conv, 1e-4);
 }
 
@@ -458,33 +458,33 @@ TEST_F(CudnnConvolutionTest, Tf32) {
   Conv conv = Basic();
   conv.c = 16, conv.k = 32, conv.h = 16, conv.w = 16;
   conv.bias = 3;
-  conv.activation = fb::LibraryActivation::Relu;
+  conv.activation = lib::LibraryActivation::Relu;
   conv.allow_tf32 = true;
   RunAndCompare(conv, 5e-3);
 }
 
 TEST_F(CudnnConvolutionTest, Half) {
   Conv conv = Basic();
-  conv.type = fb::LibraryElementType::F16;
+  conv.type = lib::LibraryElementType::F16;
   conv.n = 2, conv.c = 8, conv.k = 16, conv.h = 12, conv.w = 12;
   conv.bias = 3, conv.z = 4;
-  conv.activation = fb::LibraryActivation::Relu;
+  conv.activation = lib::LibraryActivation::Relu;
   RunAndCompare(conv, 1e-2);
 }
 
 TEST_F(CudnnConvolutionTest, HalfPlain) {
   Conv conv = Basic();
-  conv.type = fb::LibraryElementType::F16;
+  conv.type = lib::LibraryElementType::F16;
   conv.c = 8, conv.k = 8;
   RunAndCompare(conv, 1e-2);
 }
 
 TEST_F(CudnnConvolutionTest, Bfloat16) {
   Conv conv = Basic();
-  conv.type = fb::LibraryElementType::BF16;
+  conv.type = lib::LibraryElementType::BF16;
   conv.c = 8, conv.k = 16;
   conv.bias = 3;
-  conv.activation = fb::LibraryActivation::Relu;
+  conv.activation = lib::LibraryActivation::Relu;
   RunAndCompare(conv, 3e-2);
 }
 
@@ -502,16 +502,16 @@ TEST_F(CudnnConvolutionTest, CapturedGroupedBiasAddendRelu) {
   Conv conv = Basic();
   conv.c = 8, conv.k = 16, conv.groups = 2, conv.h = 10, conv.w = 10;
   conv.bias = 3, conv.z = 4;
-  conv.activation = fb::LibraryActivation::Relu;
+  conv.activation = lib::LibraryActivation::Relu;
   RunAndCompare(conv, 1e-4, Mode::kCapture);
 }
 
 TEST_F(CudnnConvolutionTest, CapturedHalf) {
   Conv conv = Basic();
-  conv.type = fb::LibraryElementType::F16;
+  conv.type = lib::LibraryElementType::F16;
   conv.n = 2, conv.c = 16, conv.k = 32, conv.h = 14, conv.w = 14;
   conv.bias = 3;
-  conv.activation = fb::LibraryActivation::Relu;
+  conv.activation = lib::LibraryActivation::Relu;
   RunAndCompare(conv, 1e-2, Mode::kCapture);
 }
 
@@ -521,16 +521,16 @@ TEST_F(CudnnConvolutionTest, LargerLayer) {
   Conv conv;
   conv.n = 2, conv.c = 64, conv.h = 30, conv.w = 30, conv.k = 64, conv.r = 3, conv.s = 3;
   conv.bias = 3, conv.z = 4;
-  conv.activation = fb::LibraryActivation::Relu;
+  conv.activation = lib::LibraryActivation::Relu;
   RunAndCompare(conv, 1e-4);
-  conv.type = fb::LibraryElementType::F16;
+  conv.type = lib::LibraryElementType::F16;
   RunAndCompare(conv, 2e-2, Mode::kCapture);
 }
 
 TEST_F(CudnnConvolutionTest, Description) {
   Conv conv = Basic();
   conv.bias = 3;
-  conv.activation = fb::LibraryActivation::Relu;
+  conv.activation = lib::LibraryActivation::Relu;
   Result<std::unique_ptr<LibraryCall>> call = Create(conv, Export({true, true, false, true}));
   ASSERT_TRUE(call.ok()) << call.status().ToString();
   EXPECT_EQ((*call)->description(), "cuDNN conv 1x3x9x9 * 4x3x3x3 stride 1 f32 bias relu");
@@ -622,7 +622,7 @@ TEST_F(CudnnConvolutionTest, RejectsTensorsPastCudnnLimit) {
 // the executable then runs the export's generated kernel.
 TEST_F(CudnnConvolutionTest, GeluTanhIsUnimplemented) {
   Conv conv = Basic();
-  conv.activation = fb::LibraryActivation::GeluTanh;
+  conv.activation = lib::LibraryActivation::GeluTanh;
   Result<std::unique_ptr<LibraryCall>> call = Create(conv, Export({true, true, false}));
   ASSERT_FALSE(call.ok());
   EXPECT_EQ(call.status().code(), StatusCode::kUnimplemented) << call.status().ToString();

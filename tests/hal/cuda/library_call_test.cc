@@ -32,6 +32,7 @@ namespace kiln::hal::cuda {
 namespace {
 
 namespace fb = ::kiln::schema::cuda;
+namespace lib = ::kiln::schema::library;
 
 constexpr float kSentinel = 12345.0f;
 
@@ -54,12 +55,12 @@ std::string SentinelPtx(const std::string& name, int params, int d) {
 }
 
 struct MatmulSpec {
-  fb::LibraryElementType type = fb::LibraryElementType::F32;
+  lib::LibraryElementType type = lib::LibraryElementType::F32;
   uint32_t m = 1, n = 1, k = 1, batch = 1;
   bool transpose_a = false, transpose_b = false;
   int32_t a = 0, b = 1, d = 2, bias = -1, c = -1;
   uint64_t stride_a = 0, stride_b = 0, stride_c = 0, stride_d = 0;
-  fb::LibraryActivation activation = fb::LibraryActivation::None;
+  lib::LibraryActivation activation = lib::LibraryActivation::None;
   std::vector<bool> read_only = {true, true, false};
   // Hostile variants.
   bool with_convolution = false;
@@ -73,9 +74,9 @@ std::vector<uint8_t> BuildExecutable(const MatmulSpec& spec) {
   auto ptx = builder.CreateString(SentinelPtx("mm_kernel", params, d_param));
   auto arch = builder.CreateString("sm_75");
   std::vector<flatbuffers::Offset<fb::PtxImage>> images = {fb::CreatePtxImage(builder, arch, ptx)};
-  flatbuffers::Offset<fb::MatmulCall> matmul = 0;
+  flatbuffers::Offset<lib::MatmulCall> matmul = 0;
   if (!spec.without_matmul) {
-    fb::MatmulCallBuilder mm(builder);
+    lib::MatmulCallBuilder mm(builder);
     mm.add_element_type(spec.type);
     mm.add_m(spec.m);
     mm.add_n(spec.n);
@@ -95,9 +96,9 @@ std::vector<uint8_t> BuildExecutable(const MatmulSpec& spec) {
     mm.add_activation(spec.activation);
     matmul = mm.Finish();
   }
-  flatbuffers::Offset<fb::ConvolutionCall> convolution = 0;
-  if (spec.with_convolution) convolution = fb::CreateConvolutionCall(builder);
-  auto call = fb::CreateLibraryCall(builder, matmul, convolution);
+  flatbuffers::Offset<lib::ConvolutionCall> convolution = 0;
+  if (spec.with_convolution) convolution = lib::CreateConvolutionCall(builder);
+  auto call = lib::CreateLibraryCall(builder, matmul, convolution);
   std::vector<flatbuffers::Offset<fb::Binding>> bindings;
   for (bool read_only : spec.read_only) bindings.push_back(fb::CreateBinding(builder, read_only));
   fb::BlockSize block(1, 1, 1);
@@ -118,18 +119,18 @@ std::vector<uint8_t> BuildExecutable(const MatmulSpec& spec) {
                               builder.GetBufferPointer() + builder.GetSize());
 }
 
-uint32_t ElementBytes(fb::LibraryElementType type) {
-  return type == fb::LibraryElementType::F32 ? 4 : 2;
+uint32_t ElementBytes(lib::LibraryElementType type) {
+  return type == lib::LibraryElementType::F32 ? 4 : 2;
 }
 
 // Host values as the device stores them (f16 through _Float16, bf16 by
 // rounding the f32 bits), and back.
-std::vector<uint8_t> Encode(const std::vector<float>& values, fb::LibraryElementType type) {
+std::vector<uint8_t> Encode(const std::vector<float>& values, lib::LibraryElementType type) {
   std::vector<uint8_t> bytes(values.size() * ElementBytes(type));
   for (size_t i = 0; i < values.size(); ++i) {
-    if (type == fb::LibraryElementType::F32) {
+    if (type == lib::LibraryElementType::F32) {
       std::memcpy(&bytes[i * 4], &values[i], 4);
-    } else if (type == fb::LibraryElementType::F16) {
+    } else if (type == lib::LibraryElementType::F16) {
       _Float16 h = static_cast<_Float16>(values[i]);
       std::memcpy(&bytes[i * 2], &h, 2);
     } else {
@@ -142,12 +143,12 @@ std::vector<uint8_t> Encode(const std::vector<float>& values, fb::LibraryElement
   return bytes;
 }
 
-std::vector<float> Decode(const std::vector<uint8_t>& bytes, fb::LibraryElementType type) {
+std::vector<float> Decode(const std::vector<uint8_t>& bytes, lib::LibraryElementType type) {
   std::vector<float> values(bytes.size() / ElementBytes(type));
   for (size_t i = 0; i < values.size(); ++i) {
-    if (type == fb::LibraryElementType::F32) {
+    if (type == lib::LibraryElementType::F32) {
       std::memcpy(&values[i], &bytes[i * 4], 4);
-    } else if (type == fb::LibraryElementType::F16) {
+    } else if (type == lib::LibraryElementType::F16) {
       _Float16 h;
       std::memcpy(&h, &bytes[i * 2], 2);
       values[i] = static_cast<float>(h);
@@ -162,7 +163,7 @@ std::vector<float> Decode(const std::vector<uint8_t>& bytes, fb::LibraryElementT
 }
 
 // Deterministic values in [-1, 1), already representable in `type`.
-std::vector<float> Values(size_t count, uint32_t seed, fb::LibraryElementType type) {
+std::vector<float> Values(size_t count, uint32_t seed, lib::LibraryElementType type) {
   std::vector<float> values(count);
   uint32_t state = seed * 2654435761u + 1;
   for (float& v : values) {
@@ -206,8 +207,8 @@ std::vector<float> Reference(const MatmulSpec& spec, const Operands& o) {
         }
         if (spec.bias >= 0) sum += o.bias[j];
         if (spec.c >= 0) sum += o.c[batch * spec.stride_c + i * n + j];
-        if (spec.activation == fb::LibraryActivation::Relu) sum = std::max(sum, 0.0);
-        if (spec.activation == fb::LibraryActivation::GeluTanh) {
+        if (spec.activation == lib::LibraryActivation::Relu) sum = std::max(sum, 0.0);
+        if (spec.activation == lib::LibraryActivation::GeluTanh) {
           sum =
               0.5 * sum * (1 + std::tanh(std::sqrt(2 / M_PI) * (sum + 0.044715 * sum * sum * sum)));
         }
@@ -331,7 +332,7 @@ TEST_P(LibraryCallTest, F32BiasRelu) {
   spec.bias = 2;
   spec.d = 3;
   spec.read_only = {true, true, true, false};
-  spec.activation = fb::LibraryActivation::Relu;
+  spec.activation = lib::LibraryActivation::Relu;
   RunAndCompare(spec, 1e-5);
 }
 
@@ -343,7 +344,7 @@ TEST_P(LibraryCallTest, F32BiasGeluTanh) {
   spec.bias = 2;
   spec.d = 3;
   spec.read_only = {true, true, true, false};
-  spec.activation = fb::LibraryActivation::GeluTanh;
+  spec.activation = lib::LibraryActivation::GeluTanh;
   RunAndCompare(spec, 1e-4);
 }
 
@@ -382,7 +383,7 @@ TEST_P(LibraryCallTest, TransposedOperands) {
 
 TEST_P(LibraryCallTest, F16) {
   MatmulSpec spec;
-  spec.type = fb::LibraryElementType::F16;
+  spec.type = lib::LibraryElementType::F16;
   spec.m = 64;
   spec.n = 64;
   spec.k = 64;
@@ -401,7 +402,7 @@ TEST_P(LibraryCallTest, ReusableWithSlotsPatchedBetweenSubmits) {
   spec.bias = 2;
   spec.d = 3;
   spec.read_only = {true, true, true, false};
-  spec.activation = fb::LibraryActivation::Relu;
+  spec.activation = lib::LibraryActivation::Relu;
   Ref<Executable> executable = Load(spec);
   ASSERT_TRUE(executable);
   if (cublaslt_missing_) GTEST_SKIP() << "libcublasLt.so.13 is not usable here";
