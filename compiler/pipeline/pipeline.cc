@@ -28,9 +28,10 @@ void BuildPipeline(mlir::OpPassManager& pm, const PipelineOptions& options) {
   // dispatch of a generated kernel, tiled into workgroups and bufferized.
   // (Each touches only the functions and kernels that have tensors.)
   pm.addPass(createTensorInputPass());
-  const bool library_calls =
-      options.library_calls &&
-      std::find(options.targets.begin(), options.targets.end(), "cuda") != options.targets.end();
+  auto targeted = [&](const char* name) {
+    return std::find(options.targets.begin(), options.targets.end(), name) != options.targets.end();
+  };
+  const bool library_calls = options.library_calls && (targeted("cuda") || targeted("cpu"));
   pm.addPass(createFormDispatchesPass(library_calls));
   if (library_calls) pm.addPass(createSelectLibraryCallsPass(options.allow_tf32));
   pm.addPass(createDistributeToWorkgroupsPass());

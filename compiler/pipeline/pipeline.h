@@ -41,9 +41,10 @@ struct PipelineOptions {
   bool memoize_command_buffers = true;
   // Matmuls and convolutions that a vendor library computes carry that
   // library call beside their generated kernel (--library-calls;
-  // compiler/dispatch/library_calls.h) when `targets` names cuda (the only
-  // target with libraries: the others keep their dispatches as formed
-  // without), and f32 calls may use TF32 tensor cores (--allow-tf32).
+  // compiler/dispatch/library_calls.h) when `targets` names cuda (cuBLASLt,
+  // cuDNN) or cpu (oneDNN), the targets with libraries (vulkan alone keeps
+  // its dispatches as formed without), and f32 calls may use TF32 tensor
+  // cores (--allow-tf32).
   bool library_calls = true;
   bool allow_tf32 = false;
   // When set, executable objects are read through this instead of the file

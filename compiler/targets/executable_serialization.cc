@@ -6,7 +6,7 @@
 
 #include "base/file_io.h"
 #include "base/spirv_module.h"
-#include "compiler/targets/cuda/library_call_serialization.h"
+#include "compiler/targets/library_call_serialization.h"
 #include "compiler/targets/spirv_module_info.h"
 #include "schemas/executable_cuda_generated.h"
 #include "schemas/executable_elf_generated.h"
@@ -104,12 +104,19 @@ Result<SerializedExecutable> SerializeElf(const ExecutableInfo& executable, cons
   namespace s = ::kiln::schema::elf;
   fb::FlatBufferBuilder builder;
   std::vector<fb::Offset<s::Export>> exports;
+  std::string config;
   for (const ExportInfo& e : executable.exports) {
     s::WorkgroupSize size(e.workgroup_size[0], e.workgroup_size[1], e.workgroup_size[2]);
+    fb::Offset<::kiln::schema::library::LibraryCall> library_call = 0;
+    if (e.library_call) {
+      KILN_ASSIGN_OR_RETURN(library_call, BuildLibraryCall(builder, e));
+      config += std::string(config.empty() ? "" : ", ") + "@" + e.name + ": oneDNN " +
+                DescribeLibraryCall(*e.library_call);
+    }
     // The kernel symbol is named like the export.
-    exports.push_back(
-        s::CreateExport(builder, builder.CreateString(e.name), builder.CreateString(e.name), &size,
-                        BuildBindings<s::Binding>(builder, e, &s::CreateBinding), e.constants));
+    exports.push_back(s::CreateExport(
+        builder, builder.CreateString(e.name), builder.CreateString(e.name), &size,
+        BuildBindings<s::Binding>(builder, e, &s::CreateBinding), e.constants, library_call));
   }
   auto export_vector = builder.CreateVector(exports);
   const std::vector<uint8_t>& library = objects[0].bytes;
@@ -119,7 +126,7 @@ Result<SerializedExecutable> SerializeElf(const ExecutableInfo& executable, cons
   auto library_offset = builder.CreateVector(library);
   s::FinishElfExecutableBuffer(builder,
                                s::CreateElfExecutable(builder, library_offset, export_vector));
-  return SerializedExecutable{"llvm-cpu", "system-elf-" + arch, "", Finish(builder)};
+  return SerializedExecutable{"llvm-cpu", "system-elf-" + arch, std::move(config), Finish(builder)};
 }
 
 Status CheckPtx(const LoadedObject& object, const std::vector<ExportInfo>& exports) {
@@ -178,7 +185,7 @@ Result<SerializedExecutable> SerializeCuda(
     s::BlockSize size(e.workgroup_size[0], e.workgroup_size[1], e.workgroup_size[2]);
     fb::Offset<lib::LibraryCall> library_call = 0;
     if (e.library_call) {
-      KILN_ASSIGN_OR_RETURN(library_call, cuda::BuildLibraryCall(builder, e));
+      KILN_ASSIGN_OR_RETURN(library_call, BuildLibraryCall(builder, e));
     }
     exports.push_back(s::CreateExport(
         builder, builder.CreateString(e.name), builder.CreateString(e.name), &size, 0,
@@ -189,8 +196,11 @@ Result<SerializedExecutable> SerializeCuda(
                                        builder.CreateVector(exports)));
   config = "target_arch = [" + config + "]";
   for (const ExportInfo& e : executable.exports) {
-    if (e.library_call)
-      config += ", @" + e.name + ": " + cuda::DescribeLibraryCall(*e.library_call);
+    if (e.library_call) {
+      config += ", @" + e.name + ": " +
+                (e.library_call->kind == "matmul" ? "cublasLt " : "cuDNN ") +
+                DescribeLibraryCall(*e.library_call);
+    }
   }
   return SerializedExecutable{"cuda", "cuda-nvptx-fb", std::move(config), Finish(builder)};
 }
@@ -360,7 +370,11 @@ Result<std::vector<SerializedExecutable>> SerializeExecutable(const ExecutableIn
       }
       Result<SerializedExecutable> elf = SerializeElf(executable, arch, loaded);
       if (!elf.ok()) return elf.status().WithContext(where);
-      elf->config_text = target.config_text;
+      // The config as declared, then the library calls' description.
+      if (!target.config_text.empty()) {
+        elf->config_text = target.config_text +
+                           (elf->config_text.empty() ? "" : ", " + elf->config_text);
+      }
       results.push_back(std::move(*elf));
     } else if (target_name == "cuda") {
       if (target.format != "cuda-nvptx-fb") {

@@ -5,14 +5,17 @@
 // convolution with bias, residual and ReLU, an f16 matmul), and the same
 // contraction marked kiln.library = "none", which keeps its generated
 // kernel: the two must agree on every device. On cuda the first runs the
-// library (kiln-dump-module lists the calls); elsewhere both are generated
-// kernels. Inputs are sines of their indices, computed on the device.
+// library (kiln-dump-module lists the calls), on cpu oneDNN where the
+// driver has it; on vulkan both are generated kernels. Inputs are sines of
+// their indices, computed on the device.
 // RUN: %kiln-compile %s --iree-hal-target-backends=%target_backend -o %t.kmod
 // RUN: %kiln-check-module --device=%device --module=%t.kmod | FileCheck %s --check-prefix=CHECKS
 // RUN: %kiln-compile %s --iree-hal-target-backends=cuda -o %t.cuda.kmod
 // RUN: %kiln-dump-module %t.cuda.kmod | FileCheck %s --check-prefix=DUMP
 // RUN: %kiln-compile %s --iree-hal-target-backends=cuda --library-calls=false -o %t.generated.kmod
 // RUN: %kiln-dump-module %t.generated.kmod | FileCheck %s --check-prefix=GENERATED
+// RUN: %kiln-compile %s --iree-hal-target-backends=llvm-cpu -o %t.cpu.kmod
+// RUN: %kiln-dump-module %t.cpu.kmod | FileCheck %s --check-prefix=CPUDUMP
 // RUN: %kiln-compile %s --iree-hal-target-backends=cuda --allow-tf32 -o %t.tf32.kmod
 // RUN: %kiln-dump-module %t.tf32.kmod | FileCheck %s --check-prefix=TF32
 
@@ -25,6 +28,8 @@
 // DUMP-DAG: cuDNN conv 1x8x18x18 * 16x3x3 stride 2,1 dilation 1,2 f32 bias z relu
 // DUMP-DAG: cublasLt matmul 32x48x64 f16
 // GENERATED-NOT: {{cublasLt|cuDNN}}
+// CPUDUMP-DAG: oneDNN matmul 64x128x96 f32 transpose_b bias relu
+// CPUDUMP-DAG: oneDNN conv 1x8x18x18 * 16x3x3 stride 2,1 dilation 1,2 f32 bias z relu
 // TF32-DAG: cublasLt matmul 64x128x96 f32 transpose_b bias relu tf32
 // TF32-DAG: cuDNN conv 1x8x18x18 * 16x3x3 stride 2,1 dilation 1,2 f32 bias z relu tf32
 

@@ -1,10 +1,10 @@
-#include "compiler/targets/cuda/library_call_serialization.h"
+#include "compiler/targets/library_call_serialization.h"
 
 #include <limits>
 #include <set>
 #include <string>
 
-namespace kiln::compiler::cuda {
+namespace kiln::compiler {
 namespace {
 
 namespace lib = ::kiln::schema::library;
@@ -172,7 +172,7 @@ std::string DescribeLibraryCall(const LibraryCallInfo& call) {
   };
   std::string text;
   if (call.kind == "matmul") {
-    text = "cublasLt matmul ";
+    text = "matmul ";
     if (field("batch_count", 1) != 1) text += number("batch_count") + "x";
     text += number("m") + "x" + number("n") + "x" + number("k") + " " + call.element_type;
     if (field("transpose_a")) text += " transpose_a";
@@ -180,7 +180,7 @@ std::string DescribeLibraryCall(const LibraryCallInfo& call) {
     if (field("bias", -1) >= 0) text += " bias";
     if (field("c", -1) >= 0) text += " c";
   } else {
-    text = "cuDNN conv " + number("n") + "x" + number("c") + "x" + number("h") + "x" + number("w") +
+    text = "conv " + number("n") + "x" + number("c") + "x" + number("h") + "x" + number("w") +
            " * " + number("k") + "x" + number("r") + "x" + number("s") + " stride " +
            number("stride_h", 1) + "," + number("stride_w", 1) + " dilation " +
            number("dilation_h", 1) + "," + number("dilation_w", 1) + " " + call.element_type;
@@ -192,4 +192,4 @@ std::string DescribeLibraryCall(const LibraryCallInfo& call) {
   return text;
 }
 
-}  // namespace kiln::compiler::cuda
+}  // namespace kiln::compiler
