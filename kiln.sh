@@ -32,6 +32,8 @@ set -euo pipefail
 #   nlohmann-json3-dev      : safetensors headers (JSON) in the importer and the runtime
 #   python3-onnx, python3-numpy : the ONNX node-test runner and the model sample's generator
 #   libonnx-testdata        : ONNX's backend node tests (tests/conformance, label conformance)
+#   libdnnl-dev             : oneDNN 2.x headers; the cpu driver's library calls (matmul,
+#                             convolution) open libdnnl.so.2 at run time (hal/cpu/onednn_symbols.h)
 KILN_DEBIAN_PACKAGES=(
   cmake
   ninja-build
@@ -64,6 +66,7 @@ KILN_DEBIAN_PACKAGES=(
   python3-onnx
   python3-numpy
   libonnx-testdata
+  libdnnl-dev
 )
 
 KILN_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

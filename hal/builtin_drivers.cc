@@ -12,11 +12,16 @@ namespace kiln::hal {
 
 Status RegisterBuiltinDrivers(DriverRegistry& registry, const BuiltinDriverOptions& options) {
   KILN_RETURN_IF_ERROR(registry.Register("cpu", [options]() -> Result<Ref<Driver>> {
-    return Ref<Driver>(
-        MakeRef<cpu::CpuDriver>("cpu", cpu::CpuDeviceOptions{true, options.cpu_thread_count}));
+    cpu::CpuDeviceOptions device_options;
+    device_options.thread_count = options.cpu_thread_count;
+    device_options.library_calls = options.cpu_library_calls;
+    return Ref<Driver>(MakeRef<cpu::CpuDriver>("cpu", device_options));
   }));
-  KILN_RETURN_IF_ERROR(registry.Register("cpu-sync", []() -> Result<Ref<Driver>> {
-    return Ref<Driver>(MakeRef<cpu::CpuDriver>("cpu-sync", cpu::CpuDeviceOptions{false, 0}));
+  KILN_RETURN_IF_ERROR(registry.Register("cpu-sync", [options]() -> Result<Ref<Driver>> {
+    cpu::CpuDeviceOptions device_options;
+    device_options.asynchronous = false;
+    device_options.library_calls = options.cpu_library_calls;
+    return Ref<Driver>(MakeRef<cpu::CpuDriver>("cpu-sync", device_options));
   }));
   KILN_RETURN_IF_ERROR(registry.RegisterAlias("local-task", "cpu"));
   KILN_RETURN_IF_ERROR(registry.RegisterAlias("local-sync", "cpu-sync"));

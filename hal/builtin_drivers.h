@@ -23,6 +23,10 @@ struct BuiltinDriverOptions {
   // cpu: worker threads of the device (--task_topology_group_count, IREE's
   // name for the same); 0 = one per CPU this process may run on.
   uint32_t cpu_thread_count = 0;
+  // cpu: run exports' library calls (oneDNN matmuls and convolutions) where
+  // libdnnl.so.2 is present (--cpu_library_calls=false turns them off).
+  // Also cpu-sync's.
+  bool cpu_library_calls = true;
 };
 
 Status RegisterBuiltinDrivers(DriverRegistry& registry, const BuiltinDriverOptions& options = {});

@@ -33,6 +33,14 @@ std::string FormatTriple(const uint32_t v[3]) {
          ")";
 }
 
+Status TooSmallError(const std::string& site, const CpuLibraryCall& call, uint64_t required,
+                     uint64_t length) {
+  return InvalidArgumentError(site + ": the export runs a " + call.description() +
+                              ", which needs " + std::to_string(required) +
+                              " bytes from the binding's offset; the range has " +
+                              std::to_string(length));
+}
+
 }  // namespace
 
 Status CpuCommandBuffer::CheckDispatch(const Executable& executable, uint32_t export_ordinal,
@@ -45,8 +53,18 @@ Status CpuCommandBuffer::CheckDispatch(const Executable& executable, uint32_t ex
 }
 
 Status CpuCommandBuffer::CheckBuffer(const BufferRef& ref, const utils::BufferSite& site) {
-  if (dynamic_cast<HostBuffer*>(ref.buffer->allocated_buffer()) != nullptr) return OkStatus();
-  return InvalidArgumentError(site.Describe() + ": the buffer was not allocated by a CPU device");
+  if (dynamic_cast<HostBuffer*>(ref.buffer->allocated_buffer()) == nullptr) {
+    return InvalidArgumentError(site.Describe() + ": the buffer was not allocated by a CPU device");
+  }
+  if (!site.is_dispatch_binding() || site.executable == nullptr) return OkStatus();
+  // CheckDispatch has made sure it is a CpuExecutable.
+  const CpuLibraryCall* call =
+      static_cast<const CpuExecutable&>(*site.executable).library_call(site.export_ordinal);
+  if (call == nullptr) return OkStatus();
+  // Concrete ranges arrive resolved (never kWholeBuffer).
+  const uint64_t required = call->RequiredBytes(site.binding);
+  if (ref.length >= required) return OkStatus();
+  return TooSmallError(site.Describe(), *call, required, ref.length);
 }
 
 Status CpuCommandBuffer::RunDispatch(const utils::DispatchCommand& command,
@@ -64,6 +82,21 @@ Status CpuCommandBuffer::RunDispatch(const utils::DispatchCommand& command,
     HostRange range = Resolve(bindings[i], binding_table);
     pointers[i] = range.data;
     lengths[i] = range.length;
+  }
+  if (const CpuLibraryCall* call = executable.library_call(command.export_ordinal)) {
+    // Binding-table slots are only known now (concrete ranges were checked
+    // when recorded; checking them again costs a comparison each).
+    for (uint32_t i = 0; i < bindings.size(); ++i) {
+      const uint64_t required = call->RequiredBytes(i);
+      if (lengths[i] >= required) continue;
+      utils::BufferSite site{nullptr, &info, i};
+      return TooSmallError(site.Describe(), *call, required, lengths[i]);
+    }
+    // Once per dispatch: the library spreads the call over its own threads.
+    Status status = call->Execute(pointers, lengths);
+    if (status.ok()) return status;
+    return status.WithContext("dispatch of '" + info.name + "' (export " +
+                              std::to_string(command.export_ordinal) + ")");
   }
   kiln_hal_dispatch_state_t base = {};
   for (int i = 0; i < 3; ++i) {
@@ -119,10 +152,12 @@ Status CpuCommandBuffer::Execute(std::span<const Ref<Buffer>> binding_table, Thr
               const int64_t start_ns = trace->Now();
               Status status = RunDispatch(dispatch, binding_table, pool);
               const int64_t end_ns = trace->Now();
+              const CpuLibraryCall* call = static_cast<const CpuExecutable&>(*dispatch.executable)
+                                               .library_call(dispatch.export_ordinal);
               trace->AddSpan(
                   {.name = utils::DispatchSpanName(*dispatch.executable, dispatch.export_ordinal),
                    .category = "device",
-                   .detail = {},
+                   .detail = call != nullptr ? call->description() : std::string(),
                    .start_ns = start_ns,
                    .duration_ns = end_ns - start_ns,
                    .track = track});

@@ -4,6 +4,10 @@
 // Dispatches run their workgroups on the device's thread pool (or inline
 // for cpu-sync) and return when every workgroup has finished, so commands
 // already execute one after another and an execution barrier needs no work.
+// A dispatch of an export with a library call (library_call.h) runs the
+// call once, on the executing thread, instead of its workgroups; the bytes
+// the call needs of each binding are checked against the binding's range
+// (concrete ranges when recorded, binding-table slots when executed).
 // Binding-table slots are looked up in the table of each submission.
 #pragma once
 

@@ -30,11 +30,14 @@ Result<Ref<CpuDevice>> CpuDevice::Create(const CpuDeviceOptions& options) {
     properties.name = "CPU (inline, synchronous)";
   }
   properties.uri = properties.driver + "://0";
-  return Ref<CpuDevice>::Adopt(new CpuDevice(std::move(properties), std::move(pool)));
+  return Ref<CpuDevice>::Adopt(new CpuDevice(std::move(properties), std::move(pool), options));
 }
 
-CpuDevice::CpuDevice(DeviceProperties properties, std::unique_ptr<ThreadPool> pool)
-    : properties_(std::move(properties)), pool_(std::move(pool)) {
+CpuDevice::CpuDevice(DeviceProperties properties, std::unique_ptr<ThreadPool> pool,
+                     const CpuDeviceOptions& options)
+    : properties_(std::move(properties)),
+      libraries_(options.library_calls, properties_.thread_count, options.onednn_library),
+      pool_(std::move(pool)) {
   queue_ = MakeRef<CpuQueue>(pool_.get(), pool_ != nullptr);
 }
 
@@ -55,7 +58,8 @@ Result<Ref<Executable>> CpuDevice::CreateExecutable(std::string_view format,
                                 std::string(format) + "' executables (it runs " +
                                 std::string(HostElfFormat()) + ")");
   }
-  KILN_ASSIGN_OR_RETURN(Ref<CpuExecutable> executable, LoadElfExecutable(format, bytes));
+  KILN_ASSIGN_OR_RETURN(Ref<CpuExecutable> executable,
+                        LoadElfExecutable(format, bytes, "executable", &libraries_));
   return Ref<Executable>(std::move(executable));
 }
 

@@ -7,14 +7,18 @@
 //   - "cpu-sync" (alias "local-sync"): no threads at all; work runs inline
 //     on the submitting (or signaling) thread, one workgroup after another.
 // Memory is host memory (host_allocator.h); executables are shared objects
-// in "system-elf-*" FlatBuffers (elf_loader.h); semaphores are
+// in "system-elf-*" FlatBuffers (elf_loader.h), whose exports may run
+// oneDNN library calls (cpu_libraries.h; on as many threads as the device
+// has workers, 1 for cpu-sync); semaphores are
 // CpuSemaphores. Queue operations go through the drivers' shared submission
 // skeleton (hal/utils/submission.h); the queue waits only on CpuSemaphores
 // and signals any semaphore.
 #pragma once
 
 #include <memory>
+#include <string>
 
+#include "hal/cpu/cpu_libraries.h"
 #include "hal/cpu/cpu_queue.h"
 #include "hal/cpu/host_allocator.h"
 #include "hal/cpu/thread_pool.h"
@@ -25,6 +29,11 @@ namespace kiln::hal::cpu {
 struct CpuDeviceOptions {
   bool asynchronous = true;   // false: cpu-sync.
   uint32_t thread_count = 0;  // Workgroup threads; 0 = AvailableCpuCount(). Ignored for sync.
+  // Run exports' library calls with oneDNN where it is present
+  // (--cpu_library_calls=false: their kernels, for comparison).
+  bool library_calls = true;
+  // The oneDNN library to open (tests name an absent one).
+  std::string onednn_library = "libdnnl.so.2";
 };
 
 class CpuDevice final : public Device {
@@ -48,9 +57,11 @@ class CpuDevice final : public Device {
   Status QueueDealloca(const Fence& wait, const Fence& signal, Ref<Buffer> buffer) override;
 
  private:
-  CpuDevice(DeviceProperties properties, std::unique_ptr<ThreadPool> pool);
+  CpuDevice(DeviceProperties properties, std::unique_ptr<ThreadPool> pool,
+            const CpuDeviceOptions& options);
 
   DeviceProperties properties_;
+  CpuLibraries libraries_;
   HostAllocator allocator_;
   std::unique_ptr<ThreadPool> pool_;  // Null for cpu-sync.
   Ref<CpuQueue> queue_;

@@ -1,5 +1,6 @@
 #include "hal/cpu/cpu_driver.h"
 
+#include "hal/cpu/cpu_libraries.h"
 #include "hal/cpu/thread_pool.h"
 
 namespace kiln::hal::cpu {
@@ -13,7 +14,8 @@ Result<std::vector<DeviceInfo>> CpuDriver::ListDevices() {
   } else {
     description = "CPU (inline, synchronous)";
   }
-  return std::vector<DeviceInfo>{{name_ + "://0", description, true, "", ""}};
+  return std::vector<DeviceInfo>{
+      {name_ + "://0", description, true, "", CpuLibraries::Probe(options_.library_calls)}};
 }
 
 Result<Ref<Device>> CpuDriver::CreateDevice(uint32_t index) {

@@ -3,7 +3,9 @@
 //
 // Executables loaded from a "system-elf-*" FlatBuffer (elf_loader.h) are
 // CpuExecutables whose functions come from a shared object; the library
-// stays loaded as long as the executable lives. Tests and applications may
+// stays loaded as long as the executable lives. An export may also have a
+// library call (library_call.h), which its dispatches run instead of the
+// function. Tests and applications may
 // also build one directly from function pointers of their own process.
 #pragma once
 
@@ -15,6 +17,7 @@
 #include "base/ref.h"
 #include "base/result.h"
 #include "hal/cpu/kernel_abi.h"
+#include "hal/cpu/library_call.h"
 #include "hal/executable.h"
 
 namespace kiln::hal::cpu {
@@ -22,6 +25,9 @@ namespace kiln::hal::cpu {
 struct CpuExport {
   ExecutableExport info;
   kiln_hal_kernel_fn function = nullptr;
+  // Run once per dispatch instead of `function` (null: none). Shared so
+  // that exports stay copyable.
+  std::shared_ptr<const CpuLibraryCall> library_call;
 };
 
 class CpuExecutable final : public Executable {
@@ -33,15 +39,23 @@ class CpuExecutable final : public Executable {
                                            std::shared_ptr<void> library = nullptr);
 
   kiln_hal_kernel_fn function(uint32_t ordinal) const { return functions_[ordinal]; }
+  // The library call export `ordinal` runs instead of its function, or null.
+  const CpuLibraryCall* library_call(uint32_t ordinal) const {
+    return library_calls_[ordinal].get();
+  }
 
  private:
   CpuExecutable(std::string format, std::vector<ExecutableExport> exports,
-                std::vector<kiln_hal_kernel_fn> functions, std::shared_ptr<void> library)
+                std::vector<kiln_hal_kernel_fn> functions,
+                std::vector<std::shared_ptr<const CpuLibraryCall>> library_calls,
+                std::shared_ptr<void> library)
       : Executable(std::move(format), std::move(exports)),
         functions_(std::move(functions)),
+        library_calls_(std::move(library_calls)),
         library_(std::move(library)) {}
 
   std::vector<kiln_hal_kernel_fn> functions_;
+  std::vector<std::shared_ptr<const CpuLibraryCall>> library_calls_;
   std::shared_ptr<void> library_;
 };
 

@@ -74,8 +74,8 @@ class CpuQueue : public RefObject {
   // Whether pending_ is non-empty or shutdown_ is set, written under mutex_:
   // the idle worker polls it before blocking (spin_wait.h).
   std::atomic<bool> has_work_{false};
-  bool pumping_ = false;               // Guarded by mutex_ (synchronous queues).
-  bool repump_ = false;                // Guarded by mutex_ (synchronous queues).
+  bool pumping_ = false;  // Guarded by mutex_ (synchronous queues).
+  bool repump_ = false;   // Guarded by mutex_ (synchronous queues).
   std::thread worker_;
 };
 

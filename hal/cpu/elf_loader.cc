@@ -73,8 +73,8 @@ std::string_view HostElfFormat() {
 }
 
 Result<Ref<CpuExecutable>> LoadElfExecutable(std::string_view format,
-                                             std::span<const uint8_t> bytes,
-                                             std::string_view name) {
+                                             std::span<const uint8_t> bytes, std::string_view name,
+                                             const CpuLibraries* libraries) {
   std::string where = std::string(format) + " executable '" + std::string(name) + "'";
   if (format != "system-elf-x86_64" && format != "system-elf-arm_64") {
     return InvalidArgumentError(where +
@@ -115,6 +115,16 @@ Result<Ref<CpuExecutable>> LoadElfExecutable(std::string_view format,
         for (const fb::Binding* b : *e->bindings()) {
           out.info.layout.bindings.push_back({DescriptorType::kStorageBuffer, b->read_only()});
         }
+      }
+      if (e->library_call() != nullptr) {
+        // Validated even without libraries, so that a module loads (or not)
+        // the same way everywhere.
+        static const CpuLibraries kNoLibraries(/*enabled=*/false, 1);
+        const CpuLibraries& owner = libraries != nullptr ? *libraries : kNoLibraries;
+        KILN_ASSIGN_OR_RETURN(
+            out.library_call,
+            owner.CreateCall(*e->library_call(), out.info,
+                             export_where + " '" + out.info.name + "' library_call"));
       }
       exports.push_back(std::move(out));
     }

@@ -6,7 +6,8 @@
 // /proc/self/fd/N and closed right after (the mapping keeps the code). Each
 // export's symbol is resolved with dlsym; a missing symbol is an error that
 // names the symbol, the export and the executable. The library is dlclosed
-// when the executable is destroyed.
+// when the executable is destroyed. An export's library call is validated
+// and made into a CpuLibraryCall by `libraries` (cpu_libraries.h).
 #pragma once
 
 #include <span>
@@ -17,6 +18,7 @@
 #include "base/ref.h"
 #include "base/result.h"
 #include "hal/cpu/cpu_executable.h"
+#include "hal/cpu/cpu_libraries.h"
 
 namespace kiln::hal::cpu {
 
@@ -24,8 +26,11 @@ namespace kiln::hal::cpu {
 std::string_view HostElfFormat();
 
 // `name` identifies the executable in errors (e.g. its symbol in the module).
+// `libraries` makes exports' library calls (null: every export runs its
+// kernel, and calls are still validated).
 Result<Ref<CpuExecutable>> LoadElfExecutable(std::string_view format,
                                              std::span<const uint8_t> bytes,
-                                             std::string_view name = "executable");
+                                             std::string_view name = "executable",
+                                             const CpuLibraries* libraries = nullptr);
 
 }  // namespace kiln::hal::cpu

@@ -62,6 +62,15 @@ if [[ -f "${root}/build/bin/kiln-import-onnx" ]]; then
     cp -L "/usr/lib/x86_64-linux-gnu/${lib}" "${root}/tools/lib/"
   done
 fi
+# The cpu device's library calls open oneDNN (libdnnl.so.2, Debian's
+# libdnnl2) at run time, which the GPU machine lacks; it links libOpenCL.so.1
+# (its GPU engine, unused) and libgomp.so.1 (its CPU threads), copied too
+# (ldd libdnnl.so.2). Without them the cpu exports run their kernels there.
+if [[ -f /usr/lib/x86_64-linux-gnu/libdnnl.so.2 ]]; then
+  for lib in libdnnl.so.2 libOpenCL.so.1 libgomp.so.1; do
+    cp -L "/usr/lib/x86_64-linux-gnu/${lib}" "${root}/tools/lib/"
+  done
+fi
 # ONNX's node tests (Debian's libonnx-testdata, about 1 MB packed) where
 # they are installed: run_onnx_node_tests.py finds them beside bin/.
 if [[ -d /usr/share/libonnx-testdata/data/node ]]; then

@@ -378,7 +378,7 @@ int WaitForFourWorkgroups(const kiln_hal_dispatch_state_t* state) {
 TEST(CpuParallelismTest, WorkgroupsRunConcurrentlyOnThePool) {
   Ref<Device> device = Ref<Device>(Unwrap(cpu::CpuDevice::Create({true, 4})));
   std::vector<cpu::CpuExport> exports = {
-      {testing::MakeExport("rendezvous", {1, 1, 1}, 0, {false}), WaitForFourWorkgroups}};
+      {testing::MakeExport("rendezvous", {1, 1, 1}, 0, {false}), WaitForFourWorkgroups, nullptr}};
   Ref<Executable> executable =
       Ref<Executable>(Unwrap(cpu::CpuExecutable::Create("test-in-process", std::move(exports))));
   Ref<Buffer> counter = MakeBuffer(*device, std::vector<uint32_t>{0});

@@ -33,3 +33,14 @@ int always_fail(const kiln_hal_dispatch_state_t* state) {
   (void)state;
   return 42;
 }
+
+/* Writes -7.0f to every float of binding constants[0] (workgroup count 1):
+ * the kernel of the library-call tests' exports, so a test sees whether the
+ * call or the kernel ran. */
+int fill_sentinel(const kiln_hal_dispatch_state_t* state) {
+  uint32_t binding = state->constants[0];
+  float* out = (float*)state->bindings[binding];
+  size_t n = state->binding_lengths[binding] / sizeof(float);
+  for (size_t i = 0; i < n; ++i) out[i] = -7.0f;
+  return 0;
+}

@@ -127,11 +127,11 @@ enum TestExport : uint32_t { kRecordIds = 0, kMulAdd, kFailIn, kDescribe, kIncre
 
 inline Ref<cpu::CpuExecutable> MakeTestExecutable() {
   std::vector<cpu::CpuExport> exports = {
-      {MakeExport("record_ids", {3, 2, 1}, 0, {false}), kernels::RecordIds},
-      {MakeExport("mul_add", {4, 1, 1}, 3, {true, false}), kernels::MulAdd},
-      {MakeExport("fail_in", {1, 1, 1}, 2, {}), kernels::FailIn},
-      {MakeExport("describe", {1, 1, 1}, 0, {true, false}), kernels::Describe},
-      {MakeExport("increment", {1, 1, 1}, 0, {false}), kernels::Increment},
+      {MakeExport("record_ids", {3, 2, 1}, 0, {false}), kernels::RecordIds, nullptr},
+      {MakeExport("mul_add", {4, 1, 1}, 3, {true, false}), kernels::MulAdd, nullptr},
+      {MakeExport("fail_in", {1, 1, 1}, 2, {}), kernels::FailIn, nullptr},
+      {MakeExport("describe", {1, 1, 1}, 0, {true, false}), kernels::Describe, nullptr},
+      {MakeExport("increment", {1, 1, 1}, 0, {false}), kernels::Increment, nullptr},
   };
   return Unwrap(cpu::CpuExecutable::Create("test-in-process", std::move(exports)));
 }

@@ -23,13 +23,15 @@ namespace kiln::tools {
 
 // Prints one line per device to stdout: "cpu://0  CPU (2 threads)" or, for a
 // driver that cannot run here, "cuda  unavailable: <reason>"; then the
-// device's details ("libraries: cublasLt 13.1.0, cuDNN 9.19.0").
+// device's details ("libraries: cublasLt 13.1.0, cuDNN 9.19.0";
+// "libraries: oneDNN 2.6.3" for cpu devices).
 void PrintDevices(const hal::DriverRegistry& registry);
 
 // Declares the driver options as flags: --cuda_use_streams (CUDA command
 // buffers as direct stream launches instead of graphs),
 // --cuda_library_calls=false (CUDA exports run their kernels, never
-// cuBLASLt/cuDNN) and
+// cuBLASLt/cuDNN), --cpu_library_calls=false (cpu exports run their
+// kernels, never oneDNN) and
 // --task_topology_group_count=N (the cpu device's worker threads, IREE's
 // flag; default: one per CPU the process may run on).
 void AddDriverFlags(cxxopts::Options& flags);

@@ -1,0 +1,232 @@
+#include "hal/cpu/onednn_call.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace kiln::hal::cpu {
+
+namespace {
+
+// Memory oneDNN sees as its own (the scratchpad, an addend copied aside):
+// 64-byte aligned, like every host buffer.
+struct AlignedFree {
+  void operator()(void* p) const { std::free(p); }
+};
+using AlignedBytes = std::unique_ptr<void, AlignedFree>;
+
+AlignedBytes AllocateAligned(size_t bytes) {
+  const size_t rounded = (bytes + 63) / 64 * 64;
+  return AlignedBytes(std::aligned_alloc(64, rounded == 0 ? 64 : rounded));
+}
+
+// Whether [a, a + a_bytes) and [b, b + b_bytes) share a byte.
+bool Overlap(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
+  const auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  return x < y + b_bytes && y < x + a_bytes;
+}
+
+// What oneDNN refuses at load is a limit of the library for a validated
+// call: the export runs its kernel (UNIMPLEMENTED), never a load error.
+Status AsUnimplemented(Status status) {
+  if (status.ok() || status.code() != StatusCode::kInvalidArgument) return status;
+  return UnimplementedError(status.message());
+}
+
+class OnednnCall final : public CpuLibraryCall {
+ public:
+  OnednnCall(Ref<OnednnLibrary> library, OnednnCallParams params)
+      : library_(std::move(library)), params_(std::move(params)) {}
+  ~OnednnCall() override {
+    const OnednnSymbols& s = library_->symbols();
+    for (dnnl_memory_t memory : memories_) {
+      if (memory != nullptr) s.dnnl_memory_destroy(memory);
+    }
+    if (scratchpad_memory_ != nullptr) s.dnnl_memory_destroy(scratchpad_memory_);
+    if (primitive_ != nullptr) s.dnnl_primitive_destroy(primitive_);
+    if (stream_ != nullptr) s.dnnl_stream_destroy(stream_);
+  }
+
+  const std::string& description() const override { return description_; }
+  uint64_t RequiredBytes(uint32_t binding) const override {
+    return binding < params_.required.size() ? params_.required[binding] : 0;
+  }
+  Status Execute(std::span<void* const> bindings, std::span<const size_t> lengths) const override;
+
+  Status Initialize();
+
+ private:
+  Ref<OnednnLibrary> library_;
+  OnednnCallParams params_;
+  std::string description_;
+  dnnl_primitive_t primitive_ = nullptr;
+  dnnl_stream_t stream_ = nullptr;
+  std::vector<dnnl_memory_t> memories_;  // One per operand.
+  size_t addend_bytes_ = 0;
+  AlignedBytes scratchpad_;
+  dnnl_memory_t scratchpad_memory_ = nullptr;
+
+  mutable std::mutex mutex_;  // Serializes executions (stream, memories, scratchpad).
+  mutable std::vector<dnnl_exec_arg_t> args_;
+  mutable AlignedBytes addend_copy_;  // Allocated at the first overlapping execution.
+};
+
+Status OnednnCall::Initialize() {
+  const OnednnSymbols& s = library_->symbols();
+  const std::string& d = params_.description;
+  description_ = "oneDNN " + d;
+  OnednnLibrary::ThreadScope threads(*library_);
+
+  dnnl_post_ops_t post_ops = nullptr;
+  dnnl_primitive_attr_t attr = nullptr;
+  dnnl_primitive_desc_t pd = nullptr;
+  auto build = [&]() -> Status {
+    KILN_RETURN_IF_ERROR(s.Check(s.dnnl_post_ops_create(&post_ops), d + ": dnnl_post_ops_create"));
+    for (const OnednnPostOp& op : params_.post_ops) {
+      switch (op.kind) {
+        case OnednnPostOp::kSum:
+          KILN_RETURN_IF_ERROR(s.Check(s.dnnl_post_ops_append_sum(post_ops, 1.0f),
+                                       d + ": dnnl_post_ops_append_sum"));
+          break;
+        case OnednnPostOp::kBinaryAdd:
+          KILN_RETURN_IF_ERROR(
+              s.Check(s.dnnl_post_ops_append_binary(post_ops, dnnl_binary_add, &op.src1),
+                      d + ": dnnl_post_ops_append_binary"));
+          break;
+        case OnednnPostOp::kEltwise:
+          KILN_RETURN_IF_ERROR(
+              s.Check(s.dnnl_post_ops_append_eltwise(post_ops, 1.0f, op.eltwise, 0.0f, 0.0f),
+                      d + ": dnnl_post_ops_append_eltwise"));
+          break;
+      }
+    }
+    KILN_RETURN_IF_ERROR(
+        s.Check(s.dnnl_primitive_attr_create(&attr), d + ": dnnl_primitive_attr_create"));
+    KILN_RETURN_IF_ERROR(
+        s.Check(s.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user),
+                d + ": dnnl_primitive_attr_set_scratchpad_mode"));
+    KILN_RETURN_IF_ERROR(s.Check(s.dnnl_primitive_attr_set_post_ops(attr, post_ops),
+                                 d + ": dnnl_primitive_attr_set_post_ops"));
+    KILN_RETURN_IF_ERROR(s.Check(
+        s.dnnl_primitive_desc_create(&pd, params_.op_desc, attr, library_->engine(), nullptr),
+        d + ": dnnl_primitive_desc_create"));
+    const char* impl = nullptr;
+    if (s.dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success &&
+        impl != nullptr) {
+      description_ += std::string(" (") + impl + ")";
+    }
+    // The scratchpad: allocated once, here, and reused by every execution.
+    const dnnl_memory_desc_t* scratchpad_md =
+        s.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    const size_t scratchpad_bytes =
+        scratchpad_md != nullptr ? s.dnnl_memory_desc_get_size(scratchpad_md) : 0;
+    if (scratchpad_bytes > 0) {
+      scratchpad_ = AllocateAligned(scratchpad_bytes);
+      if (!scratchpad_) {
+        return ResourceExhaustedError(d + ": allocating the " + std::to_string(scratchpad_bytes) +
+                                      "-byte scratchpad");
+      }
+      KILN_RETURN_IF_ERROR(s.Check(s.dnnl_memory_create(&scratchpad_memory_, scratchpad_md,
+                                                        library_->engine(), scratchpad_.get()),
+                                   d + ": dnnl_memory_create (scratchpad)"));
+    }
+    KILN_RETURN_IF_ERROR(
+        s.Check(s.dnnl_primitive_create(&primitive_, pd), d + ": dnnl_primitive_create"));
+    KILN_RETURN_IF_ERROR(
+        s.Check(s.dnnl_stream_create(&stream_, library_->engine(), dnnl_stream_default_flags),
+                d + ": dnnl_stream_create"));
+    memories_.assign(params_.operands.size(), nullptr);
+    for (size_t i = 0; i < params_.operands.size(); ++i) {
+      KILN_RETURN_IF_ERROR(s.Check(s.dnnl_memory_create(&memories_[i], &params_.operands[i].desc,
+                                                        library_->engine(), DNNL_MEMORY_NONE),
+                                   d + ": dnnl_memory_create"));
+    }
+    if (params_.addend >= 0) {
+      addend_bytes_ = s.dnnl_memory_desc_get_size(&params_.operands[params_.addend].desc);
+    }
+    for (size_t i = 0; i < params_.operands.size(); ++i) {
+      args_.push_back({params_.operands[i].arg, memories_[i]});
+    }
+    if (scratchpad_memory_ != nullptr) args_.push_back({DNNL_ARG_SCRATCHPAD, scratchpad_memory_});
+    return OkStatus();
+  };
+  Status status = build();
+  params_.op_desc = nullptr;  // The caller's, alive only during creation.
+  if (pd != nullptr) s.dnnl_primitive_desc_destroy(pd);
+  if (attr != nullptr) s.dnnl_primitive_attr_destroy(attr);
+  if (post_ops != nullptr) s.dnnl_post_ops_destroy(post_ops);
+  return AsUnimplemented(std::move(status));
+}
+
+Status OnednnCall::Execute(std::span<void* const> bindings, std::span<const size_t> lengths) const {
+  const OnednnSymbols& s = library_->symbols();
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (size_t i = 0; i < params_.operands.size(); ++i) {
+    const OnednnOperand& operand = params_.operands[i];
+    if (static_cast<size_t>(operand.binding) >= bindings.size()) {
+      return InvalidArgumentError(description_ + ": given " + std::to_string(bindings.size()) +
+                                  " bindings, an operand is binding " +
+                                  std::to_string(operand.binding));
+    }
+    void* data = bindings[operand.binding];
+    if (static_cast<int>(i) == params_.addend) {
+      const OnednnOperand& result = params_.operands[params_.result];
+      const size_t result_bytes = params_.required[result.binding];
+      // The post-op reads the addend while the result is written: a copy
+      // keeps it intact where the two share bytes.
+      if (Overlap(data, addend_bytes_, bindings[result.binding], result_bytes)) {
+        if (!addend_copy_) {
+          addend_copy_ = AllocateAligned(addend_bytes_);
+          if (!addend_copy_) {
+            return ResourceExhaustedError(description_ + ": allocating a copy of the addend");
+          }
+        }
+        std::memcpy(addend_copy_.get(), data, addend_bytes_);
+        data = addend_copy_.get();
+      }
+    }
+    KILN_RETURN_IF_ERROR(s.Check(s.dnnl_memory_set_data_handle(memories_[i], data),
+                                 description_ + ": dnnl_memory_set_data_handle"));
+  }
+  OnednnLibrary::ThreadScope threads(*library_);
+  KILN_RETURN_IF_ERROR(s.Check(
+      s.dnnl_primitive_execute(primitive_, stream_, static_cast<int>(args_.size()), args_.data()),
+      description_ + ": dnnl_primitive_execute"));
+  return s.Check(s.dnnl_stream_wait(stream_), description_ + ": dnnl_stream_wait");
+}
+
+}  // namespace
+
+dnnl_alg_kind_t EltwiseOf(LibraryActivation activation) {
+  switch (activation) {
+    case LibraryActivation::kRelu:
+      return dnnl_eltwise_relu;
+    case LibraryActivation::kGeluTanh:
+      return dnnl_eltwise_gelu_tanh;
+    case LibraryActivation::kNone:
+      break;
+  }
+  return dnnl_alg_kind_undef;
+}
+
+Result<dnnl_memory_desc_t> PlainDesc(const OnednnSymbols& s, std::vector<int64_t> dims,
+                                     std::vector<int64_t> strides, const std::string& what) {
+  dnnl_memory_desc_t desc = {};
+  dnnl_dims_t d = {}, st = {};
+  for (size_t i = 0; i < dims.size(); ++i) {
+    d[i] = dims[i];
+    st[i] = strides[i];
+  }
+  KILN_RETURN_IF_ERROR(AsUnimplemented(s.Check(
+      s.dnnl_memory_desc_init_by_strides(&desc, static_cast<int>(dims.size()), d, dnnl_f32, st),
+      what + ": dnnl_memory_desc_init_by_strides")));
+  return desc;
+}
+
+Result<std::unique_ptr<CpuLibraryCall>> CreateOnednnCall(Ref<OnednnLibrary> library,
+                                                         OnednnCallParams params) {
+  auto call = std::make_unique<OnednnCall>(std::move(library), std::move(params));
+  KILN_RETURN_IF_ERROR(call->Initialize());
+  return std::unique_ptr<CpuLibraryCall>(std::move(call));
+}
+
+}  // namespace kiln::hal::cpu

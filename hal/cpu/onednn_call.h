@@ -1,0 +1,83 @@
+// OnednnCall: a oneDNN primitive run as a CpuLibraryCall (library_call.h).
+//
+// The primitive is built once, when the executable is loaded, from an op
+// descriptor (a matmul's or a convolution's: onednn_matmul.h,
+// onednn_convolution.h) and its epilogue as post-ops. Every operand has a
+// plain (row-major, NCHW, OIHW) memory descriptor: the bindings hold plain
+// arrays, and a blocked layout would need a reorder on every call.
+//
+// Each call owns what executing its primitive needs: a stream (oneDNN's
+// streams are not thread-safe), one memory object per operand whose data
+// handle is pointed at the binding at each execution, and the scratchpad
+// (user-managed, sized at load), all guarded by one mutex: executions of a
+// call are serialized (the CPU device's queue runs dispatches one after
+// another anyway; cpu-sync submitters on several threads wait for each
+// other).
+//
+// An addend that is not the result's own binding is read by a binary-add
+// post-op (no copy); one that is the result's binding (C updated in place)
+// is a sum post-op. Where the addend and the result are distinct bindings
+// whose ranges overlap at run time, the addend is first copied aside.
+#pragma once
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "base/ref.h"
+#include "base/result.h"
+#include "hal/cpu/library_call.h"
+#include "hal/cpu/onednn_library.h"
+#include "hal/utils/library_call_spec.h"
+
+namespace kiln::hal::cpu {
+
+// The specs are what all drivers validate calls into (hal/utils).
+using utils::ConvolutionSpec;
+using utils::LibraryActivation;
+using utils::MatmulSpec;
+
+// One operand of the primitive: its execution argument (DNNL_ARG_SRC, ...,
+// DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1), the binding that
+// holds it and its memory descriptor.
+struct OnednnOperand {
+  int arg;
+  int32_t binding;
+  dnnl_memory_desc_t desc;
+};
+
+// One post-op of the epilogue, in order.
+struct OnednnPostOp {
+  enum Kind { kSum, kBinaryAdd, kEltwise } kind;
+  dnnl_alg_kind_t eltwise = dnnl_alg_kind_undef;  // kEltwise.
+  dnnl_memory_desc_t src1 = {};                   // kBinaryAdd.
+};
+
+// What the primitive is built from.
+struct OnednnCallParams {
+  std::string description;         // The spec's ("matmul 64x64x64 f32").
+  std::vector<uint64_t> required;  // The spec's bytes per binding.
+  const void* op_desc = nullptr;   // A dnnl_matmul_desc_t or dnnl_convolution_desc_t.
+  std::vector<OnednnPostOp> post_ops;
+  std::vector<OnednnOperand> operands;
+  int result = -1;  // Index into operands: the result.
+  int addend = -1;  // Index into operands: a binary-added addend, or -1.
+};
+
+// The activation's eltwise algorithm (undef for none).
+dnnl_alg_kind_t EltwiseOf(LibraryActivation activation);
+
+// A plain memory descriptor of `dims` with `strides` (elements), f32.
+Result<dnnl_memory_desc_t> PlainDesc(const OnednnSymbols& s, std::vector<int64_t> dims,
+                                     std::vector<int64_t> strides, const std::string& what);
+
+// Builds the primitive. UNIMPLEMENTED where oneDNN has no implementation of
+// it (the export then runs its kernel); never INVALID_ARGUMENT (the call was
+// validated: what oneDNN refuses is its limit, not a malformed call).
+Result<std::unique_ptr<CpuLibraryCall>> CreateOnednnCall(Ref<OnednnLibrary> library,
+                                                         OnednnCallParams params);
+
+}  // namespace kiln::hal::cpu

@@ -1,0 +1,69 @@
+#include "hal/cpu/onednn_convolution.h"
+
+#include <vector>
+
+#include "hal/cpu/onednn_call.h"
+
+namespace kiln::hal::cpu {
+
+namespace lib = ::kiln::schema::library;
+
+Result<std::unique_ptr<CpuLibraryCall>> CreateOnednnConvolution(Ref<OnednnLibrary> library,
+                                                                const ConvolutionSpec& cv) {
+  if (cv.element_type != lib::LibraryElementType::F32) {
+    return UnimplementedError(cv.description + ": the CPU driver's oneDNN calls are f32 only");
+  }
+  const OnednnSymbols& s = library->symbols();
+  const std::string& d = cv.description;
+  // Validated: every value and product fits an int64.
+  const auto i64 = [](uint64_t v) { return static_cast<int64_t>(v); };
+  const int64_t n = i64(cv.n), c = i64(cv.c), h = i64(cv.h), w = i64(cv.w), k = i64(cv.k),
+                r = i64(cv.r), sw = i64(cv.s), g = i64(cv.groups), p = i64(cv.p), q = i64(cv.q);
+  KILN_ASSIGN_OR_RETURN(dnnl_memory_desc_t x,
+                        PlainDesc(s, {n, c, h, w}, {c * h * w, h * w, w, 1}, d + " (x)"));
+  KILN_ASSIGN_OR_RETURN(dnnl_memory_desc_t y,
+                        PlainDesc(s, {n, k, p, q}, {k * p * q, p * q, q, 1}, d + " (y)"));
+  const int64_t cg = c / g, kg = k / g;
+  KILN_ASSIGN_OR_RETURN(
+      dnnl_memory_desc_t filter,
+      g == 1 ? PlainDesc(s, {k, c, r, sw}, {c * r * sw, r * sw, sw, 1}, d + " (filter)")
+             : PlainDesc(s, {g, kg, cg, r, sw}, {kg * cg * r * sw, cg * r * sw, r * sw, sw, 1},
+                         d + " (filter)"));
+  dnnl_memory_desc_t bias = {};
+  if (cv.bias >= 0) {
+    KILN_ASSIGN_OR_RETURN(bias, PlainDesc(s, {k}, {1}, d + " (bias)"));
+  }
+  const dnnl_dims_t strides = {i64(cv.stride_h), i64(cv.stride_w)};
+  const dnnl_dims_t dilates = {i64(cv.dilation_h) - 1, i64(cv.dilation_w) - 1};
+  const dnnl_dims_t padding = {0, 0};
+  dnnl_convolution_desc_t op = {};
+  Status described =
+      s.Check(s.dnnl_dilated_convolution_forward_desc_init(
+                  &op, dnnl_forward_inference, dnnl_convolution_direct, &x, &filter,
+                  cv.bias >= 0 ? &bias : nullptr, &y, strides, dilates, padding, padding),
+              d + ": dnnl_dilated_convolution_forward_desc_init");
+  if (!described.ok()) return UnimplementedError(described.message());
+
+  OnednnCallParams params;
+  params.description = cv.description;
+  params.required = cv.required;
+  params.op_desc = &op;
+  params.operands = {
+      {DNNL_ARG_SRC, cv.x, x}, {DNNL_ARG_WEIGHTS, cv.filter, filter}, {DNNL_ARG_DST, cv.y, y}};
+  params.result = 2;
+  if (cv.bias >= 0) params.operands.push_back({DNNL_ARG_BIAS, cv.bias, bias});
+  if (cv.z >= 0 && cv.z == cv.y) {
+    params.post_ops.push_back({OnednnPostOp::kSum});
+  } else if (cv.z >= 0) {
+    const int index = static_cast<int>(params.post_ops.size());
+    params.post_ops.push_back({OnednnPostOp::kBinaryAdd, dnnl_alg_kind_undef, y});
+    params.addend = static_cast<int>(params.operands.size());
+    params.operands.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1, cv.z, y});
+  }
+  if (cv.activation != LibraryActivation::kNone) {
+    params.post_ops.push_back({OnednnPostOp::kEltwise, EltwiseOf(cv.activation)});
+  }
+  return CreateOnednnCall(std::move(library), std::move(params));
+}
+
+}  // namespace kiln::hal::cpu

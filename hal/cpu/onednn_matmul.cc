@@ -1,0 +1,73 @@
+#include "hal/cpu/onednn_matmul.h"
+
+#include <vector>
+
+#include "hal/cpu/onednn_call.h"
+
+namespace kiln::hal::cpu {
+
+namespace lib = ::kiln::schema::library;
+
+Result<std::unique_ptr<CpuLibraryCall>> CreateOnednnMatmul(Ref<OnednnLibrary> library,
+                                                           const MatmulSpec& mm) {
+  if (mm.element_type != lib::LibraryElementType::F32) {
+    return UnimplementedError(mm.description + ": the CPU driver's oneDNN calls are f32 only");
+  }
+  const OnednnSymbols& s = library->symbols();
+  const std::string& d = mm.description;
+  const int64_t m = static_cast<int64_t>(mm.m), n = static_cast<int64_t>(mm.n),
+                k = static_cast<int64_t>(mm.k);
+  const bool batched = mm.batch_count > 1;
+  // A matrix of `rows` x `cols` with row and column strides, batched with
+  // `batch_stride` (0: one matrix for every batch, a batch dimension of 1).
+  auto matrix = [&](int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride,
+                    uint64_t batch_stride, const char* what) -> Result<dnnl_memory_desc_t> {
+    if (!batched) return PlainDesc(s, {rows, cols}, {row_stride, col_stride}, d + " " + what);
+    const int64_t batch = batch_stride == 0 ? 1 : static_cast<int64_t>(mm.batch_count);
+    const int64_t stride = batch_stride == 0 ? rows * cols : static_cast<int64_t>(batch_stride);
+    return PlainDesc(s, {batch, rows, cols}, {stride, row_stride, col_stride}, d + " " + what);
+  };
+  // A stored k x m when transposed: element (i, p) at p * m + i.
+  KILN_ASSIGN_OR_RETURN(dnnl_memory_desc_t a, mm.transpose_a
+                                                  ? matrix(m, k, 1, m, mm.batch_stride_a, "(a)")
+                                                  : matrix(m, k, k, 1, mm.batch_stride_a, "(a)"));
+  KILN_ASSIGN_OR_RETURN(dnnl_memory_desc_t b, mm.transpose_b
+                                                  ? matrix(k, n, 1, k, mm.batch_stride_b, "(b)")
+                                                  : matrix(k, n, n, 1, mm.batch_stride_b, "(b)"));
+  KILN_ASSIGN_OR_RETURN(dnnl_memory_desc_t dst, matrix(m, n, n, 1, mm.batch_stride_d, "(d)"));
+  dnnl_memory_desc_t bias = {};  // Zero: no bias.
+  if (mm.bias >= 0) {
+    KILN_ASSIGN_OR_RETURN(bias, batched ? PlainDesc(s, {1, 1, n}, {n, n, 1}, d + " (bias)")
+                                        : PlainDesc(s, {1, n}, {n, 1}, d + " (bias)"));
+  }
+  dnnl_matmul_desc_t op = {};
+  Status described =
+      s.Check(s.dnnl_matmul_desc_init(&op, &a, &b, mm.bias >= 0 ? &bias : nullptr, &dst),
+              d + ": dnnl_matmul_desc_init");
+  if (!described.ok()) return UnimplementedError(described.message());
+
+  OnednnCallParams params;
+  params.description = mm.description;
+  params.required = mm.required;
+  params.op_desc = &op;
+  params.operands = {
+      {DNNL_ARG_SRC, mm.a, a}, {DNNL_ARG_WEIGHTS, mm.b, b}, {DNNL_ARG_DST, mm.d, dst}};
+  params.result = 2;
+  if (mm.bias >= 0) params.operands.push_back({DNNL_ARG_BIAS, mm.bias, bias});
+  if (mm.c >= 0 && mm.c == mm.d) {
+    // D holds C already: dst = A·B + bias + dst.
+    params.post_ops.push_back({OnednnPostOp::kSum});
+  } else if (mm.c >= 0) {
+    KILN_ASSIGN_OR_RETURN(dnnl_memory_desc_t c, matrix(m, n, n, 1, mm.batch_stride_c, "(c)"));
+    const int index = static_cast<int>(params.post_ops.size());
+    params.post_ops.push_back({OnednnPostOp::kBinaryAdd, dnnl_alg_kind_undef, c});
+    params.addend = static_cast<int>(params.operands.size());
+    params.operands.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1, mm.c, c});
+  }
+  if (mm.activation != LibraryActivation::kNone) {
+    params.post_ops.push_back({OnednnPostOp::kEltwise, EltwiseOf(mm.activation)});
+  }
+  return CreateOnednnCall(std::move(library), std::move(params));
+}
+
+}  // namespace kiln::hal::cpu

@@ -1,0 +1,64 @@
+// Library-call specs: an export's library call (schemas/library_call.fbs)
+// checked against the export's layout, in the form a driver's library
+// builds its call from (the CPU driver's oneDNN primitives:
+// hal/cpu/onednn_matmul.h, onednn_convolution.h). The CUDA driver still
+// validates its calls itself (hal/cuda/cublaslt_matmul.cc,
+// cudnn_convolution.cc) and is meant to move onto these.
+//
+// Validation does not need the library: a malformed call (a binding index
+// out of range, a read-only result, a zero or overflowing dimension, an
+// unknown enum) is INVALID_ARGUMENT naming the export and the field, and
+// fails the executable's load on every machine, whether oneDNN is present,
+// absent or disabled there.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "hal/executable.h"
+#include "schemas/library_call_generated.h"
+
+namespace kiln::hal::utils {
+
+enum class LibraryActivation { kNone, kRelu, kGeluTanh };
+
+// D[b] = activation(A[b] · B[b] + bias + C[b]) for b < batch_count
+// (library_call.fbs, MatmulCall); every value fits an int64.
+struct MatmulSpec {
+  schema::library::LibraryElementType element_type;
+  uint64_t element_bytes;
+  uint64_t m, n, k, batch_count;
+  bool transpose_a, transpose_b;
+  int32_t a, b, c, d, bias;  // Binding indices; c and bias -1 for none.
+  uint64_t batch_stride_a, batch_stride_b, batch_stride_c, batch_stride_d;  // Elements.
+  LibraryActivation activation;
+  std::vector<uint64_t> required;  // Bytes per binding of the export.
+  std::string description;         // "matmul 4x256x1024x1024 f32 A^T +bias +C relu".
+};
+
+// y = activation(conv(x, w) + bias + z), NCHW, filter KCRS, no padding
+// (library_call.fbs, ConvolutionCall); every value fits an int64.
+struct ConvolutionSpec {
+  schema::library::LibraryElementType element_type;
+  uint64_t element_bytes;
+  uint64_t n, c, h, w, k, r, s, groups;
+  uint64_t stride_h, stride_w, dilation_h, dilation_w;
+  uint64_t p, q;                  // Output rows and columns.
+  int32_t x, filter, y, bias, z;  // Binding indices; bias and z -1 for none.
+  LibraryActivation activation;
+  std::vector<uint64_t> required;  // Bytes per binding of the export.
+  std::string description;         // "convolution 1x64x56x56 k64 3x3 s1 d1 f32 +bias relu".
+};
+
+// `where` prefixes errors ("system-elf-x86_64 executable 'e' export 0 'f'
+// library_call.matmul").
+Result<MatmulSpec> ValidateMatmulCall(const schema::library::MatmulCall& call,
+                                      const ExecutableExport& info, std::string_view where);
+Result<ConvolutionSpec> ValidateConvolutionCall(const schema::library::ConvolutionCall& call,
+                                                const ExecutableExport& info,
+                                                std::string_view where);
+
+}  // namespace kiln::hal::utils
