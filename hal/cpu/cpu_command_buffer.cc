@@ -6,6 +6,7 @@
 
 #include "hal/cpu/host_allocator.h"
 #include "hal/utils/dispatch_spans.h"
+#include "hal/utils/library_call_spec.h"
 
 namespace kiln::hal::cpu {
 namespace {
@@ -33,12 +34,10 @@ std::string FormatTriple(const uint32_t v[3]) {
          ")";
 }
 
+// The error of a library-call binding smaller than the call needs.
 Status TooSmallError(const std::string& site, const CpuLibraryCall& call, uint64_t required,
                      uint64_t length) {
-  return InvalidArgumentError(site + ": the export runs a " + call.description() +
-                              ", which needs " + std::to_string(required) +
-                              " bytes from the binding's offset; the range has " +
-                              std::to_string(length));
+  return utils::LibraryBindingTooSmallError(site, call.description(), required, length);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "hal/cuda/cuda_executable.h"
 #include "hal/utils/dispatch_spans.h"
+#include "hal/utils/library_call_spec.h"
 
 namespace kiln::hal::cuda {
 
@@ -36,12 +37,10 @@ const LibraryCall* LibraryCallOf(const Executable& executable, uint32_t export_o
   return static_cast<const CudaExecutable&>(executable).library_call(export_ordinal);
 }
 
+// The error of a library-call binding smaller than the call needs.
 Status TooSmallError(const std::string& site, const LibraryCall& call, uint64_t required,
                      uint64_t length) {
-  return InvalidArgumentError(site + ": the export runs a " + call.description() +
-                              ", which needs " + std::to_string(required) +
-                              " bytes from the binding's offset; " + "the range has " +
-                              std::to_string(length));
+  return utils::LibraryBindingTooSmallError(site, call.description(), required, length);
 }
 
 }  // namespace

@@ -304,4 +304,12 @@ Result<ConvolutionSpec> ValidateConvolutionCall(const lib::ConvolutionCall& call
   return cv;
 }
 
+Status LibraryBindingTooSmallError(std::string_view site, std::string_view description,
+                                   uint64_t required, uint64_t length) {
+  return InvalidArgumentError(
+      std::string(site) + ": the export runs a " + std::string(description) + ", which needs " +
+      std::to_string(required) + " bytes from the binding's offset; the range has " +
+      std::to_string(length));
+}
+
 }  // namespace kiln::hal::utils

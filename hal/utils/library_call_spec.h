@@ -61,4 +61,10 @@ Result<ConvolutionSpec> ValidateConvolutionCall(const schema::library::Convoluti
                                                 const ExecutableExport& info,
                                                 std::string_view where);
 
+// The error of a dispatch binding (`site`) whose range is smaller than the
+// `required` bytes the export's library call (`description`) reads or
+// writes from it: every driver checks ranges before it makes a call.
+Status LibraryBindingTooSmallError(std::string_view site, std::string_view description,
+                                   uint64_t required, uint64_t length);
+
 }  // namespace kiln::hal::utils
