@@ -154,13 +154,15 @@ bool InitIsZeroFill(mlir::linalg::LinalgOp op) {
   return fill && IsZero(fill.getInputs()[0]);
 }
 
-// The result dimension that a library broadcasts its bias along every
-// other dimension of: the output channel (n of a matmul, k of an NCHW
-// convolution).
+// The convolutions a library takes (cuDNN's and oneDNN's NCHW/KCRS, one
+// group).
 bool IsConvolution(mlir::linalg::LinalgOp op) {
   return llvm::isa<mlir::linalg::Conv2DNchwFchwOp>(op.getOperation());
 }
 
+// The result dimension that a library broadcasts its bias along every
+// other dimension of: the output channel (n of a matmul, k of an NCHW
+// convolution).
 unsigned ChannelDimension(mlir::linalg::LinalgOp contraction) {
   if (IsConvolution(contraction)) return 1;
   auto type = llvm::cast<mlir::RankedTensorType>(contraction->getResult(0).getType());
