@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "hal/utils/library_call_spec.h"
+
 namespace kiln::hal::cuda {
 
 namespace {
@@ -46,18 +48,6 @@ class CudnnObject {
   T value_ = nullptr;
   Destroy destroy_ = nullptr;
 };
-
-std::string_view ElementTypeName(lib::LibraryElementType type) {
-  switch (type) {
-    case lib::LibraryElementType::F32:
-      return "f32";
-    case lib::LibraryElementType::F16:
-      return "f16";
-    case lib::LibraryElementType::BF16:
-      return "bf16";
-  }
-  return "?";
-}
 
 const char* AlgorithmName(cudnnConvolutionFwdAlgo_t algo) {
   switch (algo) {
@@ -632,7 +622,7 @@ Result<std::unique_ptr<LibraryCall>> CreateCudnnConvolution(Ref<CudnnLibrary> li
     }
   }
   if (call.groups() != 1) description += " groups " + std::to_string(call.groups());
-  description += " " + std::string(ElementTypeName(call.element_type()));
+  description += std::string(" ") + utils::LibraryElementTypeName(call.element_type());
   if (is_f32 && call.allow_tf32()) description += " tf32";
   if (call.bias() >= 0) description += " bias";
   if (call.z() >= 0) description += " +z";

@@ -35,18 +35,6 @@ std::optional<uint64_t> Product(std::initializer_list<uint64_t> factors) {
   return out;
 }
 
-const char* ElementTypeName(lib::LibraryElementType type) {
-  switch (type) {
-    case lib::LibraryElementType::F32:
-      return "f32";
-    case lib::LibraryElementType::F16:
-      return "f16";
-    case lib::LibraryElementType::BF16:
-      return "bf16";
-  }
-  return "?";
-}
-
 const char* ActivationSuffix(LibraryActivation activation) {
   switch (activation) {
     case LibraryActivation::kRelu:
@@ -198,7 +186,7 @@ Result<MatmulSpec> ValidateMatmulCall(const lib::MatmulCall& call, const Executa
   text = "matmul ";
   if (mm.batch_count > 1) text += std::to_string(mm.batch_count) + "x";
   text += std::to_string(mm.m) + "x" + std::to_string(mm.n) + "x" + std::to_string(mm.k) + " " +
-          ElementTypeName(mm.element_type);
+          LibraryElementTypeName(mm.element_type);
   if (mm.transpose_a) text += " A^T";
   if (mm.transpose_b) text += " B^T";
   if (mm.bias >= 0) text += " +bias";
@@ -297,11 +285,23 @@ Result<ConvolutionSpec> ValidateConvolutionCall(const lib::ConvolutionCall& call
   if (cv.groups > 1) text += " g" + std::to_string(cv.groups);
   text += " s" + std::to_string(cv.stride_h) + "x" + std::to_string(cv.stride_w) + " d" +
           std::to_string(cv.dilation_h) + "x" + std::to_string(cv.dilation_w) + " " +
-          ElementTypeName(cv.element_type);
+          LibraryElementTypeName(cv.element_type);
   if (cv.bias >= 0) text += " +bias";
   if (cv.z >= 0) text += " +z";
   text += ActivationSuffix(cv.activation);
   return cv;
+}
+
+const char* LibraryElementTypeName(schema::library::LibraryElementType type) {
+  switch (type) {
+    case schema::library::LibraryElementType::F32:
+      return "f32";
+    case schema::library::LibraryElementType::F16:
+      return "f16";
+    case schema::library::LibraryElementType::BF16:
+      return "bf16";
+  }
+  return "?";
 }
 
 Status LibraryBindingTooSmallError(std::string_view site, std::string_view description,

@@ -61,6 +61,9 @@ Result<ConvolutionSpec> ValidateConvolutionCall(const schema::library::Convoluti
                                                 const ExecutableExport& info,
                                                 std::string_view where);
 
+// "f32", "f16", "bf16" ("?" for a value the schema does not name).
+const char* LibraryElementTypeName(schema::library::LibraryElementType type);
+
 // The error of a dispatch binding (`site`) whose range is smaller than the
 // `required` bytes the export's library call (`description`) reads or
 // writes from it: every driver checks ranges before it makes a call.
