@@ -8,7 +8,7 @@
 // (2^24 Variants of 24 bytes), whose operator new must not fail.
 // allow_user_poisoning=0: the compiler fuzzer links Debian's uninstrumented
 // libMLIR/libLLVM, whose headers poison allocator memory in instrumented code
-// only (see compiler/pipeline/sanitizer_options.cc).
+// only (see cmake/sanitizer_options.cc).
 // ASAN_OPTIONS given at run time still override these.
 extern "C" const char* __asan_default_options() {
   return "allocator_may_return_null=1:max_allocation_size_mb=400:allow_user_poisoning=0";
