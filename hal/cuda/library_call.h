@@ -3,7 +3,7 @@
 // (schemas/executable_cuda.fbs, `library_call`).
 //
 // The compiler attaches a call to an export whose generated kernel computes
-// exactly what the library computes (compiler/targets/cuda/library_calls.h);
+// exactly what the library computes (compiler/dispatch/library_calls.h);
 // the kernel stays in the executable as the fallback. When the executable is
 // loaded, each export's call is validated against the export's layout and
 // made into a LibraryCall if its library is present and enabled on the
