@@ -1,6 +1,7 @@
 #include "compiler/dispatch/library_calls.h"
 
 #include <cmath>
+#include <iterator>
 #include <string>
 
 #include "compiler/dialects/hal/hal_dialect.h"
@@ -176,42 +177,54 @@ struct Epilogue {
   std::string activation = "none";
 };
 
-// The value of the scalar function that `value` computes of `sum` (inside
-// `body`) at sum = x, or nullopt where it reads anything but `sum` and
-// constants or uses an op this does not evaluate.
-std::optional<double> Evaluate(Value value, Value sum, double x, mlir::Block* body) {
-  if (value == sum) return x;
-  mlir::FloatAttr constant;
-  if (mlir::matchPattern(value, mlir::m_Constant(&constant))) {
-    return constant.getValue().convertToDouble();
+// The value of `result`, a scalar function of `sum` that `body` computes,
+// at sum = x, or nullopt where it reads anything but `sum` and constants or
+// uses an op this does not evaluate. The body's ops are evaluated once each,
+// in order (a value used many times is not computed again per use).
+std::optional<double> Evaluate(Value result, Value sum, double x, mlir::Block* body) {
+  llvm::DenseMap<Value, double> known;
+  known[sum] = x;
+  auto value_of = [&](Value value) -> std::optional<double> {
+    auto it = known.find(value);
+    if (it != known.end()) return it->second;
+    mlir::FloatAttr constant;
+    if (mlir::matchPattern(value, mlir::m_Constant(&constant))) {
+      return constant.getValue().convertToDouble();
+    }
+    return std::nullopt;
+  };
+  for (Operation& op : *body) {
+    if (op.getNumResults() != 1 || known.count(op.getResult(0))) continue;
+    llvm::SmallVector<double, 2> in;
+    for (Value operand : op.getOperands()) {
+      std::optional<double> v = value_of(operand);
+      if (!v) break;
+      in.push_back(*v);
+    }
+    if (in.size() != op.getNumOperands()) continue;
+    const std::optional<double> out =
+        llvm::TypeSwitch<Operation*, std::optional<double>>(&op)
+            .Case([&](mlir::arith::AddFOp) { return in[0] + in[1]; })
+            .Case([&](mlir::arith::SubFOp) { return in[0] - in[1]; })
+            .Case([&](mlir::arith::MulFOp) { return in[0] * in[1]; })
+            .Case([&](mlir::arith::DivFOp) { return in[0] / in[1]; })
+            .Case([&](mlir::arith::NegFOp) { return -in[0]; })
+            .Case<mlir::arith::MaximumFOp, mlir::arith::MaxNumFOp>(
+                [&](Operation*) { return std::max(in[0], in[1]); })
+            .Case<mlir::arith::MinimumFOp, mlir::arith::MinNumFOp>(
+                [&](Operation*) { return std::min(in[0], in[1]); })
+            .Case<mlir::arith::ExtFOp, mlir::arith::TruncFOp>([&](Operation*) { return in[0]; })
+            .Case([&](mlir::math::TanhOp) { return std::tanh(in[0]); })
+            .Case([&](mlir::math::ErfOp) { return std::erf(in[0]); })
+            .Case([&](mlir::math::ExpOp) { return std::exp(in[0]); })
+            .Case([&](mlir::math::SqrtOp) { return std::sqrt(in[0]); })
+            .Case([&](mlir::math::RsqrtOp) { return 1.0 / std::sqrt(in[0]); })
+            .Case([&](mlir::math::AbsFOp) { return std::fabs(in[0]); })
+            .Case([&](mlir::math::PowFOp) { return std::pow(in[0], in[1]); })
+            .Default([](Operation*) { return std::nullopt; });
+    if (out) known[op.getResult(0)] = *out;
   }
-  Operation* op = value.getDefiningOp();
-  if (!op || op->getBlock() != body || op->getNumResults() != 1) return std::nullopt;
-  llvm::SmallVector<double, 2> in;
-  for (Value operand : op->getOperands()) {
-    std::optional<double> v = Evaluate(operand, sum, x, body);
-    if (!v) return std::nullopt;
-    in.push_back(*v);
-  }
-  return llvm::TypeSwitch<Operation*, std::optional<double>>(op)
-      .Case([&](mlir::arith::AddFOp) { return in[0] + in[1]; })
-      .Case([&](mlir::arith::SubFOp) { return in[0] - in[1]; })
-      .Case([&](mlir::arith::MulFOp) { return in[0] * in[1]; })
-      .Case([&](mlir::arith::DivFOp) { return in[0] / in[1]; })
-      .Case([&](mlir::arith::NegFOp) { return -in[0]; })
-      .Case<mlir::arith::MaximumFOp, mlir::arith::MaxNumFOp>(
-          [&](Operation*) { return std::max(in[0], in[1]); })
-      .Case<mlir::arith::MinimumFOp, mlir::arith::MinNumFOp>(
-          [&](Operation*) { return std::min(in[0], in[1]); })
-      .Case<mlir::arith::ExtFOp, mlir::arith::TruncFOp>([&](Operation*) { return in[0]; })
-      .Case([&](mlir::math::TanhOp) { return std::tanh(in[0]); })
-      .Case([&](mlir::math::ErfOp) { return std::erf(in[0]); })
-      .Case([&](mlir::math::ExpOp) { return std::exp(in[0]); })
-      .Case([&](mlir::math::SqrtOp) { return std::sqrt(in[0]); })
-      .Case([&](mlir::math::RsqrtOp) { return 1.0 / std::sqrt(in[0]); })
-      .Case([&](mlir::math::AbsFOp) { return std::fabs(in[0]); })
-      .Case([&](mlir::math::PowFOp) { return std::pow(in[0], in[1]); })
-      .Default([](Operation*) { return std::nullopt; });
+  return value_of(result);
 }
 
 // The activation a library computes that `result` is of `sum` (by value,
@@ -232,17 +245,18 @@ std::string ActivationOf(Value result, Value sum, mlir::Block* body) {
   };
   static constexpr double kPoints[] = {-8,  -4,  -2.5, -1.5, -1,  -0.5, -0.1, 0,
                                        0.1, 0.5, 1,    1.5,  2.5, 4,    8};
+  double values[std::size(kPoints)];
+  for (size_t i = 0; i < std::size(kPoints); ++i) {
+    std::optional<double> value = Evaluate(result, sum, kPoints[i], body);
+    if (!value) return "";
+    values[i] = *value;
+  }
   for (const Candidate& candidate : kCandidates) {
     bool same = true;
-    for (double x : kPoints) {
-      std::optional<double> value = Evaluate(result, sum, x, body);
-      if (!value) return "";
-      const double expected = candidate.f(x);
+    for (size_t i = 0; i < std::size(kPoints) && same; ++i) {
+      const double expected = candidate.f(kPoints[i]);
       // f32 constants (0.044715, sqrt(2/pi)) are within 1e-7 of their values.
-      if (!(std::fabs(*value - expected) <= 1e-5 * std::max(1.0, std::fabs(expected)))) {
-        same = false;
-        break;
-      }
+      same = std::fabs(values[i] - expected) <= 1e-5 * std::max(1.0, std::fabs(expected));
     }
     if (same) return candidate.name;
   }

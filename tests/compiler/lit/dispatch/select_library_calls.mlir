@@ -235,3 +235,76 @@ func.func @tiny_conv(%x: tensor<1x1x4x4xf32>, %f: tensor<1x1x3x3xf32>) -> (tenso
   %b = linalg.conv_2d_nchw_fchw {kiln.library = "always"} ins(%x, %f : tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) outs(%init : tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
   return %a, %b : tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>
 }
+
+// -----
+
+// An epilogue whose values are used many times each (48 doublings: 2^48
+// uses of the matmul's element if every use were followed) is evaluated op
+// by op, once each: 2^48 x is no activation a library has, so the matmul is
+// a call of its own and the doublings a generated kernel.
+
+#id2d = affine_map<(m, n) -> (m, n)>
+// CHECK-LABEL: hal.executable.source private @doublings_dispatch_0
+// CHECK: kiln.library_call = {a = 0 : i64, activation = "none"
+// CHECK-LABEL: hal.executable.source private @doublings_dispatch_1
+// CHECK-NOT: kiln.library_call
+// CHECK: arith.addf
+func.func @doublings(%a: tensor<32x64xf32>, %b: tensor<64x64xf32>) -> tensor<32x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<32x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<32x64xf32>) -> tensor<32x64xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<32x64xf32>, tensor<64x64xf32>) outs(%init : tensor<32x64xf32>) -> tensor<32x64xf32>
+  %r = linalg.generic {indexing_maps = [#id2d, #id2d], iterator_types = ["parallel", "parallel"]} ins(%mm : tensor<32x64xf32>) outs(%empty : tensor<32x64xf32>) {
+  ^bb0(%m: f32, %o: f32):
+    %d0 = arith.addf %m, %m : f32
+    %d1 = arith.addf %d0, %d0 : f32
+    %d2 = arith.addf %d1, %d1 : f32
+    %d3 = arith.addf %d2, %d2 : f32
+    %d4 = arith.addf %d3, %d3 : f32
+    %d5 = arith.addf %d4, %d4 : f32
+    %d6 = arith.addf %d5, %d5 : f32
+    %d7 = arith.addf %d6, %d6 : f32
+    %d8 = arith.addf %d7, %d7 : f32
+    %d9 = arith.addf %d8, %d8 : f32
+    %d10 = arith.addf %d9, %d9 : f32
+    %d11 = arith.addf %d10, %d10 : f32
+    %d12 = arith.addf %d11, %d11 : f32
+    %d13 = arith.addf %d12, %d12 : f32
+    %d14 = arith.addf %d13, %d13 : f32
+    %d15 = arith.addf %d14, %d14 : f32
+    %d16 = arith.addf %d15, %d15 : f32
+    %d17 = arith.addf %d16, %d16 : f32
+    %d18 = arith.addf %d17, %d17 : f32
+    %d19 = arith.addf %d18, %d18 : f32
+    %d20 = arith.addf %d19, %d19 : f32
+    %d21 = arith.addf %d20, %d20 : f32
+    %d22 = arith.addf %d21, %d21 : f32
+    %d23 = arith.addf %d22, %d22 : f32
+    %d24 = arith.addf %d23, %d23 : f32
+    %d25 = arith.addf %d24, %d24 : f32
+    %d26 = arith.addf %d25, %d25 : f32
+    %d27 = arith.addf %d26, %d26 : f32
+    %d28 = arith.addf %d27, %d27 : f32
+    %d29 = arith.addf %d28, %d28 : f32
+    %d30 = arith.addf %d29, %d29 : f32
+    %d31 = arith.addf %d30, %d30 : f32
+    %d32 = arith.addf %d31, %d31 : f32
+    %d33 = arith.addf %d32, %d32 : f32
+    %d34 = arith.addf %d33, %d33 : f32
+    %d35 = arith.addf %d34, %d34 : f32
+    %d36 = arith.addf %d35, %d35 : f32
+    %d37 = arith.addf %d36, %d36 : f32
+    %d38 = arith.addf %d37, %d37 : f32
+    %d39 = arith.addf %d38, %d38 : f32
+    %d40 = arith.addf %d39, %d39 : f32
+    %d41 = arith.addf %d40, %d40 : f32
+    %d42 = arith.addf %d41, %d41 : f32
+    %d43 = arith.addf %d42, %d42 : f32
+    %d44 = arith.addf %d43, %d43 : f32
+    %d45 = arith.addf %d44, %d44 : f32
+    %d46 = arith.addf %d45, %d45 : f32
+    %d47 = arith.addf %d46, %d46 : f32
+    linalg.yield %d47 : f32
+  } -> tensor<32x64xf32>
+  return %r : tensor<32x64xf32>
+}
