@@ -70,16 +70,35 @@ Result<Ref<CudaBuffer>> CudaBuffer::AllocateAsync(Ref<CudaContext> context,
   Ref<CudaBuffer> buffer = Ref<CudaBuffer>::Adopt(
       new CudaBuffer(context, Kind::kStreamOrdered, kMemoryTypeDeviceLocal, params.usage, size));
   if (size == 0) return buffer;
-  KILN_RETURN_IF_ERROR(context->Check(
-      context->symbols().cuMemAllocAsync(&buffer->device_pointer_, size, context->stream()),
-      "queue_alloca of " + SizeText(size) + " (cuMemAllocAsync)"));
+  // Blocks come from the context's cache first (stream_ordered_block_cache.h).
+  StreamOrderedBlockCache& cache = context->block_cache();
+  buffer->block_size_ = StreamOrderedBlockCache::RoundSize(size);
+  buffer->device_pointer_ = cache.Take(buffer->block_size_);
+  if (buffer->device_pointer_ != 0) return buffer;
+  const CudaSymbols& s = context->symbols();
+  CUresult result =
+      s.cuMemAllocAsync(&buffer->device_pointer_, buffer->block_size_, context->stream());
+  if (result == CUDA_ERROR_OUT_OF_MEMORY) {
+    // The cache may hold what this allocation needs: give it back and retry.
+    for (CUdeviceptr block : cache.TakeAll()) s.cuMemFreeAsync(block, context->stream());
+    result = s.cuMemAllocAsync(&buffer->device_pointer_, buffer->block_size_, context->stream());
+  }
+  KILN_RETURN_IF_ERROR(context->Check(result, "queue_alloca of " + SizeText(size) +
+                                                  " (cuMemAllocAsync)"));
   return buffer;
+}
+
+void CudaBuffer::ReleaseBlock() {
+  freed_ = true;
+  if (context_->block_cache().Give(device_pointer_, block_size_)) return;
+  context_->symbols().cuMemFreeAsync(device_pointer_, context_->stream());
 }
 
 Status CudaBuffer::FreeAsync() {
   if (kind_ != Kind::kStreamOrdered || freed_ || device_pointer_ == 0) return OkStatus();
   KILN_RETURN_IF_ERROR(context_->MakeCurrent());
   freed_ = true;
+  if (context_->block_cache().Give(device_pointer_, block_size_)) return OkStatus();
   return context_->Check(context_->symbols().cuMemFreeAsync(device_pointer_, context_->stream()),
                          "queue_dealloca (cuMemFreeAsync)");
 }
@@ -97,7 +116,7 @@ CudaBuffer::~CudaBuffer() {
       s.cuMemFreeHost(host_pointer_);
       break;
     case Kind::kStreamOrdered:
-      if (!freed_) s.cuMemFreeAsync(device_pointer_, context_->stream());
+      if (!freed_) ReleaseBlock();
       break;
   }
 }

@@ -10,11 +10,14 @@
 //   - host-visible only:        pinned host memory mapped into the device's
 //                               address space (cuMemHostAlloc DEVICEMAP):
 //                               for staging and results the host maps;
-//   - stream-ordered:           queue_alloca's buffers, cuMemAllocAsync on
-//                               the device's default memory pool, freed with
-//                               cuMemFreeAsync at queue_dealloca (or when the
-//                               last reference goes, ordered after all work
-//                               submitted so far).
+//   - stream-ordered:           queue_alloca's buffers and the allocator's
+//                               device-local ones: a block of the context's
+//                               cache (stream_ordered_block_cache.h), else
+//                               cuMemAllocAsync on the device's default
+//                               memory pool; given back at queue_dealloca
+//                               (or when the last reference goes), ordered
+//                               after all work submitted so far, to the
+//                               cache or with cuMemFreeAsync.
 // Every kind has a device address (device_pointer()) that kernels take.
 // Out-of-memory is RESOURCE_EXHAUSTED naming the size.
 #pragma once
@@ -55,8 +58,13 @@ class CudaBuffer final : public Buffer {
              size_t size)
       : Buffer(memory_type, usage, size), context_(std::move(context)), kind_(kind) {}
 
+  // Stream-ordered: gives the block to the context's cache, or to CUDA's
+  // pool when the cache is full.
+  void ReleaseBlock();
+
   Ref<CudaContext> context_;
   Kind kind_;
+  size_t block_size_ = 0;  // Stream-ordered: the rounded size allocated.
   CUdeviceptr device_pointer_ = 0;
   uint8_t* host_pointer_ = nullptr;  // Managed and pinned host memory.
   bool freed_ = false;

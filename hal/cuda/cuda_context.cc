@@ -43,6 +43,7 @@ CudaContext::~CudaContext() {
   const CudaSymbols& s = *symbols_;
   if (s.cuCtxSetCurrent(context_) == CUDA_SUCCESS) {
     if (stream_) {
+      for (CUdeviceptr block : block_cache_.TakeAll()) s.cuMemFreeAsync(block, stream_);
       s.cuStreamSynchronize(stream_);
       s.cuStreamDestroy(stream_);
     }

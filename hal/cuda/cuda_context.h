@@ -1,8 +1,8 @@
 // CudaContext: one GPU's CUDA state shared by every object of a CUDA device.
 //
 // It holds the driver symbols, the device's primary context, the one stream
-// the device's queue runs on, a pool of completion events and the device's
-// health. Buffers, executables, semaphores and command buffers keep a Ref to
+// the device's queue runs on, a pool of completion events, the cache of
+// freed stream-ordered memory and the device's health. Buffers, executables, semaphores and command buffers keep a Ref to
 // it, so the context outlives every object that uses it, whatever order an
 // application releases them in.
 //
@@ -22,6 +22,7 @@
 #include "base/ref.h"
 #include "base/result.h"
 #include "hal/cuda/cuda_symbols.h"
+#include "hal/cuda/stream_ordered_block_cache.h"
 
 namespace kiln::hal::cuda {
 
@@ -56,6 +57,10 @@ class CudaContext : public RefObject {
   }
   void MarkLost(const Status& status) const;
 
+  // Stream-ordered device memory that buffers gave back, for the next
+  // allocations (stream_ordered_block_cache.h); freed with the context.
+  StreamOrderedBlockCache& block_cache() const { return block_cache_; }
+
   // Completion events (CU_EVENT_DISABLE_TIMING), recycled.
   Result<CUevent> AcquireEvent() const;
   void ReleaseEvent(CUevent event) const;
@@ -73,6 +78,7 @@ class CudaContext : public RefObject {
   int max_shared_memory_optin_ = 0;
   bool supports_memory_pools_ = false;
 
+  mutable StreamOrderedBlockCache block_cache_;
   mutable std::mutex mutex_;
   mutable std::atomic<bool> lost_{false};
   mutable Status lost_status_;                // Guarded by mutex_.

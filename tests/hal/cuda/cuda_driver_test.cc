@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "hal/cpu/cpu_device.h"
+#include "hal/cuda/cuda_buffer.h"
 #include "hal/cuda/cuda_device.h"
 #include "hal/cuda/graph_command_buffer.h"
 #include "hal/trace.h"
@@ -36,6 +37,27 @@ std::vector<CudaExportSpec> TestExports() {
           {"reverse_blocks", "reverse_blocks", 64, {true, false}, 0, 64 * sizeof(float)}};
 }
 constexpr uint32_t kAddOne = 0, kMulAdd = 1, kReverse = 2;
+
+TEST(StreamOrderedBlockCacheTest, KeepsBlocksBySizeUpToItsLimit) {
+  EXPECT_EQ(StreamOrderedBlockCache::RoundSize(1), 512u);
+  EXPECT_EQ(StreamOrderedBlockCache::RoundSize(512), 512u);
+  EXPECT_EQ(StreamOrderedBlockCache::RoundSize(513), 1024u);
+  EXPECT_EQ(StreamOrderedBlockCache::RoundSize((1 << 20) + 1), (1u << 20) + (128u << 10));
+  StreamOrderedBlockCache cache;
+  EXPECT_EQ(cache.Take(512), 0u);
+  EXPECT_TRUE(cache.Give(0x1000, 512));
+  EXPECT_TRUE(cache.Give(0x2000, 512));
+  EXPECT_EQ(cache.Take(1024), 0u);  // Exact rounded sizes only.
+  EXPECT_EQ(cache.cached_bytes(), 1024u);
+  const CUdeviceptr a = cache.Take(512), b = cache.Take(512);
+  EXPECT_TRUE((a == 0x1000 && b == 0x2000) || (a == 0x2000 && b == 0x1000));
+  EXPECT_EQ(cache.Take(512), 0u);
+  // Beyond the limit the caller frees the block itself.
+  EXPECT_TRUE(cache.Give(0x3000, StreamOrderedBlockCache::kMaxCachedBytes));
+  EXPECT_FALSE(cache.Give(0x4000, 512));
+  EXPECT_EQ(cache.TakeAll(), std::vector<CUdeviceptr>{0x3000});
+  EXPECT_EQ(cache.cached_bytes(), 0u);
+}
 
 class CudaDriverTest : public ::testing::TestWithParam<bool> {
  protected:
@@ -433,6 +455,35 @@ TEST_P(CudaDriverTest, QueueAllocaAndDealloca) {
   ASSERT_TRUE(
       device_->QueueDealloca(Fence({{*semaphore, 2}}), Fence({{*semaphore, 3}}), *buffer).ok());
   EXPECT_TRUE((*semaphore)->Wait(3, std::chrono::seconds(20)).ok());
+}
+
+TEST_P(CudaDriverTest, ReleasedDeviceMemoryIsReusedInStreamOrder) {
+  // A function's results are allocated on every call: the block a released
+  // buffer held serves the next allocation of its rounded size, without
+  // CUDA, and work ordered after the release sees the new owner's data.
+  auto* cuda = static_cast<CudaDevice*>(device_.get());
+  StreamOrderedBlockCache& cache = cuda->context().block_cache();
+  const size_t cached_before = cache.cached_bytes();
+  Result<Ref<Buffer>> first = device_->allocator().Allocate({}, 4000);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  const CUdeviceptr address = CudaAllocationOf(**first, cuda->context())->device_pointer();
+  ASSERT_TRUE((*first)->WriteData(0, std::vector<uint8_t>(4000, 7)).ok());
+  *first = nullptr;
+  EXPECT_EQ(cache.cached_bytes(), cached_before + StreamOrderedBlockCache::RoundSize(4000));
+  // 3999 bytes round to the same block size.
+  Result<Ref<Buffer>> second = device_->allocator().Allocate({}, 3999);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(CudaAllocationOf(**second, cuda->context())->device_pointer(), address);
+  EXPECT_EQ(cache.cached_bytes(), cached_before);
+  EXPECT_EQ((*second)->byte_length(), 3999u);
+  ASSERT_TRUE((*second)->WriteData(0, std::vector<uint8_t>(3999, 9)).ok());
+  std::vector<uint8_t> read(3999);
+  ASSERT_TRUE((*second)->ReadData(0, read).ok());
+  EXPECT_EQ(read, std::vector<uint8_t>(3999, 9));
+  // Another size gets another block.
+  Result<Ref<Buffer>> third = device_->allocator().Allocate({}, 1 << 20);
+  ASSERT_TRUE(third.ok()) << third.status().ToString();
+  EXPECT_NE(CudaAllocationOf(**third, cuda->context())->device_pointer(), address);
 }
 
 TEST_P(CudaDriverTest, ModulesAreCachedPerDevice) {
