@@ -3,6 +3,7 @@
 namespace kiln::compiler {
 
 void registerDispatchPasses() {
+  mlir::registerPass([] { return createConvolutionsToMatmulsPass(); });
   mlir::registerPass([] { return createFormDispatchesPass(); });
   mlir::registerPass([] { return createSelectLibraryCallsPass(); });
   mlir::registerPass(createDistributeToWorkgroupsPass);

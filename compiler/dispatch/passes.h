@@ -1,6 +1,9 @@
 // The dispatch passes: from linalg on tensors in host functions to generated
 // executables (compiler/dispatch), in pipeline order:
 //
+//   --kiln-convolutions-to-matmuls   (with library calls) NCHW convolutions
+//       that a GEMM library does better as matmuls rewritten into them: 1x1
+//       directly, small outputs through im2col (convolutions_to_matmuls.cc).
 //   --kiln-form-dispatches           each linalg op left after elementwise
 //       fusion (with the producers that only make its outputs) into a
 //       hal.executable.source holding its kernel, and a flow.dispatch of it
@@ -23,6 +26,12 @@ namespace kiln::compiler {
 // `library_calls`: a contraction a library would take joins its consumer's
 // dispatch only when the library computes that consumer too (library_calls.h);
 // kiln-opt's option `library-calls`.
+// Output pixels (batch x height x width) up to which a strided or RxS
+// convolution becomes im2col + matmul (measured on the H100:
+// tests/benchmarks/README.md).
+constexpr int64_t kDefaultIm2colMaxPixels = 784;
+std::unique_ptr<mlir::Pass> createConvolutionsToMatmulsPass(
+    int64_t im2col_max_pixels = kDefaultIm2colMaxPixels);
 std::unique_ptr<mlir::Pass> createFormDispatchesPass(bool library_calls = false);
 std::unique_ptr<mlir::Pass> createSelectLibraryCallsPass(bool allow_tf32 = false);
 std::unique_ptr<mlir::Pass> createDistributeToWorkgroupsPass();

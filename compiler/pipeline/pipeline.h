@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "compiler/dispatch/passes.h"
 #include "mlir/Pass/PassManager.h"
 
 namespace kiln::compiler {
@@ -47,6 +48,11 @@ struct PipelineOptions {
   // cores (--allow-tf32).
   bool library_calls = true;
   bool allow_tf32 = false;
+  // With library calls: strided and RxS convolutions of at most this many
+  // output pixels become im2col + matmul (--im2col-max-pixels;
+  // compiler/dispatch/convolutions_to_matmuls.cc); 1x1 ones always do,
+  // unless it is negative.
+  int64_t im2col_max_pixels = kDefaultIm2colMaxPixels;
   // When set, executable objects are read through this instead of the file
   // system (the fuzzer's stand-in bytes).
   std::function<Result<std::vector<uint8_t>>(const std::string& path)> read_object = nullptr;

@@ -7,16 +7,24 @@
 // kernel: the two must agree on every device. On cuda the first runs the
 // library (kiln-dump-module lists the calls), on cpu oneDNN where the
 // driver has it; on vulkan both are generated kernels. Inputs are sines of
-// their indices, computed on the device.
+// their indices, computed on the device. By default the convolution (112
+// output pixels) becomes im2col + a GEMM library's matmul
+// (--kiln-convolutions-to-matmuls), whose epilogue stays a generated
+// kernel (its bias runs along the stored matrix's rows); with
+// --im2col-max-pixels=-1 it stays a convolution library's call.
 // RUN: %kiln-compile %s --iree-hal-target-backends=%target_backend -o %t.kmod
 // RUN: %kiln-check-module --device=%device --module=%t.kmod | FileCheck %s --check-prefix=CHECKS
-// RUN: %kiln-compile %s --iree-hal-target-backends=cuda -o %t.cuda.kmod
+// RUN: %kiln-compile %s --iree-hal-target-backends=%target_backend --im2col-max-pixels=-1 -o %t.conv.kmod
+// RUN: %kiln-check-module --device=%device --module=%t.conv.kmod | FileCheck %s --check-prefix=CHECKS
+// RUN: %kiln-compile %s --iree-hal-target-backends=cuda -o %t.im2col.kmod
+// RUN: %kiln-dump-module %t.im2col.kmod | FileCheck %s --check-prefix=IM2COL
+// RUN: %kiln-compile %s --iree-hal-target-backends=cuda --im2col-max-pixels=-1 -o %t.cuda.kmod
 // RUN: %kiln-dump-module %t.cuda.kmod | FileCheck %s --check-prefix=DUMP
 // RUN: %kiln-compile %s --iree-hal-target-backends=cuda --library-calls=false -o %t.generated.kmod
 // RUN: %kiln-dump-module %t.generated.kmod | FileCheck %s --check-prefix=GENERATED
-// RUN: %kiln-compile %s --iree-hal-target-backends=llvm-cpu -o %t.cpu.kmod
+// RUN: %kiln-compile %s --iree-hal-target-backends=llvm-cpu --im2col-max-pixels=-1 -o %t.cpu.kmod
 // RUN: %kiln-dump-module %t.cpu.kmod | FileCheck %s --check-prefix=CPUDUMP
-// RUN: %kiln-compile %s --iree-hal-target-backends=cuda --allow-tf32 -o %t.tf32.kmod
+// RUN: %kiln-compile %s --iree-hal-target-backends=cuda --allow-tf32 --im2col-max-pixels=-1 -o %t.tf32.kmod
 // RUN: %kiln-dump-module %t.tf32.kmod | FileCheck %s --check-prefix=TF32
 
 // CHECKS-NOT: FAILED
@@ -27,6 +35,8 @@
 // DUMP-DAG: cublasLt matmul 16x24x64 f32
 // DUMP-DAG: cuDNN conv 1x8x18x18 * 16x3x3 stride 2,1 dilation 1,2 f32 bias z relu
 // DUMP-DAG: cublasLt matmul 32x48x64 f16
+// IM2COL-DAG: cublasLt matmul 16x112x72 f32:
+// IM2COL-NOT: cuDNN
 // GENERATED-NOT: {{cublasLt|cuDNN}}
 // CPUDUMP-DAG: oneDNN matmul 64x128x96 f32 transpose_b bias relu
 // CPUDUMP-DAG: oneDNN conv 1x8x18x18 * 16x3x3 stride 2,1 dilation 1,2 f32 bias z relu

@@ -1,0 +1,187 @@
+// ConvolutionsToMatmuls (--kiln-convolutions-to-matmuls): NCHW convolutions
+// that a library takes become matmuls where a GEMM library does them far
+// better than a convolution library: every 1x1 convolution of stride 1 (a
+// matmul of the filter and the image as they are stored), and convolutions
+// whose output has few pixels (at most `im2col-max-pixels` over the batch),
+// through an im2col copy of the image.
+//
+// Why: at batch 1 the late layers of a CNN have a few dozen output pixels
+// and thousands of input channels. cuDNN's implicit-GEMM kernels tile the
+// pixels and the output channels and do not split the reduction, so a
+// ResNet-50 stage-4 convolution (512x3x3 filters over 7x7 pixels) keeps a
+// handful of the H100's 132 SMs busy: 170 µs for 0.23 GFLOP in f32
+// (--print_statistics on the lent H100). cuBLASLt splits the reduction of
+// the same product. The im2col copy it needs is at most a few hundred KB
+// at that size. (IREE's and TVM's GPU pipelines lower convolutions to
+// matmuls through im2col for the same reason.)
+//
+//   %y = linalg.conv_2d_nchw_fchw {strides = 1} ins(%x, %w : 1xCxHxW, KxCx1x1)
+//   ->
+//   %wc = tensor.collapse_shape %w [[0], [1, 2, 3]] : KxCx1x1 into KxC
+//   %y = linalg.generic (n, k, h, w, c): wc(k, c) * x(n, c, h, w) -> y(n, k, h, w)
+//
+//   and otherwise (R x S filters, strides, dilations)
+//   %xc = linalg.generic (n, c, r, s, p, q):
+//           x(n, c, p * sh + r * dh, q * sw + s * dw) -> xc(n, c, r, s, p, q)
+//   %y = linalg.generic (n, k, p, q, c, r, s):
+//           w(k, c, r, s) * xc(n, c, r, s, p, q) -> y(n, k, p, q)
+//
+// The contraction is a batched matmul to the library selection (the filter
+// one matrix for every image, the pixels one dimension and (c, r, s) the
+// reduction): library_calls.h. Its init is the convolution's (a fill of
+// zero), its result the same tensor, so the epilogue that followed the
+// convolution follows the matmul; a bias along the output channels is not
+// an epilogue a GEMM library fuses there (it broadcasts along the rows of
+// the stored matrix), so it stays a generated kernel. Runs only where
+// library calls are compiled (cuda, cpu targets), before dispatch
+// formation; a convolution the library would not take (kiln.library =
+// "none", too small, not static) is left as it is, and `kiln.library`
+// carries over to the matmul.
+#include "compiler/dialects/hal/hal_dialect.h"
+#include "compiler/dispatch/library_calls.h"
+#include "compiler/dispatch/passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/Pass.h"
+
+namespace kiln::compiler {
+namespace {
+
+using mlir::AffineExpr;
+using mlir::AffineMap;
+using mlir::Value;
+
+// The attribute's two values (strides, dilations), 1 when absent.
+std::pair<int64_t, int64_t> PairOf(mlir::DenseIntElementsAttr attr) {
+  if (!attr) return {1, 1};
+  auto values = attr.getValues<int64_t>();
+  return {values[0], values[1]};
+}
+
+// A multiply-accumulate body: out + a * b.
+void BuildMultiplyAdd(mlir::OpBuilder& b, mlir::Location loc, mlir::ValueRange args) {
+  Value product = b.create<mlir::arith::MulFOp>(loc, args[0], args[1]);
+  Value sum = b.create<mlir::arith::AddFOp>(loc, args[2], product);
+  b.create<mlir::linalg::YieldOp>(loc, sum);
+}
+
+// Rewrites `conv` (static, a library contraction) into a matmul, through
+// im2col unless its filter is 1x1 of stride 1. Returns false when it is
+// left as it is (too many output pixels for im2col).
+bool Rewrite(mlir::linalg::Conv2DNchwFchwOp conv, int64_t im2col_max_pixels) {
+  auto x_type = llvm::cast<mlir::RankedTensorType>(conv.getInputs()[0].getType());
+  auto w_type = llvm::cast<mlir::RankedTensorType>(conv.getInputs()[1].getType());
+  auto y_type = llvm::cast<mlir::RankedTensorType>(conv.getResult(0).getType());
+  const int64_t n = y_type.getDimSize(0), k = y_type.getDimSize(1), p = y_type.getDimSize(2),
+                q = y_type.getDimSize(3);
+  const int64_t c = w_type.getDimSize(1), r = w_type.getDimSize(2), s = w_type.getDimSize(3);
+  const auto [stride_h, stride_w] = PairOf(conv.getStrides());
+  const auto [dilation_h, dilation_w] = PairOf(conv.getDilations());
+  const bool pointwise = r == 1 && s == 1 && stride_h == 1 && stride_w == 1;
+  if (!pointwise && n * p * q > im2col_max_pixels) return false;
+
+  mlir::OpBuilder b(conv);
+  mlir::MLIRContext* context = conv.getContext();
+  const mlir::Location loc = conv.getLoc();
+  Value x = conv.getInputs()[0], w = conv.getInputs()[1], init = conv.getOutputs()[0];
+  auto par = mlir::utils::IteratorType::parallel;
+  auto red = mlir::utils::IteratorType::reduction;
+  auto d = [&](unsigned i) { return mlir::getAffineDimExpr(i, context); };
+  mlir::linalg::GenericOp matmul;
+  if (pointwise) {
+    // Loops (n, k, h, w, c).
+    Value filter = b.create<mlir::tensor::CollapseShapeOp>(
+        loc, mlir::RankedTensorType::get({k, c}, w_type.getElementType()), w,
+        llvm::ArrayRef<mlir::ReassociationIndices>{{0}, {1, 2, 3}});
+    llvm::SmallVector<AffineMap> maps = {
+        AffineMap::get(5, 0, {d(1), d(4)}, context),
+        AffineMap::get(5, 0, {d(0), d(4), d(2), d(3)}, context),
+        AffineMap::get(5, 0, {d(0), d(1), d(2), d(3)}, context)};
+    matmul = b.create<mlir::linalg::GenericOp>(loc, y_type, mlir::ValueRange{filter, x},
+                                               mlir::ValueRange{init}, maps,
+                                               llvm::ArrayRef{par, par, par, par, red},
+                                               BuildMultiplyAdd);
+  } else {
+    // im2col, loops (n, c, r, s, p, q).
+    auto columns_type =
+        mlir::RankedTensorType::get({n, c, r, s, p, q}, x_type.getElementType());
+    Value empty = b.create<mlir::tensor::EmptyOp>(loc, columns_type.getShape(),
+                                                  columns_type.getElementType());
+    llvm::SmallVector<AffineMap> copy_maps = {
+        AffineMap::get(6, 0,
+                       {d(0), d(1), d(4) * stride_h + d(2) * dilation_h,
+                        d(5) * stride_w + d(3) * dilation_w},
+                       context),
+        AffineMap::getMultiDimIdentityMap(6, context)};
+    auto columns = b.create<mlir::linalg::GenericOp>(
+        loc, columns_type, mlir::ValueRange{x}, mlir::ValueRange{empty}, copy_maps,
+        llvm::SmallVector<mlir::utils::IteratorType>(6, par),
+        [](mlir::OpBuilder& nb, mlir::Location nloc, mlir::ValueRange args) {
+          nb.create<mlir::linalg::YieldOp>(nloc, args[0]);
+        });
+    // Loops (n, k, p, q, c, r, s).
+    llvm::SmallVector<AffineMap> maps = {
+        AffineMap::get(7, 0, {d(1), d(4), d(5), d(6)}, context),
+        AffineMap::get(7, 0, {d(0), d(4), d(5), d(6), d(2), d(3)}, context),
+        AffineMap::get(7, 0, {d(0), d(1), d(2), d(3)}, context)};
+    matmul = b.create<mlir::linalg::GenericOp>(
+        loc, y_type, mlir::ValueRange{w, columns.getResult(0)}, mlir::ValueRange{init}, maps,
+        llvm::ArrayRef{par, par, par, par, red, red, red}, BuildMultiplyAdd);
+  }
+  if (mlir::Attribute choice = conv->getAttr("kiln.library")) {
+    matmul->setAttr("kiln.library", choice);
+  }
+  conv.getResult(0).replaceAllUsesWith(matmul.getResult(0));
+  conv.erase();
+  return true;
+}
+
+struct ConvolutionsToMatmulsPass
+    : mlir::PassWrapper<ConvolutionsToMatmulsPass, mlir::OperationPass<mlir::ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ConvolutionsToMatmulsPass)
+  ConvolutionsToMatmulsPass() = default;
+  ConvolutionsToMatmulsPass(const ConvolutionsToMatmulsPass& other) : PassWrapper(other) {}
+  explicit ConvolutionsToMatmulsPass(int64_t im2col_max_pixels) {
+    im2col_max_pixels_ = im2col_max_pixels;
+  }
+
+  llvm::StringRef getArgument() const override { return "kiln-convolutions-to-matmuls"; }
+  llvm::StringRef getDescription() const override {
+    return "Rewrites the NCHW convolutions a library takes into matmuls (1x1 of stride 1 "
+           "directly, small outputs through im2col), which a GEMM library does better";
+  }
+  void getDependentDialects(mlir::DialectRegistry& registry) const override {
+    registry.insert<mlir::arith::ArithDialect, mlir::linalg::LinalgDialect,
+                    mlir::tensor::TensorDialect>();
+  }
+  void runOnOperation() override {
+    llvm::SmallVector<mlir::linalg::Conv2DNchwFchwOp> convolutions;
+    getOperation().walk([&](mlir::linalg::Conv2DNchwFchwOp conv) {
+      // Only hosts' convolutions: a kernel inside an executable is already
+      // formed.
+      if (!conv->getParentOfType<HAL::ExecutableSourceOp>() &&
+          IsLibraryContraction(llvm::cast<mlir::linalg::LinalgOp>(conv.getOperation()))) {
+        convolutions.push_back(conv);
+      }
+    });
+    for (mlir::linalg::Conv2DNchwFchwOp conv : convolutions) Rewrite(conv, im2col_max_pixels_);
+  }
+
+ private:
+  Option<int64_t> im2col_max_pixels_{
+      *this, "im2col-max-pixels",
+      llvm::cl::desc("Largest output (batch x height x width) a strided or RxS convolution is "
+                     "rewritten for through im2col; 1x1 convolutions of stride 1 always are"),
+      llvm::cl::init(kDefaultIm2colMaxPixels)};
+};
+
+}  // namespace
+
+std::unique_ptr<mlir::Pass> createConvolutionsToMatmulsPass(int64_t im2col_max_pixels) {
+  return std::make_unique<ConvolutionsToMatmulsPass>(im2col_max_pixels);
+}
+
+}  // namespace kiln::compiler
