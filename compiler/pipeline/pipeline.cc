@@ -32,8 +32,10 @@ void BuildPipeline(mlir::OpPassManager& pm, const PipelineOptions& options) {
     return std::find(options.targets.begin(), options.targets.end(), name) != options.targets.end();
   };
   const bool library_calls = options.library_calls && (targeted("cuda") || targeted("cpu"));
-  if (library_calls && options.im2col_max_pixels >= 0) {
-    pm.addPass(createConvolutionsToMatmulsPass(options.im2col_max_pixels));
+  const int64_t im2col_max_pixels = options.im2col_max_pixels.value_or(
+      targeted("cuda") ? kCudaIm2colMaxPixels : kDefaultIm2colMaxPixels);
+  if (library_calls && im2col_max_pixels >= 0) {
+    pm.addPass(createConvolutionsToMatmulsPass(im2col_max_pixels));
   }
   pm.addPass(createFormDispatchesPass(library_calls));
   if (library_calls) pm.addPass(createSelectLibraryCallsPass(options.allow_tf32));

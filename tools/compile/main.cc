@@ -93,10 +93,11 @@ int Run(int argc, char** argv) {
       cl::desc("Let f32 library calls use TF32 tensor cores (about 10 mantissa bits; default: "
                "exact f32)"));
   static cl::opt<int64_t> im2col_max_pixels(
-      "im2col-max-pixels", cl::init(kiln::compiler::kDefaultIm2colMaxPixels),
+      "im2col-max-pixels",
       cl::desc("With library calls: strided or RxS convolutions with at most this many output "
                "pixels (batch x height x width) run as im2col + a GEMM library's matmul (1x1 "
-               "ones of stride 1 always do; 0: only those; negative: none)"));
+               "ones of stride 1 always do; 0: only those; negative: none). Default: every "
+               "convolution with the cuda target, else 784"));
   static cl::opt<std::string> module_name(
       "module-name", cl::desc("Module name (default: the module's @name, else 'module')"));
   static cl::opt<bool> strip_debug_info("strip-debug-info", cl::init(false),
@@ -129,7 +130,9 @@ int Run(int argc, char** argv) {
   options.pipeline.memoize_command_buffers = memoize;
   options.pipeline.library_calls = library_calls;
   options.pipeline.allow_tf32 = allow_tf32;
-  options.pipeline.im2col_max_pixels = im2col_max_pixels;
+  if (im2col_max_pixels.getNumOccurrences() > 0) {
+    options.pipeline.im2col_max_pixels = im2col_max_pixels.getValue();
+  }
   options.module_name = module_name;
   options.debug_locations = !strip_debug_info;
 
