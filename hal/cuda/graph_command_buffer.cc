@@ -35,6 +35,7 @@ void GraphCommandBuffer::DestroyGraph(Graph& g) {
   g.event_nodes.clear();
   g.span_names.clear();
   g.event_set = kNoEventSet;
+  g.slot_addresses.clear();
   // A rebuild starts from fresh captures.
   ClearCaptures();
 }
@@ -66,9 +67,13 @@ Status GraphCommandBuffer::EndImpl() {
   KILN_RETURN_IF_ERROR(CudaCommandBuffer::EndImpl());
   const utils::CommandList& list = command_list();
   uses_slots_.resize(list.size());
+  slot_masks_.assign(list.size(), 0);
   dispatch_count_ = 0;
   for (size_t c = 0; c < list.size(); ++c) {
     uses_slots_[c] = list.UsesSlots(list[c]);
+    list.ForEachRef(list[c], [&](const BufferRef& ref) {
+      if (ref.is_slot()) slot_masks_[c] |= SlotBit(ref.slot);
+    });
     dispatch_count_ += std::holds_alternative<utils::DispatchCommand>(list[c]);
   }
   captures_.resize(list.size());
@@ -102,6 +107,19 @@ bool GraphCommandBuffer::Resolve(Node& node, std::span<const Ref<Buffer>> table)
   node.memcpy.srcDevice = transfer.source;
   node.memcpy.dstDevice = transfer.target;
   return changed;
+}
+
+void GraphCommandBuffer::SlotAddresses(std::span<const Ref<Buffer>> table,
+                                       std::vector<CUdeviceptr>* out) {
+  out->resize(table.size());
+  for (size_t i = 0; i < table.size(); ++i) {
+    const Buffer* buffer = table[i].get();
+    // Validated at submit: a slot's buffer is this device's (CudaBuffer).
+    (*out)[i] = buffer == nullptr ? 0
+                                  : static_cast<const CudaBuffer*>(buffer->allocated_buffer())
+                                            ->device_pointer() +
+                                        buffer->byte_offset();
+  }
 }
 
 bool GraphCommandBuffer::ShapeChanged(const Graph& g, std::span<const Ref<Buffer>> table) const {
@@ -352,9 +370,20 @@ Status GraphCommandBuffer::Build(Graph& g, std::span<const Ref<Buffer>> table, s
 Status GraphCommandBuffer::Prepare(Graph& g, std::span<const Ref<Buffer>> table, size_t event_set) {
   const CudaSymbols& s = context().symbols();
   bool rebuild = !g.exec || (built_at_first_submit_ && ShapeChanged(g, table));
-  if (!rebuild && command_list().uses_slots()) {
+  // The nodes hold the addresses of the last table this graph ran: only
+  // those of the slots whose address changed (lengths were checked above)
+  // can change. A model called on the same input, output and arena patches
+  // nothing, one whose output alternates between two buffers one node.
+  SlotAddresses(table, &slot_scratch_);
+  uint64_t changed = 0;
+  for (size_t i = 0; i < slot_scratch_.size(); ++i) {
+    if (i >= g.slot_addresses.size() || slot_scratch_[i] != g.slot_addresses[i]) {
+      changed |= SlotBit(i);
+    }
+  }
+  if (!rebuild && changed != 0) {
     for (Node& node : g.nodes) {
-      if (!uses_slots_[node.command] || !Resolve(node, table)) continue;
+      if ((slot_masks_[node.command] & changed) == 0 || !Resolve(node, table)) continue;
       CUresult result = CUDA_SUCCESS;
       switch (node.kind) {
         case NodeKind::kKernel:
@@ -397,6 +426,7 @@ Status GraphCommandBuffer::Prepare(Graph& g, std::span<const Ref<Buffer>> table,
     }
   }
   if (rebuild) KILN_RETURN_IF_ERROR(Build(g, table, event_set));
+  g.slot_addresses.swap(slot_scratch_);
   return OkStatus();
 }
 

@@ -14,7 +14,8 @@
 // the slot's size may decide the length), at the first submit. Each submit of a reusable command
 // buffer resolves the binding table and patches, in the instantiated graph, only the nodes whose
 // addresses changed since the last launch (cuGraphExecKernelNodeSetParams; memset/memcpy nodes
-// likewise); the graph is rebuilt only if a slot's size changes what a fill or copy covers, or CUDA
+// likewise; nothing is resolved when every slot has the address it had, the
+// common case of a model called on the same input and output buffers); the graph is rebuilt only if a slot's size changes what a fill or copy covers, or CUDA
 // refuses a memset/memcpy patch (a different kind of memory). Patching never affects launches
 // already enqueued (CUDA's rule), so no wait is needed between submits.
 //
@@ -119,6 +120,10 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
     std::vector<std::string> span_names;
     size_t event_set = kNoEventSet;
     uint64_t instantiations = 0;
+    // The device address of each binding-table slot (its buffer's
+    // allocation plus offset; 0 for an empty slot) that the nodes hold:
+    // when a submit's table resolves to the same, no node changes.
+    std::vector<CUdeviceptr> slot_addresses;
   };
   static constexpr size_t kNoEventSet = ~size_t{0};
   // Timing events for one traced launch: event_nodes.size() of them.
@@ -143,6 +148,10 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   // Fills node's parameters for `table`; returns whether they differ from
   // what it held (for kernel nodes, only addresses can change).
   bool Resolve(Node& node, std::span<const Ref<Buffer>> table) const;
+  // The bit of slot `slot` in a slot mask.
+  static uint64_t SlotBit(size_t slot) { return uint64_t{1} << std::min<size_t>(slot, 63); }
+  // Each slot's address under `table` (Graph::slot_addresses).
+  static void SlotAddresses(std::span<const Ref<Buffer>> table, std::vector<CUdeviceptr>* out);
   // Whether a fill/copy covers a different byte count under `table` than in
   // `g` (which patching cannot change).
   bool ShapeChanged(const Graph& g, std::span<const Ref<Buffer>> table) const;
@@ -164,6 +173,9 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
 
   // Whether command `index` uses a binding-table slot (End).
   std::vector<bool> uses_slots_;
+  // Per command, the slots it uses as bits (slot i: bit min(i, 63)): a
+  // submit resolves again only the nodes of the slots whose address changed.
+  std::vector<uint64_t> slot_masks_;
   // Dispatch commands (End): those a traced graph times.
   size_t dispatch_count_ = 0;
 
@@ -177,6 +189,7 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   // The stream library calls are captured on (created at the first).
   CUstream capture_stream_ = nullptr;
   uint64_t patched_nodes_ = 0;
+  std::vector<CUdeviceptr> slot_scratch_;  // Prepare's, kept to spare allocations.
   uint64_t library_captures_ = 0;
 };
 
