@@ -3,7 +3,9 @@
 // better than a convolution library: every 1x1 convolution of stride 1 (a
 // matmul of the filter and the image as they are stored), and convolutions
 // whose output has few pixels (at most `im2col-max-pixels` over the batch),
-// through an im2col copy of the image.
+// through an im2col copy of the image. Where the image is a zero padding
+// (tensor.pad) of another, the copy reads through the padding: the padded
+// image is not made.
 //
 // Why: at batch 1 the late layers of a CNN have a few dozen output pixels
 // and thousands of input channels. cuDNN's implicit-GEMM kernels tile the
@@ -33,8 +35,8 @@
 // convolution follows the matmul; a bias along the output channels is not
 // an epilogue a GEMM library fuses there (it broadcasts along the rows of
 // the stored matrix), so it stays a generated kernel. Runs only where
-// library calls are compiled (cuda, cpu targets), before dispatch
-// formation; a convolution the library would not take (kiln.library =
+// library calls are compiled (cuda, cpu targets), before the tensor input
+// pipeline (which lowers tensor.pad into a copy of its own); a convolution the library would not take (kiln.library =
 // "none", too small, not static) is left as it is, and `kiln.library`
 // carries over to the matmul.
 #include "compiler/dialects/hal/hal_dialect.h"
@@ -44,6 +46,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
@@ -59,6 +62,81 @@ std::pair<int64_t, int64_t> PairOf(mlir::DenseIntElementsAttr attr) {
   if (!attr) return {1, 1};
   auto values = attr.getValues<int64_t>();
   return {values[0], values[1]};
+}
+
+// The zero padding of `x` on its spatial dimensions that im2col can read
+// through instead of a padded copy: x = tensor.pad(source) with a constant
+// zero and static low/high on H and W only. Null when x is not one.
+mlir::tensor::PadOp FoldablePad(Value x) {
+  auto pad = x.getDefiningOp<mlir::tensor::PadOp>();
+  if (!pad || !pad.getSourceType().hasStaticShape()) return nullptr;
+  Value padding = pad.getConstantPaddingValue();
+  if (!padding || !mlir::matchPattern(padding, mlir::m_AnyZeroFloat())) return nullptr;
+  llvm::ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+  if (low.size() != 4 || llvm::is_contained(low, mlir::ShapedType::kDynamic) ||
+      llvm::is_contained(high, mlir::ShapedType::kDynamic) || low[0] != 0 || low[1] != 0 ||
+      high[0] != 0 || high[1] != 0) {
+    return nullptr;
+  }
+  return pad;
+}
+
+// The im2col copy reading through a zero padding: each element of
+// xc[n, c, r, s, p, q] is source[n, c, h, w] at h = p * sh + r * dh - low_h
+// (w likewise) where that lies inside the source, else zero (the padded
+// copy the convolution read is not made).
+Value BuildPaddedColumns(mlir::OpBuilder& b, mlir::Location loc, mlir::tensor::PadOp pad,
+                         mlir::RankedTensorType columns_type, int64_t stride_h, int64_t stride_w,
+                         int64_t dilation_h, int64_t dilation_w) {
+  Value source = pad.getSource();
+  const int64_t height = pad.getSourceType().getDimSize(2);
+  const int64_t width = pad.getSourceType().getDimSize(3);
+  const int64_t low_h = pad.getStaticLow()[2], low_w = pad.getStaticLow()[3];
+  Value empty =
+      b.create<mlir::tensor::EmptyOp>(loc, columns_type.getShape(), columns_type.getElementType());
+  llvm::SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(6, b.getContext())};
+  auto body = [&](mlir::OpBuilder& nb, mlir::Location nloc, mlir::ValueRange args) {
+    auto index = [&](int64_t value) {
+      return nb.create<mlir::arith::ConstantIndexOp>(nloc, value).getResult();
+    };
+    auto loop = [&](unsigned dim) {
+      return nb.create<mlir::linalg::IndexOp>(nloc, dim).getResult();
+    };
+    // position * stride + window * dilation - low, and whether it is inside.
+    auto coordinate = [&](unsigned position, unsigned window, int64_t stride, int64_t dilation,
+                          int64_t low, int64_t extent, Value* inside) {
+      Value at = nb.create<mlir::arith::AddIOp>(
+          nloc, nb.create<mlir::arith::MulIOp>(nloc, loop(position), index(stride)),
+          nb.create<mlir::arith::MulIOp>(nloc, loop(window), index(dilation)));
+      at = nb.create<mlir::arith::SubIOp>(nloc, at, index(low));
+      Value above =
+          nb.create<mlir::arith::CmpIOp>(nloc, mlir::arith::CmpIPredicate::sge, at, index(0));
+      Value below =
+          nb.create<mlir::arith::CmpIOp>(nloc, mlir::arith::CmpIPredicate::slt, at, index(extent));
+      *inside = nb.create<mlir::arith::AndIOp>(nloc, above, below);
+      return at;
+    };
+    Value inside_h, inside_w;
+    Value h = coordinate(4, 2, stride_h, dilation_h, low_h, height, &inside_h);
+    Value w = coordinate(5, 3, stride_w, dilation_w, low_w, width, &inside_w);
+    Value inside = nb.create<mlir::arith::AndIOp>(nloc, inside_h, inside_w);
+    // Never read outside the source: the padding's positions read (0, 0).
+    Value zero_index = index(0);
+    Value safe_h = nb.create<mlir::arith::SelectOp>(nloc, inside, h, zero_index);
+    Value safe_w = nb.create<mlir::arith::SelectOp>(nloc, inside, w, zero_index);
+    Value element = nb.create<mlir::tensor::ExtractOp>(
+        nloc, source, mlir::ValueRange{loop(0), loop(1), safe_h, safe_w});
+    Value zero =
+        nb.create<mlir::arith::ConstantOp>(nloc, nb.getZeroAttr(columns_type.getElementType()));
+    nb.create<mlir::linalg::YieldOp>(
+        nloc, nb.create<mlir::arith::SelectOp>(nloc, inside, element, zero).getResult());
+  };
+  return b
+      .create<mlir::linalg::GenericOp>(
+          loc, columns_type, mlir::ValueRange{}, mlir::ValueRange{empty}, maps,
+          llvm::SmallVector<mlir::utils::IteratorType>(6, mlir::utils::IteratorType::parallel),
+          body)
+      .getResult(0);
 }
 
 // A multiply-accumulate body: out + a * b.
@@ -96,39 +174,43 @@ bool Rewrite(mlir::linalg::Conv2DNchwFchwOp conv, int64_t im2col_max_pixels) {
     Value filter = b.create<mlir::tensor::CollapseShapeOp>(
         loc, mlir::RankedTensorType::get({k, c}, w_type.getElementType()), w,
         llvm::ArrayRef<mlir::ReassociationIndices>{{0}, {1, 2, 3}});
-    llvm::SmallVector<AffineMap> maps = {
-        AffineMap::get(5, 0, {d(1), d(4)}, context),
-        AffineMap::get(5, 0, {d(0), d(4), d(2), d(3)}, context),
-        AffineMap::get(5, 0, {d(0), d(1), d(2), d(3)}, context)};
-    matmul = b.create<mlir::linalg::GenericOp>(loc, y_type, mlir::ValueRange{filter, x},
-                                               mlir::ValueRange{init}, maps,
-                                               llvm::ArrayRef{par, par, par, par, red},
-                                               BuildMultiplyAdd);
+    llvm::SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {d(1), d(4)}, context),
+                                         AffineMap::get(5, 0, {d(0), d(4), d(2), d(3)}, context),
+                                         AffineMap::get(5, 0, {d(0), d(1), d(2), d(3)}, context)};
+    matmul = b.create<mlir::linalg::GenericOp>(
+        loc, y_type, mlir::ValueRange{filter, x}, mlir::ValueRange{init}, maps,
+        llvm::ArrayRef{par, par, par, par, red}, BuildMultiplyAdd);
   } else {
     // im2col, loops (n, c, r, s, p, q).
-    auto columns_type =
-        mlir::RankedTensorType::get({n, c, r, s, p, q}, x_type.getElementType());
-    Value empty = b.create<mlir::tensor::EmptyOp>(loc, columns_type.getShape(),
-                                                  columns_type.getElementType());
-    llvm::SmallVector<AffineMap> copy_maps = {
-        AffineMap::get(6, 0,
-                       {d(0), d(1), d(4) * stride_h + d(2) * dilation_h,
-                        d(5) * stride_w + d(3) * dilation_w},
-                       context),
-        AffineMap::getMultiDimIdentityMap(6, context)};
-    auto columns = b.create<mlir::linalg::GenericOp>(
-        loc, columns_type, mlir::ValueRange{x}, mlir::ValueRange{empty}, copy_maps,
-        llvm::SmallVector<mlir::utils::IteratorType>(6, par),
-        [](mlir::OpBuilder& nb, mlir::Location nloc, mlir::ValueRange args) {
-          nb.create<mlir::linalg::YieldOp>(nloc, args[0]);
-        });
+    auto columns_type = mlir::RankedTensorType::get({n, c, r, s, p, q}, x_type.getElementType());
+    Value columns;
+    if (mlir::tensor::PadOp pad = FoldablePad(x)) {
+      columns =
+          BuildPaddedColumns(b, loc, pad, columns_type, stride_h, stride_w, dilation_h, dilation_w);
+    } else {
+      Value empty = b.create<mlir::tensor::EmptyOp>(loc, columns_type.getShape(),
+                                                    columns_type.getElementType());
+      llvm::SmallVector<AffineMap> copy_maps = {
+          AffineMap::get(6, 0,
+                         {d(0), d(1), d(4) * stride_h + d(2) * dilation_h,
+                          d(5) * stride_w + d(3) * dilation_w},
+                         context),
+          AffineMap::getMultiDimIdentityMap(6, context)};
+      auto copy = b.create<mlir::linalg::GenericOp>(
+          loc, columns_type, mlir::ValueRange{x}, mlir::ValueRange{empty}, copy_maps,
+          llvm::SmallVector<mlir::utils::IteratorType>(6, par),
+          [](mlir::OpBuilder& nb, mlir::Location nloc, mlir::ValueRange args) {
+            nb.create<mlir::linalg::YieldOp>(nloc, args[0]);
+          });
+      columns = copy.getResult(0);
+    }
     // Loops (n, k, p, q, c, r, s).
     llvm::SmallVector<AffineMap> maps = {
         AffineMap::get(7, 0, {d(1), d(4), d(5), d(6)}, context),
         AffineMap::get(7, 0, {d(0), d(4), d(5), d(6), d(2), d(3)}, context),
         AffineMap::get(7, 0, {d(0), d(1), d(2), d(3)}, context)};
     matmul = b.create<mlir::linalg::GenericOp>(
-        loc, y_type, mlir::ValueRange{w, columns.getResult(0)}, mlir::ValueRange{init}, maps,
+        loc, y_type, mlir::ValueRange{w, columns}, mlir::ValueRange{init}, maps,
         llvm::ArrayRef{par, par, par, par, red, red, red}, BuildMultiplyAdd);
   }
   if (mlir::Attribute choice = conv->getAttr("kiln.library")) {

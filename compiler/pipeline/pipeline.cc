@@ -27,16 +27,19 @@ void BuildPipeline(mlir::OpPassManager& pm, const PipelineOptions& options) {
   // producers fused into their consumers, then each linalg op left into a
   // dispatch of a generated kernel, tiled into workgroups and bufferized.
   // (Each touches only the functions and kernels that have tensors.)
-  pm.addPass(createTensorInputPass());
   auto targeted = [&](const char* name) {
     return std::find(options.targets.begin(), options.targets.end(), name) != options.targets.end();
   };
   const bool library_calls = options.library_calls && (targeted("cuda") || targeted("cpu"));
+  // Convolutions a GEMM library does better become matmuls before the
+  // input pipeline lowers a zero padding into its own copy: im2col reads
+  // through it instead.
   const int64_t im2col_max_pixels = options.im2col_max_pixels.value_or(
       targeted("cuda") ? kCudaIm2colMaxPixels : kDefaultIm2colMaxPixels);
   if (library_calls && im2col_max_pixels >= 0) {
     pm.addPass(createConvolutionsToMatmulsPass(im2col_max_pixels));
   }
+  pm.addPass(createTensorInputPass());
   pm.addPass(createFormDispatchesPass(library_calls));
   if (library_calls) pm.addPass(createSelectLibraryCallsPass(options.allow_tf32));
   pm.addPass(createDistributeToWorkgroupsPass());

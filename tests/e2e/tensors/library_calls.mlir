@@ -28,7 +28,7 @@
 // RUN: %kiln-dump-module %t.tf32.kmod | FileCheck %s --check-prefix=TF32
 
 // CHECKS-NOT: FAILED
-// CHECKS: [  PASSED  ] 6 tests.
+// CHECKS: [  PASSED  ] 7 tests.
 // DUMP-DAG: cublasLt matmul 64x128x96 f32 transpose_b bias relu
 // DUMP-DAG: cublasLt matmul 4x40x32x48 f32 transpose_a c
 // DUMP-DAG: cublasLt matmul 32x96x64 f32 bias gelu_tanh
@@ -509,6 +509,86 @@ func.func @conv_bias_residual_relu() {
     linalg.yield %r : f32
   } -> tensor<1x16x8x14xf32>
   check.expect_almost_eq(%lib, %gen, atol 1.0e-04) : tensor<1x16x8x14xf32>
+  return
+}
+
+// A convolution of an asymmetric zero padding: with library calls, im2col
+// reads through the padding (no padded copy); against the convolution of
+// the padded copy.
+func.func @padded_conv() {
+  %zero = arith.constant 0.0 : f32
+  %x_e = tensor.empty() : tensor<1x8x18x18xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%x_e : tensor<1x8x18x18xf32>) {
+  ^bb0(%o: f32):
+    %acc0 = arith.constant 0.6 : f32
+    %i0 = linalg.index 0 : index
+    %n0 = arith.index_cast %i0 : index to i32
+    %f0 = arith.sitofp %n0 : i32 to f32
+    %c0 = arith.constant 0.37 : f32
+    %m0 = arith.mulf %f0, %c0 : f32
+    %acc1 = arith.addf %acc0, %m0 : f32
+    %i1 = linalg.index 1 : index
+    %n1 = arith.index_cast %i1 : index to i32
+    %f1 = arith.sitofp %n1 : i32 to f32
+    %c1 = arith.constant 0.12100000000000001 : f32
+    %m1 = arith.mulf %f1, %c1 : f32
+    %acc2 = arith.addf %acc1, %m1 : f32
+    %i2 = linalg.index 2 : index
+    %n2 = arith.index_cast %i2 : index to i32
+    %f2 = arith.sitofp %n2 : i32 to f32
+    %c2 = arith.constant 0.276 : f32
+    %m2 = arith.mulf %f2, %c2 : f32
+    %acc3 = arith.addf %acc2, %m2 : f32
+    %i3 = linalg.index 3 : index
+    %n3 = arith.index_cast %i3 : index to i32
+    %f3 = arith.sitofp %n3 : i32 to f32
+    %c3 = arith.constant 0.065 : f32
+    %m3 = arith.mulf %f3, %c3 : f32
+    %acc4 = arith.addf %acc3, %m3 : f32
+    %s = math.sin %acc4 : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x18x18xf32>
+  %f_e = tensor.empty() : tensor<16x8x3x3xf32>
+  %f = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%f_e : tensor<16x8x3x3xf32>) {
+  ^bb0(%o: f32):
+    %acc0 = arith.constant 1.9 : f32
+    %i0 = linalg.index 0 : index
+    %n0 = arith.index_cast %i0 : index to i32
+    %f0 = arith.sitofp %n0 : i32 to f32
+    %c0 = arith.constant 0.37 : f32
+    %m0 = arith.mulf %f0, %c0 : f32
+    %acc1 = arith.addf %acc0, %m0 : f32
+    %i1 = linalg.index 1 : index
+    %n1 = arith.index_cast %i1 : index to i32
+    %f1 = arith.sitofp %n1 : i32 to f32
+    %c1 = arith.constant 0.12100000000000001 : f32
+    %m1 = arith.mulf %f1, %c1 : f32
+    %acc2 = arith.addf %acc1, %m1 : f32
+    %i2 = linalg.index 2 : index
+    %n2 = arith.index_cast %i2 : index to i32
+    %f2 = arith.sitofp %n2 : i32 to f32
+    %c2 = arith.constant 0.276 : f32
+    %m2 = arith.mulf %f2, %c2 : f32
+    %acc3 = arith.addf %acc2, %m2 : f32
+    %i3 = linalg.index 3 : index
+    %n3 = arith.index_cast %i3 : index to i32
+    %f3 = arith.sitofp %n3 : i32 to f32
+    %c3 = arith.constant 0.065 : f32
+    %m3 = arith.mulf %f3, %c3 : f32
+    %acc4 = arith.addf %acc3, %m3 : f32
+    %s = math.sin %acc4 : f32
+    linalg.yield %s : f32
+  } -> tensor<16x8x3x3xf32>
+  %padded = tensor.pad %x low[0, 0, 1, 2] high[0, 0, 2, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x18x18xf32> to tensor<1x8x21x21xf32>
+  %out_e = tensor.empty() : tensor<1x16x10x10xf32>
+  %lib_init = linalg.fill ins(%zero : f32) outs(%out_e : tensor<1x16x10x10xf32>) -> tensor<1x16x10x10xf32>
+  %lib = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%padded, %f : tensor<1x8x21x21xf32>, tensor<16x8x3x3xf32>) outs(%lib_init : tensor<1x16x10x10xf32>) -> tensor<1x16x10x10xf32>
+  %gen_init = linalg.fill ins(%zero : f32) outs(%out_e : tensor<1x16x10x10xf32>) -> tensor<1x16x10x10xf32>
+  %gen = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>, kiln.library = "none"} ins(%padded, %f : tensor<1x8x21x21xf32>, tensor<16x8x3x3xf32>) outs(%gen_init : tensor<1x16x10x10xf32>) -> tensor<1x16x10x10xf32>
+  check.expect_almost_eq(%lib, %gen, atol 1.0e-04) : tensor<1x16x10x10xf32>
   return
 }
 

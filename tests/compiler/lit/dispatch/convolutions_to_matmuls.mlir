@@ -81,3 +81,33 @@ func.func @kept(%x: tensor<1x64x14x14xf32>, %w: tensor<128x64x1x1xf32>, %small_x
   %by = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%big_x, %big_w : tensor<1x16x32x32xf32>, tensor<16x16x3x3xf32>) outs(%binit : tensor<1x16x30x30xf32>) -> tensor<1x16x30x30xf32>
   return %y, %sy, %by : tensor<1x128x14x14xf32>, tensor<1x2x4x4xf32>, tensor<1x16x30x30xf32>
 }
+
+// -----
+
+// A convolution of a zero padding: im2col reads the unpadded image at
+// p * 2 + r - 1 (q * 2 + s - 1), zero where that is outside it; the padded
+// copy is not read (and goes with the next canonicalization).
+
+// CHECK-LABEL: func.func @padded
+// CHECK-SAME: (%[[X:.+]]: tensor<1x4x7x7xf32>
+// CHECK: %[[EMPTY:.+]] = tensor.empty() : tensor<1x4x3x3x4x4xf32>
+// CHECK: %[[XC:.+]] = linalg.generic {{.*}} outs(%[[EMPTY]] : tensor<1x4x3x3x4x4xf32>)
+// CHECK-DAG: linalg.index 2 : index
+// CHECK-DAG: linalg.index 4 : index
+// CHECK: arith.cmpi sge
+// CHECK: arith.cmpi slt
+// CHECK: %[[V:.+]] = tensor.extract %[[X]]
+// CHECK: arith.select %{{.+}}, %[[V]], %{{.+}} : f32
+// CHECK: linalg.generic {{.*}} ins(%{{.+}}, %[[XC]] : tensor<8x4x3x3xf32>, tensor<1x4x3x3x4x4xf32>)
+// CALLS: kiln.library_call = {{{.*}}k = 36 : i64, kind = "matmul", m = 8 : i64, n = 16 : i64
+func.func @padded(%x: tensor<1x4x7x7xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x7x7xf32> to tensor<1x4x9x9xf32>
+  %e = tensor.empty() : tensor<1x8x4x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>, kiln.library = "always"} ins(%padded, %w : tensor<1x4x9x9xf32>, tensor<8x4x3x3xf32>) outs(%init : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  return %y : tensor<1x8x4x4xf32>
+}
