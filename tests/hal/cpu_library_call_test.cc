@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -526,6 +527,24 @@ TEST(CpuLibraryCallProbeTest, ThreadScopeSetsAndRestoresOpenMpThreads) {
     EXPECT_EQ(s.omp_get_max_threads(), 3);
   }
   EXPECT_EQ(s.omp_get_max_threads(), 5);
+}
+#endif
+
+#if defined(KILN_HAVE_ONEDNN)
+// Whether the process chose an OpenMP wait policy itself, read before any
+// test loads oneDNN.
+const bool kWaitPolicyChosen =
+    std::getenv("OMP_WAIT_POLICY") != nullptr || std::getenv("GOMP_SPINCOUNT") != nullptr;
+
+// oneDNN's OpenMP threads sleep between parallel regions instead of
+// spinning beside the device's workers (onednn_symbols.cc says why),
+// unless the process chose otherwise.
+TEST(CpuLibraryCallProbeTest, OpenMpThreadsWaitPassively) {
+  if (kWaitPolicyChosen) GTEST_SKIP() << "the environment sets an OpenMP wait policy";
+  KILN_REQUIRE_ONEDNN();
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  ASSERT_NE(policy, nullptr);
+  EXPECT_STREQ(policy, "PASSIVE");
 }
 #endif
 
