@@ -25,20 +25,18 @@
 
 namespace kiln::compiler {
 
+// Output pixels (batch x height x width) up to which a strided or RxS
+// convolution becomes im2col + matmul, by default: every one. Measured with
+// ResNet-50 (tests/benchmarks/README.md): on the H100 cuBLASLt after im2col
+// beats cuDNN on every layer (f32 and f16); on the CPU oneDNN's matmul after
+// im2col beats its convolution too (92-99 against 101-104 ms per call on the
+// 2-core machine with the 56x56 layers kept as convolutions).
+constexpr int64_t kDefaultIm2colMaxPixels = std::numeric_limits<int64_t>::max();
+std::unique_ptr<mlir::Pass> createConvolutionsToMatmulsPass(
+    int64_t im2col_max_pixels = kDefaultIm2colMaxPixels);
 // `library_calls`: a contraction a library would take joins its consumer's
 // dispatch only when the library computes that consumer too (library_calls.h);
 // kiln-opt's option `library-calls`.
-// Output pixels (batch x height x width) up to which a strided or RxS
-// convolution becomes im2col + matmul, by default. Measured with
-// ResNet-50 (tests/benchmarks/README.md): on the H100 cuBLASLt after im2col
-// beats cuDNN on every layer (f32 and f16), so with the cuda target every
-// convolution is rewritten; on the CPU oneDNN's convolution keeps the
-// stage-1 layers (3136 pixels), where the im2col copy costs more than it
-// saves.
-constexpr int64_t kDefaultIm2colMaxPixels = 784;
-constexpr int64_t kCudaIm2colMaxPixels = std::numeric_limits<int64_t>::max();
-std::unique_ptr<mlir::Pass> createConvolutionsToMatmulsPass(
-    int64_t im2col_max_pixels = kDefaultIm2colMaxPixels);
 std::unique_ptr<mlir::Pass> createFormDispatchesPass(bool library_calls = false);
 std::unique_ptr<mlir::Pass> createSelectLibraryCallsPass(bool allow_tf32 = false);
 std::unique_ptr<mlir::Pass> createDistributeToWorkgroupsPass();

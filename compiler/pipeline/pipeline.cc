@@ -34,10 +34,8 @@ void BuildPipeline(mlir::OpPassManager& pm, const PipelineOptions& options) {
   // Convolutions a GEMM library does better become matmuls before the
   // input pipeline lowers a zero padding into its own copy: im2col reads
   // through it instead.
-  const int64_t im2col_max_pixels = options.im2col_max_pixels.value_or(
-      targeted("cuda") ? kCudaIm2colMaxPixels : kDefaultIm2colMaxPixels);
-  if (library_calls && im2col_max_pixels >= 0) {
-    pm.addPass(createConvolutionsToMatmulsPass(im2col_max_pixels));
+  if (library_calls && options.im2col_max_pixels >= 0) {
+    pm.addPass(createConvolutionsToMatmulsPass(options.im2col_max_pixels));
   }
   pm.addPass(createTensorInputPass());
   pm.addPass(createFormDispatchesPass(library_calls));

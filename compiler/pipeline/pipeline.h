@@ -18,7 +18,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,9 +51,8 @@ struct PipelineOptions {
   // With library calls: strided and RxS convolutions of at most this many
   // output pixels become im2col + matmul (--im2col-max-pixels;
   // compiler/dispatch/convolutions_to_matmuls.cc); 1x1 ones always do,
-  // unless it is negative. Unset: kCudaIm2colMaxPixels where `targets`
-  // names cuda, else kDefaultIm2colMaxPixels.
-  std::optional<int64_t> im2col_max_pixels;
+  // unless it is negative.
+  int64_t im2col_max_pixels = kDefaultIm2colMaxPixels;
   // When set, executable objects are read through this instead of the file
   // system (the fuzzer's stand-in bytes).
   std::function<Result<std::vector<uint8_t>>(const std::string& path)> read_object = nullptr;

@@ -62,12 +62,17 @@ func.func @strided(%x: tensor<1x4x9x11xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<
 
 // -----
 
-// Convolutions a library would not take stay: marked "none", too small
-// (under kMinLibraryWork multiply-adds), and one whose output has more
-// pixels than im2col-max-pixels (784 by default: 30x30 here).
+// Convolutions a library would not take stay: marked "none" and too small
+// (under kMinLibraryWork multiply-adds). The third (900 output pixels)
+// becomes a matmul by default (every convolution), and stays one with
+// im2col-max-pixels=0.
 
 // CHECK-LABEL: func.func @kept
-// CHECK-COUNT-3: linalg.conv_2d_nchw_fchw
+// CHECK-COUNT-2: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// CHECK: tensor<1x16x3x3x30x30xf32>
+// POINTWISE-LABEL: func.func @kept
+// POINTWISE-COUNT-3: linalg.conv_2d_nchw_fchw
 func.func @kept(%x: tensor<1x64x14x14xf32>, %w: tensor<128x64x1x1xf32>, %small_x: tensor<1x2x4x4xf32>, %small_w: tensor<2x2x1x1xf32>, %big_x: tensor<1x16x32x32xf32>, %big_w: tensor<16x16x3x3xf32>) -> (tensor<1x128x14x14xf32>, tensor<1x2x4x4xf32>, tensor<1x16x30x30xf32>) {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x128x14x14xf32>
