@@ -196,6 +196,23 @@ Status OnednnCall::Execute(std::span<void* const> bindings, std::span<const size
 
 }  // namespace
 
+void AppendEpilogue(OnednnCallParams& params, int32_t addend, int32_t result,
+                    const dnnl_memory_desc_t& addend_desc, LibraryActivation activation) {
+  if (addend >= 0 && addend == result) {
+    // The result holds the addend already: dst = op(...) + bias + dst.
+    params.post_ops.push_back({OnednnPostOp::kSum});
+  } else if (addend >= 0) {
+    const int index = static_cast<int>(params.post_ops.size());
+    params.post_ops.push_back({OnednnPostOp::kBinaryAdd, dnnl_alg_kind_undef, addend_desc});
+    params.addend = static_cast<int>(params.operands.size());
+    params.operands.push_back(
+        {DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1, addend, addend_desc});
+  }
+  if (activation != LibraryActivation::kNone) {
+    params.post_ops.push_back({OnednnPostOp::kEltwise, EltwiseOf(activation)});
+  }
+}
+
 dnnl_alg_kind_t EltwiseOf(LibraryActivation activation) {
   switch (activation) {
     case LibraryActivation::kRelu:

@@ -70,6 +70,13 @@ struct OnednnCallParams {
 // The activation's eltwise algorithm (undef for none).
 dnnl_alg_kind_t EltwiseOf(LibraryActivation activation);
 
+// Appends the epilogue both calls share after the bias: the addend held by
+// binding `addend` (-1: none), added in place where it is the result's
+// binding `result` (oneDNN's sum post-op) and otherwise as a binary post-op
+// reading `addend_desc`; then the activation.
+void AppendEpilogue(OnednnCallParams& params, int32_t addend, int32_t result,
+                    const dnnl_memory_desc_t& addend_desc, LibraryActivation activation);
+
 // A plain memory descriptor of `dims` with `strides` (elements), f32.
 Result<dnnl_memory_desc_t> PlainDesc(const OnednnSymbols& s, std::vector<int64_t> dims,
                                      std::vector<int64_t> strides, const std::string& what);

@@ -52,17 +52,7 @@ Result<std::unique_ptr<CpuLibraryCall>> CreateOnednnConvolution(Ref<OnednnLibrar
       {DNNL_ARG_SRC, cv.x, x}, {DNNL_ARG_WEIGHTS, cv.filter, filter}, {DNNL_ARG_DST, cv.y, y}};
   params.result = 2;
   if (cv.bias >= 0) params.operands.push_back({DNNL_ARG_BIAS, cv.bias, bias});
-  if (cv.z >= 0 && cv.z == cv.y) {
-    params.post_ops.push_back({OnednnPostOp::kSum});
-  } else if (cv.z >= 0) {
-    const int index = static_cast<int>(params.post_ops.size());
-    params.post_ops.push_back({OnednnPostOp::kBinaryAdd, dnnl_alg_kind_undef, y});
-    params.addend = static_cast<int>(params.operands.size());
-    params.operands.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1, cv.z, y});
-  }
-  if (cv.activation != LibraryActivation::kNone) {
-    params.post_ops.push_back({OnednnPostOp::kEltwise, EltwiseOf(cv.activation)});
-  }
+  AppendEpilogue(params, cv.z, cv.y, y, cv.activation);
   return CreateOnednnCall(std::move(library), std::move(params));
 }
 

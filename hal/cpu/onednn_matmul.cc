@@ -54,19 +54,12 @@ Result<std::unique_ptr<CpuLibraryCall>> CreateOnednnMatmul(Ref<OnednnLibrary> li
       {DNNL_ARG_SRC, mm.a, a}, {DNNL_ARG_WEIGHTS, mm.b, b}, {DNNL_ARG_DST, mm.d, dst}};
   params.result = 2;
   if (mm.bias >= 0) params.operands.push_back({DNNL_ARG_BIAS, mm.bias, bias});
-  if (mm.c >= 0 && mm.c == mm.d) {
-    // D holds C already: dst = A·B + bias + dst.
-    params.post_ops.push_back({OnednnPostOp::kSum});
-  } else if (mm.c >= 0) {
-    KILN_ASSIGN_OR_RETURN(dnnl_memory_desc_t c, matrix(m, n, n, 1, mm.batch_stride_c, "(c)"));
-    const int index = static_cast<int>(params.post_ops.size());
-    params.post_ops.push_back({OnednnPostOp::kBinaryAdd, dnnl_alg_kind_undef, c});
-    params.addend = static_cast<int>(params.operands.size());
-    params.operands.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1, mm.c, c});
+  // C's own layout where it is not D (its batch stride may differ).
+  dnnl_memory_desc_t c = dst;
+  if (mm.c >= 0 && mm.c != mm.d) {
+    KILN_ASSIGN_OR_RETURN(c, matrix(m, n, n, 1, mm.batch_stride_c, "(c)"));
   }
-  if (mm.activation != LibraryActivation::kNone) {
-    params.post_ops.push_back({OnednnPostOp::kEltwise, EltwiseOf(mm.activation)});
-  }
+  AppendEpilogue(params, mm.c, mm.d, c, mm.activation);
   return CreateOnednnCall(std::move(library), std::move(params));
 }
 
