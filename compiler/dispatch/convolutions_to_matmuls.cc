@@ -36,9 +36,9 @@
 // an epilogue a GEMM library fuses there (it broadcasts along the rows of
 // the stored matrix), so it stays a generated kernel. Runs only where
 // library calls are compiled (cuda, cpu targets), before the tensor input
-// pipeline (which lowers tensor.pad into a copy of its own); a convolution the library would not take (kiln.library =
-// "none", too small, not static) is left as it is, and `kiln.library`
-// carries over to the matmul.
+// pipeline (which lowers tensor.pad into a copy of its own); a convolution the library would not
+// take (kiln.library = "none", too small, not static) is left as it is, and `kiln.library` carries
+// over to the matmul.
 #include "compiler/dialects/hal/hal_dialect.h"
 #include "compiler/dispatch/library_calls.h"
 #include "compiler/dispatch/passes.h"
@@ -93,63 +93,62 @@ Value BuildPaddedColumns(mlir::OpBuilder& b, mlir::Location loc, mlir::tensor::P
   const int64_t width = pad.getSourceType().getDimSize(3);
   const int64_t low_h = pad.getStaticLow()[2], low_w = pad.getStaticLow()[3];
   Value empty =
-      b.create<mlir::tensor::EmptyOp>(loc, columns_type.getShape(), columns_type.getElementType());
+      mlir::tensor::EmptyOp::create(b, loc, columns_type.getShape(), columns_type.getElementType());
   llvm::SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(6, b.getContext())};
   auto body = [&](mlir::OpBuilder& nb, mlir::Location nloc, mlir::ValueRange args) {
     auto index = [&](int64_t value) {
-      return nb.create<mlir::arith::ConstantIndexOp>(nloc, value).getResult();
+      return mlir::arith::ConstantIndexOp::create(nb, nloc, value).getResult();
     };
     auto loop = [&](unsigned dim) {
-      return nb.create<mlir::linalg::IndexOp>(nloc, dim).getResult();
+      return mlir::linalg::IndexOp::create(nb, nloc, dim).getResult();
     };
     // position * stride + window * dilation - low, and whether it is inside.
     auto coordinate = [&](unsigned position, unsigned window, int64_t stride, int64_t dilation,
                           int64_t low, int64_t extent, Value* inside) {
-      Value at = nb.create<mlir::arith::AddIOp>(
-          nloc, nb.create<mlir::arith::MulIOp>(nloc, loop(position), index(stride)),
-          nb.create<mlir::arith::MulIOp>(nloc, loop(window), index(dilation)));
-      at = nb.create<mlir::arith::SubIOp>(nloc, at, index(low));
+      Value at = mlir::arith::AddIOp::create(
+          nb, nloc, mlir::arith::MulIOp::create(nb, nloc, loop(position), index(stride)),
+          mlir::arith::MulIOp::create(nb, nloc, loop(window), index(dilation)));
+      at = mlir::arith::SubIOp::create(nb, nloc, at, index(low));
       Value above =
-          nb.create<mlir::arith::CmpIOp>(nloc, mlir::arith::CmpIPredicate::sge, at, index(0));
+          mlir::arith::CmpIOp::create(nb, nloc, mlir::arith::CmpIPredicate::sge, at, index(0));
       Value below =
-          nb.create<mlir::arith::CmpIOp>(nloc, mlir::arith::CmpIPredicate::slt, at, index(extent));
-      *inside = nb.create<mlir::arith::AndIOp>(nloc, above, below);
+          mlir::arith::CmpIOp::create(nb, nloc, mlir::arith::CmpIPredicate::slt, at, index(extent));
+      *inside = mlir::arith::AndIOp::create(nb, nloc, above, below);
       return at;
     };
     Value inside_h, inside_w;
     Value h = coordinate(4, 2, stride_h, dilation_h, low_h, height, &inside_h);
     Value w = coordinate(5, 3, stride_w, dilation_w, low_w, width, &inside_w);
-    Value inside = nb.create<mlir::arith::AndIOp>(nloc, inside_h, inside_w);
+    Value inside = mlir::arith::AndIOp::create(nb, nloc, inside_h, inside_w);
     // Never read outside the source: the padding's positions read (0, 0).
     Value zero_index = index(0);
-    Value safe_h = nb.create<mlir::arith::SelectOp>(nloc, inside, h, zero_index);
-    Value safe_w = nb.create<mlir::arith::SelectOp>(nloc, inside, w, zero_index);
-    Value element = nb.create<mlir::tensor::ExtractOp>(
-        nloc, source, mlir::ValueRange{loop(0), loop(1), safe_h, safe_w});
+    Value safe_h = mlir::arith::SelectOp::create(nb, nloc, inside, h, zero_index);
+    Value safe_w = mlir::arith::SelectOp::create(nb, nloc, inside, w, zero_index);
+    Value element = mlir::tensor::ExtractOp::create(
+        nb, nloc, source, mlir::ValueRange{loop(0), loop(1), safe_h, safe_w});
     Value zero =
-        nb.create<mlir::arith::ConstantOp>(nloc, nb.getZeroAttr(columns_type.getElementType()));
-    nb.create<mlir::linalg::YieldOp>(
-        nloc, nb.create<mlir::arith::SelectOp>(nloc, inside, element, zero).getResult());
+        mlir::arith::ConstantOp::create(nb, nloc, nb.getZeroAttr(columns_type.getElementType()));
+    mlir::linalg::YieldOp::create(
+        nb, nloc, mlir::arith::SelectOp::create(nb, nloc, inside, element, zero).getResult());
   };
-  return b
-      .create<mlir::linalg::GenericOp>(
-          loc, columns_type, mlir::ValueRange{}, mlir::ValueRange{empty}, maps,
-          llvm::SmallVector<mlir::utils::IteratorType>(6, mlir::utils::IteratorType::parallel),
-          body)
+  return mlir::linalg::GenericOp::create(
+             b, loc, columns_type, mlir::ValueRange{}, mlir::ValueRange{empty}, maps,
+             llvm::SmallVector<mlir::utils::IteratorType>(6, mlir::utils::IteratorType::parallel),
+             body)
       .getResult(0);
 }
 
 // A multiply-accumulate body: out + a * b.
 void BuildMultiplyAdd(mlir::OpBuilder& b, mlir::Location loc, mlir::ValueRange args) {
-  Value product = b.create<mlir::arith::MulFOp>(loc, args[0], args[1]);
-  Value sum = b.create<mlir::arith::AddFOp>(loc, args[2], product);
-  b.create<mlir::linalg::YieldOp>(loc, sum);
+  Value product = mlir::arith::MulFOp::create(b, loc, args[0], args[1]);
+  Value sum = mlir::arith::AddFOp::create(b, loc, args[2], product);
+  mlir::linalg::YieldOp::create(b, loc, sum);
 }
 
 // Rewrites `conv` (static, a library contraction) into a matmul, through
-// im2col unless its filter is 1x1 of stride 1. Returns false when it is
-// left as it is (too many output pixels for im2col).
-bool Rewrite(mlir::linalg::Conv2DNchwFchwOp conv, int64_t im2col_max_pixels) {
+// im2col unless its filter is 1x1 of stride 1; left as it is when im2col
+// would need more than `im2col_max_pixels` output pixels.
+void Rewrite(mlir::linalg::Conv2DNchwFchwOp conv, int64_t im2col_max_pixels) {
   auto x_type = llvm::cast<mlir::RankedTensorType>(conv.getInputs()[0].getType());
   auto w_type = llvm::cast<mlir::RankedTensorType>(conv.getInputs()[1].getType());
   auto y_type = llvm::cast<mlir::RankedTensorType>(conv.getResult(0).getType());
@@ -159,7 +158,7 @@ bool Rewrite(mlir::linalg::Conv2DNchwFchwOp conv, int64_t im2col_max_pixels) {
   const auto [stride_h, stride_w] = PairOf(conv.getStrides());
   const auto [dilation_h, dilation_w] = PairOf(conv.getDilations());
   const bool pointwise = r == 1 && s == 1 && stride_h == 1 && stride_w == 1;
-  if (!pointwise && n * p * q > im2col_max_pixels) return false;
+  if (!pointwise && n * p * q > im2col_max_pixels) return;
 
   mlir::OpBuilder b(conv);
   mlir::MLIRContext* context = conv.getContext();
@@ -171,14 +170,14 @@ bool Rewrite(mlir::linalg::Conv2DNchwFchwOp conv, int64_t im2col_max_pixels) {
   mlir::linalg::GenericOp matmul;
   if (pointwise) {
     // Loops (n, k, h, w, c).
-    Value filter = b.create<mlir::tensor::CollapseShapeOp>(
-        loc, mlir::RankedTensorType::get({k, c}, w_type.getElementType()), w,
+    Value filter = mlir::tensor::CollapseShapeOp::create(
+        b, loc, mlir::RankedTensorType::get({k, c}, w_type.getElementType()), w,
         llvm::ArrayRef<mlir::ReassociationIndices>{{0}, {1, 2, 3}});
     llvm::SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {d(1), d(4)}, context),
                                          AffineMap::get(5, 0, {d(0), d(4), d(2), d(3)}, context),
                                          AffineMap::get(5, 0, {d(0), d(1), d(2), d(3)}, context)};
-    matmul = b.create<mlir::linalg::GenericOp>(
-        loc, y_type, mlir::ValueRange{filter, x}, mlir::ValueRange{init}, maps,
+    matmul = mlir::linalg::GenericOp::create(
+        b, loc, y_type, mlir::ValueRange{filter, x}, mlir::ValueRange{init}, maps,
         llvm::ArrayRef{par, par, par, par, red}, BuildMultiplyAdd);
   } else {
     // im2col, loops (n, c, r, s, p, q).
@@ -188,19 +187,19 @@ bool Rewrite(mlir::linalg::Conv2DNchwFchwOp conv, int64_t im2col_max_pixels) {
       columns =
           BuildPaddedColumns(b, loc, pad, columns_type, stride_h, stride_w, dilation_h, dilation_w);
     } else {
-      Value empty = b.create<mlir::tensor::EmptyOp>(loc, columns_type.getShape(),
-                                                    columns_type.getElementType());
+      Value empty = mlir::tensor::EmptyOp::create(b, loc, columns_type.getShape(),
+                                                  columns_type.getElementType());
       llvm::SmallVector<AffineMap> copy_maps = {
           AffineMap::get(6, 0,
                          {d(0), d(1), d(4) * stride_h + d(2) * dilation_h,
                           d(5) * stride_w + d(3) * dilation_w},
                          context),
           AffineMap::getMultiDimIdentityMap(6, context)};
-      auto copy = b.create<mlir::linalg::GenericOp>(
-          loc, columns_type, mlir::ValueRange{x}, mlir::ValueRange{empty}, copy_maps,
+      auto copy = mlir::linalg::GenericOp::create(
+          b, loc, columns_type, mlir::ValueRange{x}, mlir::ValueRange{empty}, copy_maps,
           llvm::SmallVector<mlir::utils::IteratorType>(6, par),
           [](mlir::OpBuilder& nb, mlir::Location nloc, mlir::ValueRange args) {
-            nb.create<mlir::linalg::YieldOp>(nloc, args[0]);
+            mlir::linalg::YieldOp::create(nb, nloc, args[0]);
           });
       columns = copy.getResult(0);
     }
@@ -209,8 +208,8 @@ bool Rewrite(mlir::linalg::Conv2DNchwFchwOp conv, int64_t im2col_max_pixels) {
         AffineMap::get(7, 0, {d(1), d(4), d(5), d(6)}, context),
         AffineMap::get(7, 0, {d(0), d(4), d(5), d(6), d(2), d(3)}, context),
         AffineMap::get(7, 0, {d(0), d(1), d(2), d(3)}, context)};
-    matmul = b.create<mlir::linalg::GenericOp>(
-        loc, y_type, mlir::ValueRange{w, columns}, mlir::ValueRange{init}, maps,
+    matmul = mlir::linalg::GenericOp::create(
+        b, loc, y_type, mlir::ValueRange{w, columns}, mlir::ValueRange{init}, maps,
         llvm::ArrayRef{par, par, par, par, red, red, red}, BuildMultiplyAdd);
   }
   if (mlir::Attribute choice = conv->getAttr("kiln.library")) {
@@ -218,7 +217,6 @@ bool Rewrite(mlir::linalg::Conv2DNchwFchwOp conv, int64_t im2col_max_pixels) {
   }
   conv.getResult(0).replaceAllUsesWith(matmul.getResult(0));
   conv.erase();
-  return true;
 }
 
 struct ConvolutionsToMatmulsPass

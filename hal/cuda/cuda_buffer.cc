@@ -88,19 +88,16 @@ Result<Ref<CudaBuffer>> CudaBuffer::AllocateAsync(Ref<CudaContext> context,
   return buffer;
 }
 
-void CudaBuffer::ReleaseBlock() {
+CUresult CudaBuffer::ReleaseBlock() {
   freed_ = true;
-  if (context_->block_cache().Give(device_pointer_, block_size_)) return;
-  context_->symbols().cuMemFreeAsync(device_pointer_, context_->stream());
+  if (context_->block_cache().Give(device_pointer_, block_size_)) return CUDA_SUCCESS;
+  return context_->symbols().cuMemFreeAsync(device_pointer_, context_->stream());
 }
 
 Status CudaBuffer::FreeAsync() {
   if (kind_ != Kind::kStreamOrdered || freed_ || device_pointer_ == 0) return OkStatus();
   KILN_RETURN_IF_ERROR(context_->MakeCurrent());
-  freed_ = true;
-  if (context_->block_cache().Give(device_pointer_, block_size_)) return OkStatus();
-  return context_->Check(context_->symbols().cuMemFreeAsync(device_pointer_, context_->stream()),
-                         "queue_dealloca (cuMemFreeAsync)");
+  return context_->Check(ReleaseBlock(), "queue_dealloca (cuMemFreeAsync)");
 }
 
 CudaBuffer::~CudaBuffer() {

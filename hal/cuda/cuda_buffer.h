@@ -59,8 +59,8 @@ class CudaBuffer final : public Buffer {
       : Buffer(memory_type, usage, size), context_(std::move(context)), kind_(kind) {}
 
   // Stream-ordered: gives the block to the context's cache, or to CUDA's
-  // pool when the cache is full.
-  void ReleaseBlock();
+  // pool when the cache is full (CUDA's answer; CUDA_SUCCESS when cached).
+  CUresult ReleaseBlock();
 
   Ref<CudaContext> context_;
   Kind kind_;

@@ -58,7 +58,7 @@ bool GraphCommandBuffer::NeedsTableToBuild() const {
   for (size_t c = 0; c < list.size(); ++c) {
     const bool transfer = !std::holds_alternative<utils::DispatchCommand>(list[c]) &&
                           !std::holds_alternative<utils::BarrierCommand>(list[c]);
-    if ((transfer || PlanOf(c) != nullptr) && uses_slots_[c]) return true;
+    if ((transfer || PlanOf(c) != nullptr) && slot_masks_[c] != 0) return true;
   }
   return false;
 }
@@ -66,11 +66,9 @@ bool GraphCommandBuffer::NeedsTableToBuild() const {
 Status GraphCommandBuffer::EndImpl() {
   KILN_RETURN_IF_ERROR(CudaCommandBuffer::EndImpl());
   const utils::CommandList& list = command_list();
-  uses_slots_.resize(list.size());
   slot_masks_.assign(list.size(), 0);
   dispatch_count_ = 0;
   for (size_t c = 0; c < list.size(); ++c) {
-    uses_slots_[c] = list.UsesSlots(list[c]);
     list.ForEachRef(list[c], [&](const BufferRef& ref) {
       if (ref.is_slot()) slot_masks_[c] |= SlotBit(ref.slot);
     });
@@ -125,7 +123,7 @@ void GraphCommandBuffer::SlotAddresses(std::span<const Ref<Buffer>> table,
 bool GraphCommandBuffer::ShapeChanged(const Graph& g, std::span<const Ref<Buffer>> table) const {
   for (uint32_t c = 0; c < command_list().size(); ++c) {
     Transfer transfer;
-    if (!uses_slots_[c] || !TransferOf(c, table, &transfer)) continue;
+    if (slot_masks_[c] == 0 || !TransferOf(c, table, &transfer)) continue;
     if (transfer.length != g.built_lengths[c]) return true;
   }
   return false;

@@ -14,10 +14,10 @@
 // the slot's size may decide the length), at the first submit. Each submit of a reusable command
 // buffer resolves the binding table and patches, in the instantiated graph, only the nodes whose
 // addresses changed since the last launch (cuGraphExecKernelNodeSetParams; memset/memcpy nodes
-// likewise; nothing is resolved when every slot has the address it had, the
-// common case of a model called on the same input and output buffers); the graph is rebuilt only if a slot's size changes what a fill or copy covers, or CUDA
-// refuses a memset/memcpy patch (a different kind of memory). Patching never affects launches
-// already enqueued (CUDA's rule), so no wait is needed between submits.
+// likewise), resolving only the nodes of the slots whose address changed; the graph is rebuilt
+// only if a slot's size changes what a fill or copy covers, or CUDA refuses a memset/memcpy patch
+// (a different kind of memory). Patching never affects launches already enqueued (CUDA's rule),
+// so no wait is needed between submits.
 //
 // A dispatch that runs a library call (library_call.h) becomes a child-graph
 // node: the call is captured (cuStreamBeginCapture, thread-local mode, on a
@@ -171,10 +171,9 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   // A free timing event set (created when every one is lent).
   Result<size_t> AcquireEventSet();
 
-  // Whether command `index` uses a binding-table slot (End).
-  std::vector<bool> uses_slots_;
-  // Per command, the slots it uses as bits (slot i: bit min(i, 63)): a
-  // submit resolves again only the nodes of the slots whose address changed.
+  // Per command (End), the slots it uses as bits (slot i: bit min(i, 63);
+  // 0: none): a submit resolves again only the nodes of the slots whose
+  // address changed.
   std::vector<uint64_t> slot_masks_;
   // Dispatch commands (End): those a traced graph times.
   size_t dispatch_count_ = 0;
