@@ -36,7 +36,8 @@ Result<Ref<CpuDevice>> CpuDevice::Create(const CpuDeviceOptions& options) {
 CpuDevice::CpuDevice(DeviceProperties properties, std::unique_ptr<ThreadPool> pool,
                      const CpuDeviceOptions& options)
     : properties_(std::move(properties)),
-      libraries_(options.library_calls, properties_.thread_count, options.onednn_library),
+      libraries_(options.library_calls, properties_.thread_count, options.onednn_library,
+                 pool.get()),
       pool_(std::move(pool)) {
   queue_ = MakeRef<CpuQueue>(pool_.get(), pool_ != nullptr);
 }

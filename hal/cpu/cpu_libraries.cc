@@ -1,5 +1,6 @@
 #include "hal/cpu/cpu_libraries.h"
 
+#include "hal/cpu/thread_pool.h"
 #include "hal/utils/library_call_spec.h"
 #include "schemas/library_call_generated.h"
 #if defined(KILN_HAVE_ONEDNN)
@@ -31,8 +32,12 @@ constexpr const char* kNotBuilt =
 
 }  // namespace
 
-CpuLibraries::CpuLibraries(bool enabled, uint32_t thread_count, std::string onednn_path)
-    : enabled_(enabled), thread_count_(thread_count), onednn_path_(std::move(onednn_path)) {}
+CpuLibraries::CpuLibraries(bool enabled, uint32_t thread_count, std::string onednn_path,
+                           ThreadPool* pool)
+    : enabled_(enabled),
+      thread_count_(thread_count),
+      onednn_path_(std::move(onednn_path)),
+      pool_(pool) {}
 
 CpuLibraries::~CpuLibraries() = default;
 
@@ -40,6 +45,9 @@ const Result<Ref<OnednnLibrary>>& CpuLibraries::onednn() const {
   std::call_once(onednn_once_, [&] {
 #if defined(KILN_HAVE_ONEDNN)
     onednn_.emplace(OnednnLibrary::Load(thread_count_, onednn_path_.c_str()));
+    if (onednn_->ok() && pool_ != nullptr && (**onednn_)->symbols().gomp_parallel != nullptr) {
+      pool_->ShareOpenMpThreads((**onednn_)->symbols().gomp_parallel);
+    }
 #else
     onednn_.emplace(UnavailableError(kNotBuilt));
 #endif

@@ -30,12 +30,17 @@ struct LibraryCall;
 namespace kiln::hal::cpu {
 
 class OnednnLibrary;
+class ThreadPool;
 
 class CpuLibraries {
  public:
   // `thread_count`: the threads each call runs on (the device's workers).
   // `onednn_path`: the library to open (tests name an absent one).
-  CpuLibraries(bool enabled, uint32_t thread_count, std::string onednn_path = "libdnnl.so.2");
+  // `pool` (the device's, outliving this; null for a synchronous device):
+  // once oneDNN is loaded on OpenMP, the pool runs its jobs on OpenMP's
+  // threads too (ThreadPool::ShareOpenMpThreads says why).
+  CpuLibraries(bool enabled, uint32_t thread_count, std::string onednn_path = "libdnnl.so.2",
+               ThreadPool* pool = nullptr);
   ~CpuLibraries();
 
   bool enabled() const { return enabled_; }
@@ -61,6 +66,7 @@ class CpuLibraries {
   bool enabled_;
   uint32_t thread_count_;
   std::string onednn_path_;
+  ThreadPool* pool_;
   mutable std::once_flag onednn_once_;
   mutable std::optional<Result<Ref<OnednnLibrary>>> onednn_;
 };

@@ -11,22 +11,27 @@ namespace kiln::hal::cpu {
 
 namespace {
 
-// oneDNN runs its primitives on OpenMP (libgomp, loaded with it), whose
-// threads spin for a while after each parallel region by default. Here
-// they spin beside the cpu device's own workers, which run the generated
-// kernels between two library calls: on the lent 16-core machine those
-// kernels then took about 1 ms each, and on the 2-core development machine
-// ResNet-50 took 383 ms per call with spinning threads against 84 ms with
-// OMP_WAIT_POLICY=PASSIVE (GOMP_SPINCOUNT=10000: 112 ms). libgomp reads its
-// environment when it is loaded, so the policy is set before the first
-// dlopen, unless the process has chosen one (OMP_WAIT_POLICY or
+// oneDNN runs its primitives on OpenMP (libgomp, loaded with it), and the
+// cpu device then runs its generated kernels on the same threads
+// (ThreadPool::ShareOpenMpThreads). Between two parallel regions those
+// threads spin for GOMP_SPINCOUNT iterations before they sleep: libgomp's
+// default, 300000, keeps them burning the cores for about a millisecond
+// after every call, and sleeping at once (OMP_WAIT_POLICY=PASSIVE) makes
+// every dispatch of a model pay a wake-up of each thread. Measured on the
+// lent 16-core machine (ms per call, median of 5, two rounds, one run):
+// ResNet-50 17.9/17.9 passive, 15.5/17.0 at 30000, 17.4/14.5 at 300000,
+// 15.6/16.4 active; GPT-2 43.1/48.2, 40.8/40.0, 43.8/41.0, 49.7/44.8. libgomp
+// reads its environment when it is loaded, so the spin count is set before
+// the first dlopen, unless the process has chosen (OMP_WAIT_POLICY or
 // GOMP_SPINCOUNT set) or libgomp is already loaded, where it changes
 // nothing.
-void PreferPassiveOpenMpThreads() {
+inline constexpr char kOpenMpSpinCount[] = "30000";
+
+void PreferShortOpenMpSpin() {
   static std::once_flag once;
   std::call_once(once, [] {
     if (std::getenv("OMP_WAIT_POLICY") == nullptr && std::getenv("GOMP_SPINCOUNT") == nullptr) {
-      ::setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
+      ::setenv("GOMP_SPINCOUNT", kOpenMpSpinCount, /*overwrite=*/0);
     }
   });
 }
@@ -34,7 +39,7 @@ void PreferPassiveOpenMpThreads() {
 }  // namespace
 
 Result<Ref<OnednnSymbols>> OnednnSymbols::Load(const char* library_path) {
-  PreferPassiveOpenMpThreads();
+  PreferShortOpenMpSpin();
   Ref<OnednnSymbols> symbols = Ref<OnednnSymbols>::Adopt(new OnednnSymbols());
   KILN_ASSIGN_OR_RETURN(void* library,
                         OpenSharedLibrary(library_path, "the oneDNN library",
@@ -59,9 +64,12 @@ Result<Ref<OnednnSymbols>> OnednnSymbols::Load(const char* library_path) {
       reinterpret_cast<SetNumThreadsFn>(::dlsym(library, "omp_set_num_threads"));
   symbols->omp_get_max_threads =
       reinterpret_cast<GetMaxThreadsFn>(::dlsym(library, "omp_get_max_threads"));
-  if (symbols->omp_set_num_threads == nullptr || symbols->omp_get_max_threads == nullptr) {
+  symbols->gomp_parallel = reinterpret_cast<ParallelRegionFn>(::dlsym(library, "GOMP_parallel"));
+  if (symbols->omp_set_num_threads == nullptr || symbols->omp_get_max_threads == nullptr ||
+      symbols->gomp_parallel == nullptr) {
     symbols->omp_set_num_threads = nullptr;
     symbols->omp_get_max_threads = nullptr;
+    symbols->gomp_parallel = nullptr;
   }
   symbols->library_ = library;
   return symbols;

@@ -77,6 +77,16 @@ class OnednnSymbols : public RefObject {
   using GetMaxThreadsFn = int (*)();
   SetNumThreadsFn omp_set_num_threads = nullptr;
   GetMaxThreadsFn omp_get_max_threads = nullptr;
+  // The runtime's entry point that runs `fn(data)` on a team of
+  // `num_threads` threads (the calling thread among them) and returns when
+  // every one has: what GCC emits for `#pragma omp parallel`, a stable ABI
+  // of libgomp (and of LLVM's and Intel's OpenMP runtimes, which provide it
+  // for GCC-built code). The cpu device runs its generated kernels on the
+  // same threads through it (ThreadPool::ShareOpenMpThreads). Null with the
+  // two above.
+  using ParallelRegionFn = void (*)(void (*fn)(void*), void* data, unsigned num_threads,
+                                    unsigned flags);
+  ParallelRegionFn gomp_parallel = nullptr;
 
 #define KILN_ONEDNN_DECLARE_MEMBER(name) decltype(&::name) name = nullptr;
   KILN_ONEDNN_SYMBOLS(KILN_ONEDNN_DECLARE_MEMBER)

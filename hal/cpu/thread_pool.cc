@@ -39,6 +39,12 @@ void ThreadPool::Run(Job& job) {
   }
 }
 
+void ThreadPool::ShareOpenMpThreads(ParallelRegionFn parallel_region) {
+  // Under run_mutex_: a job in flight finishes on the threads it started on.
+  std::lock_guard<std::mutex> run_lock(run_mutex_);
+  parallel_region_.store(parallel_region, std::memory_order_release);
+}
+
 void ThreadPool::ParallelFor(uint64_t count, const std::function<bool(uint64_t)>& fn) {
   std::lock_guard<std::mutex> run_lock(run_mutex_);
   if (workers_.empty() || count <= 1) {
@@ -50,6 +56,11 @@ void ThreadPool::ParallelFor(uint64_t count, const std::function<bool(uint64_t)>
   Job job;
   job.fn = &fn;
   job.count = count;
+  if (ParallelRegionFn region = parallel_region_.load(std::memory_order_acquire)) {
+    // Returns once every team thread has left the job.
+    region(&RunOnTeamThread, &job, thread_count(), /*flags=*/0);
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     job_ = &job;

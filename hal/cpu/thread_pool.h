@@ -34,6 +34,24 @@ class ThreadPool {
 
   uint32_t thread_count() const { return static_cast<uint32_t>(workers_.size()) + 1; }
 
+  // From now on ParallelFor runs its jobs on the OpenMP runtime's threads:
+  // `parallel_region` (GOMP_parallel's ABI) starts a team of
+  // thread_count() threads, the caller among them, that take indices from
+  // the job as the pool's own workers would (which then stay asleep).
+  //
+  // Why: a device whose library calls run on OpenMP (Debian's oneDNN) would
+  // otherwise keep two sets of threads, one per core each, that take the
+  // cores from each other at every switch between a library call and a
+  // generated kernel: woken from sleep at every call if they wait
+  // passively, preempting each other if they spin. One set serves both, as
+  // one thread pool does in ONNX Runtime.
+  using ParallelRegionFn = void (*)(void (*fn)(void*), void* data, unsigned num_threads,
+                                    unsigned flags);
+  void ShareOpenMpThreads(ParallelRegionFn parallel_region);
+  bool shares_openmp_threads() const {
+    return parallel_region_.load(std::memory_order_acquire) != nullptr;
+  }
+
   // Calls `fn(i)` for every i in [0, count), in parallel, and returns when
   // all calls have returned. `fn` returns false to stop the loop early:
   // indices not yet started are skipped.
@@ -47,6 +65,7 @@ class ThreadPool {
     std::atomic<bool> stop{false};
   };
   static void Run(Job& job);
+  static void RunOnTeamThread(void* job) { Run(*static_cast<Job*>(job)); }
   void WorkerMain();
 
   std::mutex run_mutex_;  // Serializes ParallelFor.
@@ -58,6 +77,7 @@ class ThreadPool {
   uint32_t active_ = 0;      // Guarded by mutex_; workers still in the job.
   bool stopping_ = false;    // Guarded by mutex_.
   std::vector<std::thread> workers_;
+  std::atomic<ParallelRegionFn> parallel_region_{nullptr};
 };
 
 }  // namespace kiln::hal::cpu

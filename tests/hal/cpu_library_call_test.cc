@@ -6,16 +6,22 @@
 // is one oneDNN does not make (f16); malformed calls fail the load.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "flatbuffers/flatbuffers.h"
 #include "hal/cpu/cpu_device.h"
 #include "hal/cpu/cpu_driver.h"
 #include "hal/cpu/elf_loader.h"
+#include "hal/cpu/thread_pool.h"
 #include "schemas/executable_elf_generated.h"
 #include "schemas/library_call_generated.h"
 #include "tests/hal/elf_test_executable.h"
@@ -536,16 +542,50 @@ TEST(CpuLibraryCallProbeTest, ThreadScopeSetsAndRestoresOpenMpThreads) {
 const bool kWaitPolicyChosen =
     std::getenv("OMP_WAIT_POLICY") != nullptr || std::getenv("GOMP_SPINCOUNT") != nullptr;
 
-// oneDNN's OpenMP threads sleep between parallel regions instead of
-// spinning beside the device's workers (onednn_symbols.cc says why),
-// unless the process chose otherwise.
-TEST(CpuLibraryCallProbeTest, OpenMpThreadsWaitPassively) {
+// oneDNN's OpenMP threads spin briefly between parallel regions, neither
+// libgomp's millisecond nor not at all (onednn_symbols.cc says why), unless
+// the process chose otherwise.
+TEST(CpuLibraryCallProbeTest, OpenMpThreadsSpinBriefly) {
   if (kWaitPolicyChosen) GTEST_SKIP() << "the environment sets an OpenMP wait policy";
   KILN_REQUIRE_ONEDNN();
-  const char* policy = std::getenv("OMP_WAIT_POLICY");
-  ASSERT_NE(policy, nullptr);
-  EXPECT_STREQ(policy, "PASSIVE");
+  EXPECT_EQ(std::getenv("OMP_WAIT_POLICY"), nullptr);
+  const char* spin_count = std::getenv("GOMP_SPINCOUNT");
+  ASSERT_NE(spin_count, nullptr);
+  EXPECT_STREQ(spin_count, "30000");
 }
+// Debian's oneDNN runs on libgomp, whose parallel-region entry point the
+// device's pool then runs its jobs on: every index once, on several
+// threads at a time (each of four indices waits until all four started).
+TEST(CpuLibraryCallProbeTest, GeneratedKernelsCanRunOnOneDnnOpenMpThreads) {
+  KILN_REQUIRE_ONEDNN();
+  Result<Ref<cpu::OnednnSymbols>> symbols = cpu::OnednnSymbols::Load();
+  ASSERT_TRUE(symbols.ok()) << symbols.status().ToString();
+  ASSERT_NE((*symbols)->gomp_parallel, nullptr) << "oneDNN without OpenMP";
+  cpu::ThreadPool pool(4);
+  pool.ShareOpenMpThreads((*symbols)->gomp_parallel);
+  std::vector<std::atomic<int>> hits(5000);
+  pool.ParallelFor(hits.size(), [&](uint64_t i) {
+    hits[i].fetch_add(1);
+    return true;
+  });
+  for (auto& h : hits) ASSERT_EQ(h.load(), 1);
+  std::atomic<int> arrived{0};
+  std::mutex mutex;
+  std::set<std::thread::id> ids;
+  pool.ParallelFor(4, [&](uint64_t) {
+    arrived.fetch_add(1);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (arrived.load() < 4 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    ids.insert(std::this_thread::get_id());
+    return true;
+  });
+  EXPECT_EQ(arrived.load(), 4);
+  EXPECT_EQ(ids.size(), 4u);
+}
+
 #endif
 
 INSTANTIATE_TEST_SUITE_P(Devices, CpuLibraryCallTest, ::testing::Values(true, false),

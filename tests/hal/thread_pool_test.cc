@@ -1,5 +1,6 @@
 // The CPU driver's thread pool: every index runs once, work spreads over
-// threads, early stop, repeated jobs.
+// threads, early stop, repeated jobs, jobs run on another runtime's
+// parallel regions once shared.
 #include "hal/cpu/thread_pool.h"
 
 #include <gtest/gtest.h>
@@ -72,6 +73,47 @@ TEST(ThreadPoolTest, ManySmallJobsAndConcurrentCallers) {
   b.join();
   EXPECT_EQ(sum.load(), 2u * 200u * 10u);
   pool.ParallelFor(0, [](uint64_t) { return true; });
+}
+
+// A stand-in for GOMP_parallel: runs fn(data) on the caller and
+// num_threads - 1 threads of its own, and counts its regions.
+std::atomic<int> fake_regions{0};
+std::atomic<unsigned> fake_team_size{0};
+void FakeParallelRegion(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags) {
+  EXPECT_EQ(flags, 0u);
+  fake_regions.fetch_add(1);
+  fake_team_size.store(num_threads);
+  std::vector<std::thread> team;
+  for (unsigned t = 1; t < num_threads; ++t) team.emplace_back([&] { fn(data); });
+  fn(data);
+  for (std::thread& thread : team) thread.join();
+}
+
+TEST(ThreadPoolTest, RunsJobsOnSharedParallelRegions) {
+  ThreadPool pool(3);
+  EXPECT_FALSE(pool.shares_openmp_threads());
+  pool.ShareOpenMpThreads(&FakeParallelRegion);
+  EXPECT_TRUE(pool.shares_openmp_threads());
+  fake_regions.store(0);
+  for (int job = 0; job < 5; ++job) {
+    std::vector<std::atomic<int>> hits(777);
+    pool.ParallelFor(hits.size(), [&](uint64_t i) {
+      hits[i].fetch_add(1);
+      return true;
+    });
+    for (auto& h : hits) ASSERT_EQ(h.load(), 1);
+  }
+  EXPECT_EQ(fake_regions.load(), 5);
+  EXPECT_EQ(fake_team_size.load(), 3u);
+  // One index runs inline, without a region; an early stop still stops.
+  pool.ParallelFor(1, [](uint64_t) { return true; });
+  EXPECT_EQ(fake_regions.load(), 5);
+  std::atomic<int> ran{0};
+  pool.ParallelFor(10000, [&](uint64_t) {
+    ran.fetch_add(1);
+    return false;
+  });
+  EXPECT_LT(ran.load(), 10000);
 }
 
 }  // namespace
