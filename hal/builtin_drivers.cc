@@ -30,6 +30,7 @@ Status RegisterBuiltinDrivers(DriverRegistry& registry, const BuiltinDriverOptio
     cuda::CudaDeviceOptions device_options;
     device_options.use_streams = options.cuda_use_streams;
     device_options.library_calls = options.cuda_library_calls;
+    device_options.graph_cache = options.cuda_graph_cache;
     KILN_ASSIGN_OR_RETURN(Ref<cuda::CudaDriver> driver, cuda::CudaDriver::Create(device_options));
     return Ref<Driver>(std::move(driver));
   }));

@@ -20,6 +20,10 @@ struct BuiltinDriverOptions {
   // CUDA: run exports' library calls (cuBLASLt, cuDNN) where the library is
   // present (kiln-run-module --cuda_library_calls=false turns them off).
   bool cuda_library_calls = true;
+  // CUDA: keep the graphs of one-shot command buffers (functions with
+  // dynamic shapes) for the next of the same structure
+  // (--cuda_graph_cache=false builds one per submit).
+  bool cuda_graph_cache = true;
   // cpu: worker threads of the device (--task_topology_group_count, IREE's
   // name for the same); 0 = one per CPU this process may run on.
   uint32_t cpu_thread_count = 0;

@@ -29,14 +29,22 @@ CudaDevice::CudaDevice(Ref<CudaContext> context, DeviceProperties properties,
       allocator_(context),
       modules_(context),
       libraries_(context, options.library_calls),
+      graph_cache_(MakeRef<GraphCache>()),
       queue_(MakeRef<CudaQueue>(context)) {}
 
-CudaDevice::~CudaDevice() { queue_->Shutdown(); }
+CudaDevice::~CudaDevice() {
+  queue_->Shutdown();
+  // Command buffers that outlive the device keep the cache object, not the
+  // graphs (and executables) it holds.
+  graph_cache_->Clear();
+}
 
 Result<Ref<CommandBuffer>> CudaDevice::CreateCommandBuffer(CommandBufferMode mode) {
   KILN_RETURN_IF_ERROR(context_->health());
   if (options_.use_streams) return Ref<CommandBuffer>(MakeRef<StreamCommandBuffer>(context_, mode));
-  return Ref<CommandBuffer>(MakeRef<GraphCommandBuffer>(context_, mode));
+  // Without the cache one-shot command buffers build their graph at End.
+  return Ref<CommandBuffer>(MakeRef<GraphCommandBuffer>(
+      context_, mode, options_.graph_cache ? graph_cache_ : Ref<GraphCache>()));
 }
 
 Result<Ref<Executable>> CudaDevice::CreateExecutable(std::string_view format,

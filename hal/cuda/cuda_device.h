@@ -4,7 +4,10 @@
 // executables (cuda_executable.h, JIT-compiled once per device through the
 // module cache), command buffers recorded as CUDA graphs
 // (graph_command_buffer.h) or, with the streams option, as direct launches
-// (stream_command_buffer.h), and CudaSemaphores. Exports that carry a
+// (stream_command_buffer.h), and CudaSemaphores. One-shot graph command
+// buffers share the device's GraphCache (graph_cache.h): a function with
+// dynamic shapes that records one per call patches the graph a previous
+// call of the same structure left, instead of instantiating its own. Exports that carry a
 // library call run cuBLASLt or cuDNN where the device has them
 // (cuda_libraries.h). The queue (cuda_queue.h)
 // runs on one stream of the device's primary context.
@@ -22,6 +25,7 @@
 #include "hal/cuda/cuda_executable.h"
 #include "hal/cuda/cuda_libraries.h"
 #include "hal/cuda/cuda_queue.h"
+#include "hal/cuda/graph_cache.h"
 #include "hal/device.h"
 
 namespace kiln::hal::cuda {
@@ -34,13 +38,18 @@ struct CudaDeviceOptions {
   // convolution; library_call.h) through the library where it is present;
   // false runs every export's own kernel (--cuda_library_calls=false).
   bool library_calls = true;
+  // Keep one-shot command buffers' graphs in the device's GraphCache for the
+  // next one-shot command buffer of the same structure (graph_cache.h);
+  // false builds a graph per submit (--cuda_graph_cache=false).
+  bool graph_cache = true;
 };
 
 class CudaDevice final : public Device {
  public:
   static Result<Ref<CudaDevice>> Create(Ref<CudaSymbols> symbols, int ordinal,
                                         const CudaDeviceOptions& options);
-  // Fails the signals of submissions still waiting on the host.
+  // Fails the signals of submissions still waiting on the host, and
+  // destroys the cached one-shot graphs.
   ~CudaDevice() override;
 
   const DeviceProperties& properties() const override { return properties_; }
@@ -64,6 +73,9 @@ class CudaDevice final : public Device {
   const CudaContext& context() const { return *context_; }
   const CudaModuleCache& module_cache() const { return modules_; }
   const CudaLibraries& libraries() const { return libraries_; }
+  // One-shot command buffers' graphs by structure: statistics for tests and
+  // benchmarks (hits, misses, evictions, size).
+  const GraphCache& graph_cache() const { return *graph_cache_; }
 
  private:
   CudaDevice(Ref<CudaContext> context, DeviceProperties properties, CudaDeviceOptions options);
@@ -77,6 +89,8 @@ class CudaDevice final : public Device {
   CudaAllocator allocator_;
   CudaModuleCache modules_;
   CudaLibraries libraries_;
+  // Shared with the one-shot command buffers, which may outlive the device.
+  Ref<GraphCache> graph_cache_;
   Ref<CudaQueue> queue_;
 };
 

@@ -1,10 +1,34 @@
 #include "hal/cuda/graph_command_buffer.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "hal/utils/dispatch_spans.h"
 
 namespace kiln::hal::cuda {
+
+// What the GraphCache keeps of a one-shot command buffer's graph: the
+// instantiated graph with its nodes' last parameters, and the library-call
+// captures, which stay valid for whoever adopts the graph next (the
+// captures' workspace ids say whose workspace they use).
+struct GraphCommandBuffer::CachedGraph final : GraphCache::Entry {
+  explicit CachedGraph(Ref<const CudaContext> context) : context(std::move(context)) {}
+  ~CachedGraph() override {
+    // A launch still running keeps what it uses: CUDA frees an exec
+    // destroyed in flight when the launch completes.
+    if (!context->MakeCurrent().ok()) return;
+    const CudaSymbols& s = context->symbols();
+    if (graph.exec) s.cuGraphExecDestroy(graph.exec);
+    if (graph.graph) s.cuGraphDestroy(graph.graph);
+    for (std::vector<Capture>& cache : captures) {
+      for (Capture& capture : cache) s.cuGraphDestroy(capture.graph);
+    }
+  }
+
+  Ref<const CudaContext> context;
+  Graph graph;
+  std::vector<std::vector<Capture>> captures;  // Per command, as captures_.
+};
 
 GraphCommandBuffer::~GraphCommandBuffer() {
   DestroyGraph(plain_);
@@ -75,8 +99,15 @@ Status GraphCommandBuffer::EndImpl() {
     dispatch_count_ += std::holds_alternative<utils::DispatchCommand>(list[c]);
   }
   captures_.resize(list.size());
+  // A capture embeds the workspace's address: tagged so that only this
+  // command buffer reuses it once it travels with a cached graph. Without
+  // a cache captures never travel, and any tag will do.
+  workspace_id_ = 0;
+  if (workspace_bytes() != 0)
+    workspace_id_ = one_shot_cache_ ? one_shot_cache_->NewWorkspaceId() : 1;
   built_at_first_submit_ = NeedsTableToBuild();
-  if (built_at_first_submit_) return OkStatus();
+  // A one-shot graph comes from the cache, or is built, at the submit.
+  if (built_at_first_submit_ || one_shot_cache_) return OkStatus();
   // Slots (if any) get address 0 until the first submit patches them.
   return Build(plain_, {}, kNoEventSet);
 }
@@ -113,11 +144,25 @@ void GraphCommandBuffer::SlotAddresses(std::span<const Ref<Buffer>> table,
   for (size_t i = 0; i < table.size(); ++i) {
     const Buffer* buffer = table[i].get();
     // Validated at submit: a slot's buffer is this device's (CudaBuffer).
-    (*out)[i] = buffer == nullptr ? 0
-                                  : static_cast<const CudaBuffer*>(buffer->allocated_buffer())
-                                            ->device_pointer() +
-                                        buffer->byte_offset();
+    (*out)[i] = buffer == nullptr
+                    ? 0
+                    : static_cast<const CudaBuffer*>(buffer->allocated_buffer())->device_pointer() +
+                          buffer->byte_offset();
   }
+}
+
+bool GraphCommandBuffer::ResolveAdopted(Node& node, std::span<const Ref<Buffer>> table) const {
+  bool changed = Resolve(node, table);
+  if (node.kind != NodeKind::kKernel) return changed;
+  // The constants follow the bindings among the kernel's parameters
+  // (PackKernelParams).
+  const auto& dispatch = std::get<utils::DispatchCommand>(command_list()[node.command]);
+  size_t p = dispatch.bindings.count;
+  for (uint32_t constant : command_list().constants(dispatch)) {
+    changed |= node.values[p] != constant;
+    node.values[p++] = constant;
+  }
+  return changed;
 }
 
 bool GraphCommandBuffer::ShapeChanged(const Graph& g, std::span<const Ref<Buffer>> table) const {
@@ -160,7 +205,8 @@ Result<CUgraph> GraphCommandBuffer::CapturedLibraryCall(uint32_t command,
                                                         std::span<const Ref<Buffer>> table) {
   std::vector<Capture>& cache = captures_[command];
   for (size_t i = 0; i < cache.size(); ++i) {
-    if (!std::equal(addresses.begin(), addresses.end(), cache[i].addresses.begin(),
+    if (cache[i].workspace_id != workspace_id_ ||
+        !std::equal(addresses.begin(), addresses.end(), cache[i].addresses.begin(),
                     cache[i].addresses.end())) {
       continue;
     }
@@ -174,8 +220,8 @@ Result<CUgraph> GraphCommandBuffer::CapturedLibraryCall(uint32_t command,
     context().symbols().cuGraphDestroy(cache.back().graph);
     cache.pop_back();
   }
-  cache.insert(cache.begin(),
-               Capture{std::vector<uint64_t>(addresses.begin(), addresses.end()), graph});
+  cache.insert(cache.begin(), Capture{std::vector<uint64_t>(addresses.begin(), addresses.end()),
+                                      workspace_id_, graph});
   return graph;
 }
 
@@ -357,16 +403,37 @@ Status GraphCommandBuffer::Build(Graph& g, std::span<const Ref<Buffer>> table, s
   KILN_RETURN_IF_ERROR(
       context().Check(s.cuGraphInstantiateWithFlags(&g.exec, g.graph, 0),
                       traced ? "cuGraphInstantiate (the traced graph)" : "cuGraphInstantiate"));
-  ++g.instantiations;
+  ++(traced ? traced_instantiations_ : plain_instantiations_);
+  if (!traced) plain_node_count_ = g.nodes.size();
   g.event_set = event_set;
+  g.workspace_id = workspace_id_;
   // Uploading now keeps the first launch from paying for it.
   KILN_RETURN_IF_ERROR(
       context().Check(s.cuGraphUpload(g.exec, context().stream()), "cuGraphUpload"));
   return OkStatus();
 }
 
-Status GraphCommandBuffer::Prepare(Graph& g, std::span<const Ref<Buffer>> table, size_t event_set) {
+Result<CUresult> GraphCommandBuffer::SetNodeParams(Graph& g, Node& node,
+                                                   std::span<const Ref<Buffer>> table) {
   const CudaSymbols& s = context().symbols();
+  switch (node.kind) {
+    case NodeKind::kKernel:
+      return s.cuGraphExecKernelNodeSetParams(g.exec, node.node, &node.kernel);
+    case NodeKind::kMemset:
+      return s.cuGraphExecMemsetNodeSetParams(g.exec, node.node, &node.memset, context().context());
+    case NodeKind::kMemcpy:
+      return s.cuGraphExecMemcpyNodeSetParams(g.exec, node.node, &node.memcpy, context().context());
+    case NodeKind::kLibraryCall: {
+      KILN_ASSIGN_OR_RETURN(CUgraph child, CapturedLibraryCall(node.command, node.values, table));
+      // The exec node takes a copy of the child's nodes; the cache keeps
+      // the child for the next time these addresses come back.
+      return s.cuGraphExecChildGraphNodeSetParams(g.exec, node.node, child);
+    }
+  }
+  return CUDA_ERROR_INVALID_VALUE;  // Unreachable: every kind is handled.
+}
+
+Status GraphCommandBuffer::Prepare(Graph& g, std::span<const Ref<Buffer>> table, size_t event_set) {
   bool rebuild = !g.exec || (built_at_first_submit_ && ShapeChanged(g, table));
   // The nodes hold the addresses of the last table this graph ran: only
   // those of the slots whose address changed (lengths were checked above)
@@ -382,31 +449,12 @@ Status GraphCommandBuffer::Prepare(Graph& g, std::span<const Ref<Buffer>> table,
   if (!rebuild && changed != 0) {
     for (Node& node : g.nodes) {
       if ((slot_masks_[node.command] & changed) == 0 || !Resolve(node, table)) continue;
-      CUresult result = CUDA_SUCCESS;
-      switch (node.kind) {
-        case NodeKind::kKernel:
-          result = s.cuGraphExecKernelNodeSetParams(g.exec, node.node, &node.kernel);
-          break;
-        case NodeKind::kMemset:
-          result = s.cuGraphExecMemsetNodeSetParams(g.exec, node.node, &node.memset,
-                                                    context().context());
-          break;
-        case NodeKind::kMemcpy:
-          result = s.cuGraphExecMemcpyNodeSetParams(g.exec, node.node, &node.memcpy,
-                                                    context().context());
-          break;
-        case NodeKind::kLibraryCall: {
-          Result<CUgraph> child = CapturedLibraryCall(node.command, node.values, table);
-          if (!child.ok()) {
-            DestroyGraph(g);  // The node already holds the new addresses.
-            return child.status();
-          }
-          // The exec node takes a copy of the child's nodes; the cache keeps
-          // the child for the next time these addresses come back.
-          result = s.cuGraphExecChildGraphNodeSetParams(g.exec, node.node, *child);
-          break;
-        }
+      Result<CUresult> set = SetNodeParams(g, node, table);
+      if (!set.ok()) {
+        DestroyGraph(g);  // The node already holds the new addresses.
+        return set.status();
       }
+      const CUresult result = *set;
       if (result != CUDA_SUCCESS && !IsStickyError(result) && node.kind != NodeKind::kKernel) {
         // CUDA may refuse to move a memset/memcpy to another kind of memory,
         // or a library call whose capture has another topology.
@@ -428,7 +476,142 @@ Status GraphCommandBuffer::Prepare(Graph& g, std::span<const Ref<Buffer>> table,
   return OkStatus();
 }
 
+GraphCache::Key GraphCommandBuffer::StructureKey(std::span<const Ref<Buffer>> table) const {
+  // One kind word per command, then what a patch cannot change about its
+  // node. The kind words keep commands of different kinds from reading
+  // alike; barriers are their kind word only.
+  GraphCache::Key key;
+  const utils::CommandList& list = command_list();
+  for (uint32_t c = 0; c < list.size(); ++c) {
+    key.Add(list[c].index());
+    if (const auto* dispatch = std::get_if<utils::DispatchCommand>(&list[c])) {
+      // The executable and ordinal decide the kernel (function, block size,
+      // shared memory, parameter count) and the library call; whether the
+      // call was planned (or its kernel runs) is this command buffer's.
+      key.AddExecutable(dispatch->executable);
+      key.Add(uint64_t{dispatch->export_ordinal} << 1 | (PlanOf(c) != nullptr));
+      key.Add(uint64_t{dispatch->workgroup_count[0]} << 32 | dispatch->workgroup_count[1]);
+      key.Add(dispatch->workgroup_count[2]);
+      continue;
+    }
+    Transfer transfer;
+    if (!TransferOf(c, table, &transfer)) continue;  // A barrier.
+    // Memset/memcpy nodes cannot change length (and an empty transfer has
+    // no node); a memset's pattern is its value and element size.
+    key.Add(transfer.length);
+    if (transfer.fill) key.Add(uint64_t{transfer.pattern} << 32 | transfer.pattern_length);
+    // Nor the kind of memory they read and write: a node instantiated for
+    // device memory is not one for pinned host memory (a result read back)
+    // even where CUDA accepts the patch.
+    list.ForEachRef(list[c], [&](const BufferRef& ref) {
+      const utils::ResolvedRef resolved = utils::CommandList::Resolve(ref, table);
+      const auto* allocation =
+          resolved.buffer == nullptr
+              ? nullptr
+              : static_cast<const CudaBuffer*>(resolved.buffer->allocated_buffer());
+      key.Add(allocation == nullptr ? 0 : 1 + static_cast<uint64_t>(allocation->kind()));
+    });
+  }
+  return key;
+}
+
+void GraphCommandBuffer::DropForeignCaptures() {
+  const bool current = context().MakeCurrent().ok();
+  for (std::vector<Capture>& cache : captures_) {
+    std::erase_if(cache, [&](Capture& capture) {
+      if (capture.workspace_id == workspace_id_) return false;
+      if (current) context().symbols().cuGraphDestroy(capture.graph);
+      return true;
+    });
+  }
+}
+
+Result<bool> GraphCommandBuffer::PatchAdopted(Graph& g, std::span<const Ref<Buffer>> table) {
+  // Library-call nodes that run another workspace's captures are set to
+  // this command buffer's, whatever their addresses.
+  const bool foreign_captures = g.workspace_id != workspace_id_;
+  for (Node& node : g.nodes) {
+    const bool changed = ResolveAdopted(node, table);
+    if (!changed && !(foreign_captures && node.kind == NodeKind::kLibraryCall)) continue;
+    KILN_ASSIGN_OR_RETURN(const CUresult result, SetNodeParams(g, node, table));
+    if (result != CUDA_SUCCESS) {
+      // A lost device fails the submit; any other refusal (another kind of
+      // memory, a capture of another topology) means building afresh.
+      if (IsStickyError(result)) {
+        return context().Check(result, "patching a cached graph's node");
+      }
+      return false;
+    }
+    ++patched_nodes_;
+  }
+  g.workspace_id = workspace_id_;
+  return true;
+}
+
+bool GraphCommandBuffer::MayUseGraphCache(std::span<const Ref<Buffer>> table) const {
+  // CUDA accepts a memcpy or memset node patched to another pinned host or
+  // managed allocation, but the patched graph then faults or writes where
+  // the first allocation was (on the H100 and H200: kernels failing with
+  // CUDA_ERROR_LAUNCH_FAILED and segfaults in the e2e tests that read
+  // results back, in graph mode only). Device memory patches cleanly.
+  const utils::CommandList& list = command_list();
+  for (uint32_t c = 0; c < list.size(); ++c) {
+    if (std::holds_alternative<utils::DispatchCommand>(list[c])) continue;
+    bool host_memory = false;
+    list.ForEachRef(list[c], [&](const BufferRef& ref) {
+      const utils::ResolvedRef resolved = utils::CommandList::Resolve(ref, table);
+      if (resolved.buffer == nullptr) return;
+      const auto kind = static_cast<const CudaBuffer*>(resolved.buffer->allocated_buffer())->kind();
+      host_memory |= kind == CudaBuffer::Kind::kManaged || kind == CudaBuffer::Kind::kPinnedHost;
+    });
+    if (host_memory) return false;
+  }
+  return true;
+}
+
+Status GraphCommandBuffer::IssueOneShot(std::span<const Ref<Buffer>> table) {
+  KILN_RETURN_IF_ERROR(context().health());
+  KILN_RETURN_IF_ERROR(context().MakeCurrent());
+  if (!MayUseGraphCache(table)) {
+    // Built for this submit alone, and destroyed with the command buffer.
+    if (!plain_.exec) KILN_RETURN_IF_ERROR(Build(plain_, table, kNoEventSet));
+    if (plain_.nodes.empty()) return OkStatus();
+    return context().Check(context().symbols().cuGraphLaunch(plain_.exec, context().stream()),
+                           "cuGraphLaunch");
+  }
+  GraphCache::Key key = StructureKey(table);
+  if (std::unique_ptr<GraphCache::Entry> entry = one_shot_cache_->Take(key)) {
+    auto& cached = static_cast<CachedGraph&>(*entry);
+    // Nothing was built at End: plain_ and captures_ are empty. The entry
+    // is left empty, so destroying it destroys nothing adopted.
+    plain_ = std::exchange(cached.graph, Graph{});
+    captures_ = std::exchange(cached.captures, {});
+    DropForeignCaptures();
+    Result<bool> patched = PatchAdopted(plain_, table);
+    // Nodes already hold this submit's parameters: the graph is not
+    // reusable as it is. Built afresh below (or, on an error, never).
+    if (!patched.ok() || !*patched) DestroyGraph(plain_);
+    if (!patched.ok()) return patched.status();
+    adopted_cached_graph_ = *patched;
+    plain_node_count_ = plain_.nodes.size();
+  }
+  if (!plain_.exec) KILN_RETURN_IF_ERROR(Build(plain_, table, kNoEventSet));
+  if (!plain_.nodes.empty()) {
+    KILN_RETURN_IF_ERROR(context().Check(
+        context().symbols().cuGraphLaunch(plain_.exec, context().stream()), "cuGraphLaunch"));
+  }
+  // Patching never affects a launch already enqueued (CUDA's rule): the next
+  // command buffer of this structure may take the graph and patch it now.
+  auto cached = std::make_unique<CachedGraph>(Ref<const CudaContext>(&context()));
+  cached->graph = std::exchange(plain_, Graph{});
+  cached->captures =
+      std::exchange(captures_, std::vector<std::vector<Capture>>(command_list().size()));
+  one_shot_cache_->Put(std::move(key), std::move(cached));
+  return OkStatus();
+}
+
 Status GraphCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
+  if (one_shot_cache_) return IssueOneShot(binding_table);
   KILN_RETURN_IF_ERROR(Prepare(plain_, binding_table, kNoEventSet));
   if (plain_.nodes.empty()) return OkStatus();
   return context().Check(context().symbols().cuGraphLaunch(plain_.exec, context().stream()),

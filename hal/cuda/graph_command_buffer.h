@@ -9,15 +9,48 @@
 // when both groups have several), so the dispatches between two barriers
 // may run concurrently rather than as a chain.
 //
-// The graph is built and instantiated once: at End, or, when a fill or copy
-// uses a binding-table slot (CUDA checks memset/memcpy node addresses, and
-// the slot's size may decide the length), at the first submit. Each submit of a reusable command
-// buffer resolves the binding table and patches, in the instantiated graph, only the nodes whose
-// addresses changed since the last launch (cuGraphExecKernelNodeSetParams; memset/memcpy nodes
-// likewise), resolving only the nodes of the slots whose address changed; the graph is rebuilt
-// only if a slot's size changes what a fill or copy covers, or CUDA refuses a memset/memcpy patch
-// (a different kind of memory). Patching never affects launches already enqueued (CUDA's rule),
-// so no wait is needed between submits.
+// A reusable command buffer's graph is built and instantiated once: at End,
+// or, when a fill or copy uses a binding-table slot (CUDA checks
+// memset/memcpy node addresses, and the slot's size may decide the length),
+// at the first submit. Each submit resolves the binding table and patches,
+// in the instantiated graph, only the nodes whose addresses changed since
+// the last launch (cuGraphExecKernelNodeSetParams; memset/memcpy nodes
+// likewise; only the nodes of the slots whose address changed are resolved,
+// none when a model is called on the same input and output buffers); the
+// graph is rebuilt only if a slot's size changes what a fill or copy covers, or CUDA refuses a
+// memset/memcpy patch (a different kind of memory). Patching never affects launches already
+// enqueued (CUDA's rule), so no wait is needed between submits.
+//
+// One-shot command buffers (what a function with dynamic shapes records at
+// every call) take their graph from the device's GraphCache
+// (graph_cache.h) instead of building one each time. At its submit, a
+// one-shot command buffer derives its structure key (StructureKey): the
+// sequence of command kinds and barriers; for each dispatch the executable,
+// export ordinal, workgroup count and whether it runs a library call (the
+// call is the export's: executable and ordinal name it); for each fill,
+// copy or update its byte length, a fill's pattern and pattern size, and
+// the kind of memory (device, pool) of each buffer it reads or writes. A
+// command list whose fill, copy or update touches pinned host or managed
+// memory (a result read back) builds its own graph at its submit and never
+// shares it: CUDA accepts the patch of such a node to another allocation,
+// but the graph then faults (MayUseGraphCache).
+// Buffer addresses and dispatch constants are left out: patches change
+// them. On a hit it adopts the cached graph and patches every node whose
+// parameters differ from what the graph last ran (addresses of concrete
+// buffers and slots alike, and kernel constants: a dimension that changes
+// within one workgroup count is a patch, not a new graph); if CUDA refuses
+// a patch, the adopted graph is destroyed and a new one built. On a miss it
+// builds its graph as a reusable one would, with the submit's table. Once
+// launched, the graph goes back into the cache with its library-call
+// captures: patching never affects the launch just enqueued, so the next
+// command buffer of the structure may take it at once, and at most one
+// command buffer holds it (between taking and launching). A capture embeds
+// its command buffer's library-call workspace, so captures carry the
+// workspace id (GraphCache::NewWorkspaceId) of their maker: an adopter
+// whose workspace differs drops the others' captures and re-captures each
+// call into the adopted node (a patch); a command buffer without a
+// workspace (id 0) reuses captures of others without one. Without a cache
+// (none given) one-shot command buffers build at End like reusable ones.
 //
 // A dispatch that runs a library call (library_call.h) becomes a child-graph
 // node: the call is captured (cuStreamBeginCapture, thread-local mode, on a
@@ -33,7 +66,8 @@
 // the patch (the capture's topology differs), the graph is rebuilt. A call
 // using a slot is captured only with real addresses: such a graph is built
 // at the first submit. The cache is emptied whenever a graph is destroyed
-// (a rebuild, a failed patch), and with the command buffer.
+// (a rebuild, a failed patch), and with the command buffer; a one-shot
+// command buffer's captures go to the GraphCache with its graph instead.
 //
 // Traced submissions (IssueTraced; hal/trace.h) launch a second graph: the
 // same nodes and dependencies, plus an event-record node before and after
@@ -48,14 +82,18 @@
 // (cuGraphExecEventRecordNodeSetEvent) when the graph holds another set,
 // and lends it to the submission's CudaDispatchTimer, which gives it back
 // once it has read the times (cuda_dispatch_timer.h). Untraced submits
-// launch the plain graph only.
+// launch the plain graph only. A one-shot command buffer submitted traced
+// builds its traced graph only (never cached: tracing is for profiling,
+// where a build per call is acceptable).
 #pragma once
 
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "hal/cuda/cuda_command_buffer.h"
+#include "hal/cuda/graph_cache.h"
 
 namespace kiln::hal::cuda {
 
@@ -65,20 +103,30 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   // output buffers needs two, a few more cover ping-pong over several.
   static constexpr size_t kLibraryCaptureCacheSize = 4;
 
-  GraphCommandBuffer(Ref<CudaContext> context, CommandBufferMode mode)
-      : CudaCommandBuffer(std::move(context), mode) {}
+  // `graph_cache` (the device's; may be null) serves one-shot command
+  // buffers only.
+  GraphCommandBuffer(Ref<CudaContext> context, CommandBufferMode mode,
+                     Ref<GraphCache> graph_cache = nullptr)
+      : CudaCommandBuffer(std::move(context), mode),
+        one_shot_cache_(mode == CommandBufferMode::kOneShot ? std::move(graph_cache) : nullptr) {}
   ~GraphCommandBuffer() override;
 
   Status Issue(std::span<const Ref<Buffer>> binding_table) override;
   Status IssueTraced(std::span<const Ref<Buffer>> binding_table, CudaDispatchTimer& timer) override;
 
   // Statistics for tests and benchmarks.
-  // Builds (instantiations) of the plain graph and of the traced graph.
-  uint64_t instantiation_count() const { return plain_.instantiations; }
-  uint64_t traced_instantiation_count() const { return traced_.instantiations; }
-  // Nodes patched with new binding addresses, in either graph (a library
-  // call's node set to another capture counts as one; event nodes pointed
-  // at another event set do not count).
+  // Builds (instantiations) of the plain graph and of the traced graph by
+  // this command buffer (a one-shot command buffer that adopted a cached
+  // graph built nothing: 0).
+  uint64_t instantiation_count() const { return plain_instantiations_; }
+  uint64_t traced_instantiation_count() const { return traced_instantiations_; }
+  // Whether this one-shot command buffer ran a graph from the device's
+  // GraphCache (patched, not rebuilt).
+  bool adopted_cached_graph() const { return adopted_cached_graph_; }
+  // Nodes patched with new binding addresses (or, in an adopted one-shot
+  // graph, new kernel constants), in either graph (a library call's node
+  // set to another capture counts as one; event nodes pointed at another
+  // event set do not count).
   uint64_t patched_node_count() const { return patched_nodes_; }
   // Library calls captured into child graphs (cache misses), for either
   // graph.
@@ -87,8 +135,9 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   // flight at once, at most).
   size_t timing_event_set_count() const { return timing_sets_.size(); }
   // Nodes of the plain graph (its event-record nodes aside, the traced
-  // graph has as many).
-  size_t node_count() const { return plain_.nodes.size(); }
+  // graph has as many); for a one-shot command buffer, of the graph it
+  // launched, which has gone back to the cache.
+  size_t node_count() const { return plain_node_count_; }
 
  private:
   Status EndImpl() override;
@@ -119,11 +168,13 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
     std::vector<CUgraphNode> event_nodes;
     std::vector<std::string> span_names;
     size_t event_set = kNoEventSet;
-    uint64_t instantiations = 0;
     // The device address of each binding-table slot (its buffer's
     // allocation plus offset; 0 for an empty slot) that the nodes hold:
     // when a submit's table resolves to the same, no node changes.
     std::vector<CUdeviceptr> slot_addresses;
+    // The workspace id of the captures its library-call nodes run (a
+    // one-shot graph may have been built by another command buffer).
+    uint64_t workspace_id = 0;
   };
   static constexpr size_t kNoEventSet = ~size_t{0};
   // Timing events for one traced launch: event_nodes.size() of them.
@@ -131,11 +182,15 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
     std::vector<CUevent> events;
     bool lent = false;  // To a CudaDispatchTimer whose times are unread.
   };
-  // A library call's capture under some binding addresses.
+  // A library call's capture under some binding addresses, made with the
+  // workspace of the command buffer whose workspace id it carries.
   struct Capture {
     std::vector<uint64_t> addresses;
+    uint64_t workspace_id = 0;
     CUgraph graph = nullptr;  // Ours: nodes and execs take copies.
   };
+  // A one-shot graph in the GraphCache, with its captures (graph_command_buffer.cc).
+  struct CachedGraph;
 
   // Builds and instantiates `g` with `table`'s addresses; with event-record
   // nodes recording event set `event_set` when it is not kNoEventSet.
@@ -152,6 +207,30 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   static uint64_t SlotBit(size_t slot) { return uint64_t{1} << std::min<size_t>(slot, 63); }
   // Each slot's address under `table` (Graph::slot_addresses).
   static void SlotAddresses(std::span<const Ref<Buffer>> table, std::vector<CUdeviceptr>* out);
+  // Resolve for a graph another command buffer built: a kernel node's
+  // constants are resolved too.
+  bool ResolveAdopted(Node& node, std::span<const Ref<Buffer>> table) const;
+  // Gives node's resolved parameters to g.exec (a library-call node: the
+  // capture of its addresses, captured on a miss). CUDA's answer; a failed
+  // capture's status.
+  Result<CUresult> SetNodeParams(Graph& g, Node& node, std::span<const Ref<Buffer>> table);
+
+  // The one-shot path of Issue: a cached graph patched, or one built; then
+  // launched and given back to the cache.
+  Status IssueOneShot(std::span<const Ref<Buffer>> table);
+  // Whether this command list's graph may come from, and go to, the
+  // GraphCache: not when a fill, copy or update touches pinned host or
+  // managed memory (graph_command_buffer.cc says why).
+  bool MayUseGraphCache(std::span<const Ref<Buffer>> table) const;
+  // This command list's structure under `table` (the header comment says
+  // what it holds).
+  GraphCache::Key StructureKey(std::span<const Ref<Buffer>> table) const;
+  // Patches every node of adopted graph `g` whose parameters under `table`
+  // differ. False when CUDA refused a patch (not a lost device): the graph
+  // must be built afresh.
+  Result<bool> PatchAdopted(Graph& g, std::span<const Ref<Buffer>> table);
+  // Destroys the captures that embed another command buffer's workspace.
+  void DropForeignCaptures();
   // Whether a fill/copy covers a different byte count under `table` than in
   // `g` (which patching cannot change).
   bool ShapeChanged(const Graph& g, std::span<const Ref<Buffer>> table) const;
@@ -178,6 +257,14 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   // Dispatch commands (End): those a traced graph times.
   size_t dispatch_count_ = 0;
 
+  // The device's cache of one-shot graphs; null for reusable command
+  // buffers.
+  Ref<GraphCache> one_shot_cache_;
+  // Tags the library-call captures this command buffer makes (End): 0
+  // when it has no workspace, a device-unique number otherwise.
+  uint64_t workspace_id_ = 0;
+  bool adopted_cached_graph_ = false;
+
   Graph plain_;
   Graph traced_;
   // Per command: a library call's captures, most recently used first.
@@ -190,6 +277,9 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   uint64_t patched_nodes_ = 0;
   std::vector<CUdeviceptr> slot_scratch_;  // Prepare's, kept to spare allocations.
   uint64_t library_captures_ = 0;
+  uint64_t plain_instantiations_ = 0;
+  uint64_t traced_instantiations_ = 0;
+  size_t plain_node_count_ = 0;
 };
 
 }  // namespace kiln::hal::cuda

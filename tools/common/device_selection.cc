@@ -32,6 +32,10 @@ void AddDriverFlags(cxxopts::Options& flags) {
        "CUDA: run exports that carry a library call (cuBLASLt matmul, cuDNN convolution) "
        "through the library where it is present; false runs their generated kernels",
        cxxopts::value<bool>()->default_value("true"))  //
+      ("cuda_graph_cache",
+       "CUDA: keep the graphs of one-shot command buffers (functions with dynamic shapes) "
+       "for the next of the same structure; false builds a graph per call",
+       cxxopts::value<bool>()->default_value("true"))  //
       ("cpu_library_calls",
        "cpu: run exports that carry a library call (matmul, convolution) through oneDNN "
        "(libdnnl.so.2) where it is present; false runs their generated kernels",
@@ -44,6 +48,7 @@ void AddDriverFlags(cxxopts::Options& flags) {
 Status ReadDriverFlags(const cxxopts::ParseResult& result, hal::BuiltinDriverOptions* drivers) {
   drivers->cuda_use_streams = result["cuda_use_streams"].as<bool>();
   drivers->cuda_library_calls = result["cuda_library_calls"].as<bool>();
+  drivers->cuda_graph_cache = result["cuda_graph_cache"].as<bool>();
   drivers->cpu_library_calls = result["cpu_library_calls"].as<bool>();
   if (result.count("task_topology_group_count") > 1) {
     return InvalidArgumentError("--task_topology_group_count given more than once");

@@ -10,6 +10,7 @@
 #include "hal/cpu/cpu_device.h"
 #include "hal/cuda/cuda_buffer.h"
 #include "hal/cuda/cuda_device.h"
+#include "hal/cuda/graph_cache.h"
 #include "hal/cuda/graph_command_buffer.h"
 #include "hal/trace.h"
 #include "tests/hal/cuda/cuda_test_util.h"
@@ -59,6 +60,96 @@ TEST(StreamOrderedBlockCacheTest, KeepsBlocksBySizeUpToItsLimit) {
   EXPECT_EQ(cache.cached_bytes(), 0u);
 }
 
+// A cached graph in the GraphCache tests: counts its destruction.
+class CountedEntry : public GraphCache::Entry {
+ public:
+  CountedEntry(int id, std::vector<int>* destroyed) : id_(id), destroyed_(destroyed) {}
+  ~CountedEntry() override { destroyed_->push_back(id_); }
+  int id() const { return id_; }
+
+ private:
+  int id_;
+  std::vector<int>* destroyed_;
+};
+
+GraphCache::Key KeyOf(std::initializer_list<uint64_t> words) {
+  GraphCache::Key key;
+  for (uint64_t word : words) key.Add(word);
+  return key;
+}
+
+int IdOf(const std::unique_ptr<GraphCache::Entry>& entry) {
+  return entry ? static_cast<const CountedEntry&>(*entry).id() : -1;
+}
+
+TEST(GraphCacheTest, TakeRemovesTheGraphOfAnEqualKey) {
+  std::vector<int> destroyed;
+  GraphCache cache(4);
+  EXPECT_EQ(cache.Take(KeyOf({1, 2})), nullptr);
+  cache.Put(KeyOf({1, 2}), std::make_unique<CountedEntry>(7, &destroyed));
+  // Another structure (also a prefix of it) misses.
+  EXPECT_EQ(cache.Take(KeyOf({1, 3})), nullptr);
+  EXPECT_EQ(cache.Take(KeyOf({1})), nullptr);
+  std::unique_ptr<GraphCache::Entry> taken = cache.Take(KeyOf({1, 2}));
+  EXPECT_EQ(IdOf(taken), 7);
+  // Held by one taker at a time: a second Take of the structure misses.
+  EXPECT_EQ(cache.Take(KeyOf({1, 2})), nullptr);
+  GraphCache::Statistics statistics = cache.statistics();
+  EXPECT_EQ(statistics.hits, 1u);
+  EXPECT_EQ(statistics.misses, 4u);
+  EXPECT_EQ(statistics.size, 0u);
+  cache.Put(KeyOf({1, 2}), std::move(taken));
+  EXPECT_EQ(cache.statistics().size, 1u);
+  EXPECT_TRUE(destroyed.empty());
+  cache.Clear();
+  EXPECT_EQ(destroyed, std::vector<int>{7});
+  EXPECT_EQ(cache.statistics().size, 0u);
+}
+
+TEST(GraphCacheTest, EvictsTheLeastRecentlyUsedBeyondItsCapacity) {
+  std::vector<int> destroyed;
+  {
+    GraphCache cache(2);
+    cache.Put(KeyOf({1}), std::make_unique<CountedEntry>(1, &destroyed));
+    cache.Put(KeyOf({2}), std::make_unique<CountedEntry>(2, &destroyed));
+    // Taking and giving back 1 makes 2 the least recently used.
+    std::unique_ptr<GraphCache::Entry> one = cache.Take(KeyOf({1}));
+    ASSERT_EQ(IdOf(one), 1);
+    cache.Put(KeyOf({1}), std::move(one));
+    cache.Put(KeyOf({3}), std::make_unique<CountedEntry>(3, &destroyed));
+    EXPECT_EQ(destroyed, std::vector<int>{2});
+    EXPECT_EQ(cache.Take(KeyOf({2})), nullptr);
+    EXPECT_EQ(IdOf(cache.Take(KeyOf({3}))), 3);  // Destroyed here, taken and dropped.
+    const GraphCache::Statistics statistics = cache.statistics();
+    EXPECT_EQ(statistics.evictions, 1u);
+    EXPECT_EQ(statistics.size, 1u);
+  }
+  // The cache destroys what it keeps.
+  EXPECT_EQ(destroyed, (std::vector<int>{2, 3, 1}));
+}
+
+TEST(GraphCacheTest, KeepsEveryGraphOfOneStructureGivenBack) {
+  std::vector<int> destroyed;
+  GraphCache cache(4);
+  // Two command buffers of one structure built a graph each.
+  cache.Put(KeyOf({5}), std::make_unique<CountedEntry>(1, &destroyed));
+  cache.Put(KeyOf({5}), std::make_unique<CountedEntry>(2, &destroyed));
+  EXPECT_EQ(cache.statistics().size, 2u);
+  // The most recently given back first.
+  EXPECT_EQ(IdOf(cache.Take(KeyOf({5}))), 2);
+  EXPECT_EQ(IdOf(cache.Take(KeyOf({5}))), 1);
+  EXPECT_EQ(cache.Take(KeyOf({5})), nullptr);
+}
+
+TEST(GraphCacheTest, WorkspaceIdsAreDistinctAndNeverZero) {
+  GraphCache cache;
+  const uint64_t first = cache.NewWorkspaceId(), second = cache.NewWorkspaceId();
+  EXPECT_NE(first, 0u);
+  EXPECT_NE(second, 0u);
+  EXPECT_NE(first, second);
+  EXPECT_EQ(cache.capacity(), GraphCache::kDefaultCapacity);
+}
+
 class CudaDriverTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
@@ -78,6 +169,12 @@ class CudaDriverTest : public ::testing::TestWithParam<bool> {
     EXPECT_TRUE((*command_buffer)->Begin().ok());
     return *command_buffer;
   }
+
+  // The device's one-shot graph cache statistics (all zero with streams).
+  GraphCache::Statistics GraphCacheStatistics() const {
+    return static_cast<const CudaDevice&>(*device_).graph_cache().statistics();
+  }
+  bool graphs() const { return !GetParam(); }
 
   Ref<Device> device_;
   std::string ptx_;
@@ -568,6 +665,323 @@ TEST_P(CudaDriverTest, BufferOfAnotherDeviceIsRefused) {
   ASSERT_FALSE(submitted.ok());
   EXPECT_NE(submitted.message().find("slot 0 is a buffer of another device"), std::string::npos)
       << submitted.ToString();
+}
+
+// What a function with dynamic shapes records at every call: one-shot
+// command buffers of one structure on new buffers, with other constants and
+// other update bytes. The second and third adopt the graph the first built
+// and patch it: its concrete buffers' addresses, the kernel constants and
+// the update's staged source.
+TEST_P(CudaDriverTest, OneShotCommandBuffersOfOneStructureShareACachedGraph) {
+  const uint32_t n = 512;
+  Ref<Buffer> half = Upload(*device_, std::vector<float>(n, 0.5f));
+  struct Call {
+    std::vector<float> a;
+    float addend = 0;
+    std::vector<float> update;
+    Ref<Buffer> ab, cb, db;  // Made by `record` unless given.
+    Ref<CommandBuffer> command_buffer;
+  };
+  // c = -1; c = a * 0.5 + addend; c += 1; c[0, 4) = update; d = c.
+  auto record = [&](Call& call) {
+    if (!call.ab) {
+      call.ab = Upload(*device_, call.a);
+      call.cb = Upload(*device_, std::vector<float>(n, 0.0f));
+      call.db = Upload(*device_, std::vector<float>(n, 0.0f));
+    }
+    call.command_buffer = NewCommandBuffer();
+    CommandBuffer& cb = *call.command_buffer;
+    ASSERT_TRUE(cb.FillBuffer(BufferRef::Of(call.cb), FloatBits(-1.0f), 4).ok());
+    ASSERT_TRUE(cb.ExecutionBarrier().ok());
+    const uint32_t mul_constants[] = {n, FloatBits(call.addend)};
+    const BufferRef mul_bindings[] = {BufferRef::Of(call.ab), BufferRef::Of(half),
+                                      BufferRef::Of(call.cb)};
+    ASSERT_TRUE(cb.Dispatch(executable_, kMulAdd, {2, 1, 1}, mul_constants, mul_bindings).ok());
+    ASSERT_TRUE(cb.ExecutionBarrier().ok());
+    const uint32_t add_constants[] = {n};
+    const BufferRef add_bindings[] = {BufferRef::Of(call.cb)};
+    ASSERT_TRUE(cb.Dispatch(executable_, kAddOne, {2, 1, 1}, add_constants, add_bindings).ok());
+    ASSERT_TRUE(cb.ExecutionBarrier().ok());
+    const std::span<const uint8_t> update(reinterpret_cast<const uint8_t*>(call.update.data()),
+                                          call.update.size() * sizeof(float));
+    ASSERT_TRUE(cb.UpdateBuffer(update, BufferRef::Of(call.cb, 0, update.size())).ok());
+    ASSERT_TRUE(cb.ExecutionBarrier().ok());
+    ASSERT_TRUE(cb.CopyBuffer(BufferRef::Of(call.cb), BufferRef::Of(call.db), kWholeBuffer).ok());
+    ASSERT_TRUE(cb.End().ok());
+  };
+  auto expect_results = [&](const Call& call) {
+    std::vector<float> expected(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      expected[i] = i < 4 ? call.update[i] : call.a[i] * 0.5f + call.addend + 1.0f;
+    }
+    EXPECT_EQ(Download(*call.cb), expected);
+    EXPECT_EQ(Download(*call.db), expected);
+  };
+  std::vector<Call> calls(3);
+  for (uint32_t i = 0; i < n; ++i) {
+    calls[0].a.push_back(static_cast<float>(i));
+    calls[1].a.push_back(static_cast<float>(2 * i));
+  }
+  calls[0].addend = 3.0f;
+  calls[0].update = {1, 2, 3, 4};
+  calls[1].addend = 5.0f;
+  calls[1].update = {5, 6, 7, 8};
+  // The third runs on the second's buffers: only the dispatch's constant
+  // and the update's bytes differ.
+  calls[2].a = calls[1].a;
+  calls[2].addend = 7.0f;
+  calls[2].update = {9, 10, 11, 12};
+  for (size_t c = 0; c < calls.size(); ++c) {
+    SCOPED_TRACE("call " + std::to_string(c));
+    if (c == 2) {
+      calls[2].ab = calls[1].ab;
+      calls[2].cb = calls[1].cb;
+      calls[2].db = calls[1].db;
+    }
+    record(calls[c]);
+    ASSERT_TRUE(calls[c].command_buffer->is_ended());
+    Status ran = SubmitAndWait(*device_, calls[c].command_buffer);
+    ASSERT_TRUE(ran.ok()) << ran.ToString();
+    expect_results(calls[c]);
+    if (!graphs()) continue;
+    const GraphCache::Statistics statistics = GraphCacheStatistics();
+    EXPECT_EQ(statistics.misses, 1u);
+    EXPECT_EQ(statistics.hits, c);
+    EXPECT_EQ(statistics.size, 1u);  // Given back after each launch.
+    auto* graph = dynamic_cast<GraphCommandBuffer*>(calls[c].command_buffer.get());
+    ASSERT_NE(graph, nullptr);
+    EXPECT_EQ(graph->node_count(), 5u);
+    EXPECT_EQ(graph->instantiation_count(), c == 0 ? 1u : 0u);
+    EXPECT_EQ(graph->adopted_cached_graph(), c != 0);
+    // First: nothing to patch. Second: every node (the fill, both kernels,
+    // the update's staged source and its target, the copy). Third: the
+    // first kernel's constant and the update's staged source (the second
+    // command buffer, alive, still holds its own).
+    const uint64_t patched[] = {0, 5, 2};
+    EXPECT_EQ(graph->patched_node_count(), patched[c]);
+  }
+  // The later patches left the first call's results alone.
+  expect_results(calls[0]);
+}
+
+// What a patch cannot change is another structure: a workgroup count, a
+// fill's length or pattern. Each builds its own graph; the same structure
+// on another buffer then finds its graph.
+TEST_P(CudaDriverTest, OneShotCommandBuffersOfAnotherStructureBuildTheirOwnGraph) {
+  const uint32_t n = 1024;
+  Ref<Buffer> x = Upload(*device_, std::vector<float>(n, 0.0f));
+  const uint32_t constants[] = {n};
+  const BufferRef on_x[] = {BufferRef::Of(x)};
+  // 2 workgroups: x[0, 512) += 1; 4 workgroups: all of x += 1.
+  for (uint32_t workgroups : {2u, 4u}) {
+    Ref<CommandBuffer> command_buffer = NewCommandBuffer();
+    ASSERT_TRUE(
+        command_buffer->Dispatch(executable_, kAddOne, {workgroups, 1, 1}, constants, on_x).ok());
+    ASSERT_TRUE(command_buffer->End().ok());
+    ASSERT_TRUE(SubmitAndWait(*device_, command_buffer).ok());
+  }
+  std::vector<float> expected(n, 1.0f);
+  std::fill(expected.begin(), expected.begin() + 512, 2.0f);
+  EXPECT_EQ(Download(*x), expected);
+  if (graphs()) {
+    EXPECT_EQ(GraphCacheStatistics().misses, 2u);
+    EXPECT_EQ(GraphCacheStatistics().hits, 0u);
+  }
+
+  Ref<Buffer> y = Upload(*device_, std::vector<float>(64, 0.0f));
+  Ref<Buffer> z = Upload(*device_, std::vector<float>(64, 0.0f));
+  struct Fill {
+    Ref<Buffer> target;
+    size_t length;
+    float value;
+    bool hit;
+  };
+  // 16 floats, 32 floats (another length), 32 floats of another value
+  // (another pattern), then 32 floats of that value on another buffer
+  // (the same structure: a hit).
+  const Fill fills[] = {
+      {y, 64, 7.0f, false}, {y, 128, 8.0f, false}, {y, 128, 9.0f, false}, {z, 128, 9.0f, true}};
+  for (const Fill& fill : fills) {
+    Ref<CommandBuffer> command_buffer = NewCommandBuffer();
+    ASSERT_TRUE(
+        command_buffer
+            ->FillBuffer(BufferRef::Of(fill.target, 0, fill.length), FloatBits(fill.value), 4)
+            .ok());
+    ASSERT_TRUE(command_buffer->End().ok());
+    const GraphCache::Statistics before = GraphCacheStatistics();
+    ASSERT_TRUE(SubmitAndWait(*device_, command_buffer).ok());
+    if (!graphs()) continue;
+    const GraphCache::Statistics after = GraphCacheStatistics();
+    EXPECT_EQ(after.hits - before.hits, fill.hit ? 1u : 0u) << fill.length << " " << fill.value;
+    EXPECT_EQ(after.misses - before.misses, fill.hit ? 0u : 1u) << fill.length << " " << fill.value;
+    auto* graph = dynamic_cast<GraphCommandBuffer*>(command_buffer.get());
+    ASSERT_NE(graph, nullptr);
+    EXPECT_EQ(graph->instantiation_count(), fill.hit ? 0u : 1u);
+  }
+  std::vector<float> y_expected(64, 0.0f), z_expected(64, 0.0f);
+  std::fill(y_expected.begin(), y_expected.begin() + 32, 9.0f);
+  std::fill(z_expected.begin(), z_expected.begin() + 32, 9.0f);
+  EXPECT_EQ(Download(*y), y_expected);
+  EXPECT_EQ(Download(*z), z_expected);
+  if (graphs()) {
+    EXPECT_EQ(GraphCacheStatistics().size, 5u);
+  }
+}
+
+// Two one-shot command buffers of one structure, both recorded before
+// either runs and submitted together: the first builds the graph, launches
+// it and gives it back; the second takes it, patches it and launches it.
+// The patch must not change the launch already enqueued (CUDA's rule), so
+// each computes its own result.
+TEST_P(CudaDriverTest, OneShotCommandBuffersOfOneStructureAliveAtOnce) {
+  const uint32_t n = 4096;
+  std::vector<float> a(n);
+  for (uint32_t i = 0; i < n; ++i) a[i] = static_cast<float>(i);
+  Ref<Buffer> ab = Upload(*device_, a), half = Upload(*device_, std::vector<float>(n, 0.5f));
+  std::vector<Ref<Buffer>> outputs;
+  std::vector<Ref<CommandBuffer>> command_buffers;
+  const float addends[] = {3.0f, 5.0f, 7.0f};
+  for (float addend : addends) {
+    Ref<Buffer>& out = outputs.emplace_back(Upload(*device_, std::vector<float>(n, 0.0f)));
+    Ref<CommandBuffer>& command_buffer = command_buffers.emplace_back(NewCommandBuffer());
+    const uint32_t constants[] = {n, FloatBits(addend)};
+    const BufferRef bindings[] = {BufferRef::Of(ab), BufferRef::Of(half), BufferRef::Of(out)};
+    ASSERT_TRUE(
+        command_buffer->Dispatch(executable_, kMulAdd, {n / 256, 1, 1}, constants, bindings).ok());
+    ASSERT_TRUE(command_buffer->End().ok());
+  }
+  // The first two in one submission, the third in another after them.
+  Result<Ref<Semaphore>> done = device_->CreateSemaphore(0);
+  ASSERT_TRUE(done.ok());
+  const Ref<CommandBuffer> together[] = {command_buffers[0], command_buffers[1]};
+  ASSERT_TRUE(device_->QueueExecute(Fence(), Fence({{*done, 1}}), together, {}).ok());
+  const Ref<CommandBuffer> after[] = {command_buffers[2]};
+  ASSERT_TRUE(device_->QueueExecute(Fence(), Fence({{*done, 2}}), after, {}).ok());
+  ASSERT_TRUE((*done)->Wait(2, std::chrono::seconds(20)).ok());
+  for (size_t b = 0; b < outputs.size(); ++b) {
+    std::vector<float> out = Download(*outputs[b]);
+    for (uint32_t i = 0; i < n; ++i) {
+      ASSERT_EQ(out[i], a[i] * 0.5f + addends[b]) << "command buffer " << b << " element " << i;
+    }
+  }
+  if (!graphs()) return;
+  const GraphCache::Statistics statistics = GraphCacheStatistics();
+  EXPECT_EQ(statistics.misses, 1u);
+  EXPECT_EQ(statistics.hits, 2u);
+  EXPECT_EQ(statistics.size, 1u);
+  for (size_t b = 0; b < command_buffers.size(); ++b) {
+    auto* graph = dynamic_cast<GraphCommandBuffer*>(command_buffers[b].get());
+    ASSERT_NE(graph, nullptr);
+    EXPECT_EQ(graph->instantiation_count(), b == 0 ? 1u : 0u) << b;
+  }
+}
+
+// A result read back into host memory (pinned host, managed): CUDA takes
+// the patch of such a copy node to another allocation but the graph then
+// faults, so these command lists build their own graph at each submit and
+// never use the cache. Each call copies into a new host buffer, of each
+// host memory type, and reads its own values.
+TEST_P(CudaDriverTest, OneShotCopiesIntoHostMemoryNeverShareAGraph) {
+  const uint32_t n = 256;
+  for (MemoryTypeBits type : {MemoryTypeBits{kMemoryTypeHostVisible},
+                              MemoryTypeBits{kMemoryTypeDeviceLocal | kMemoryTypeHostVisible}}) {
+    SCOPED_TRACE(FormatMemoryType(type));
+    for (int call = 0; call < 4; ++call) {
+      SCOPED_TRACE("call " + std::to_string(call));
+      std::vector<float> values(n);
+      for (uint32_t i = 0; i < n; ++i) values[i] = static_cast<float>(call * 1000 + i);
+      Ref<Buffer> source = Upload(*device_, values);
+      Result<Ref<Buffer>> host =
+          device_->allocator().Allocate({type, kBufferUsageDefault}, n * sizeof(float));
+      ASSERT_TRUE(host.ok()) << host.status().ToString();
+      Ref<CommandBuffer> command_buffer = NewCommandBuffer();
+      const uint32_t constants[] = {n};
+      const BufferRef bindings[] = {BufferRef::Of(source)};
+      ASSERT_TRUE(
+          command_buffer->Dispatch(executable_, kAddOne, {1, 1, 1}, constants, bindings).ok());
+      ASSERT_TRUE(command_buffer->ExecutionBarrier().ok());
+      ASSERT_TRUE(
+          command_buffer->CopyBuffer(BufferRef::Of(source), BufferRef::Of(*host), kWholeBuffer)
+              .ok());
+      ASSERT_TRUE(command_buffer->End().ok());
+      Status ran = SubmitAndWait(*device_, command_buffer);
+      ASSERT_TRUE(ran.ok()) << ran.ToString();
+      for (float& v : values) v += 1.0f;
+      EXPECT_EQ(Download(**host), values);
+      if (!graphs()) continue;
+      const GraphCache::Statistics statistics = GraphCacheStatistics();
+      EXPECT_EQ(statistics.hits, 0u);
+      EXPECT_EQ(statistics.misses, 0u);
+      EXPECT_EQ(statistics.size, 0u);
+      auto* graph = dynamic_cast<GraphCommandBuffer*>(command_buffer.get());
+      ASSERT_NE(graph, nullptr);
+      EXPECT_FALSE(graph->adopted_cached_graph());
+      EXPECT_EQ(graph->instantiation_count(), 1u);
+    }
+  }
+}
+
+// The cache keeps at most its capacity of graphs: one structure more evicts
+// the least recently used, which then builds again; the most recent is
+// still found.
+TEST_P(CudaDriverTest, OneShotGraphCacheIsBounded) {
+  const uint32_t structures = static_cast<uint32_t>(GraphCache::kDefaultCapacity) + 1;
+  const uint32_t n = structures * 256;
+  Ref<Buffer> x = Upload(*device_, std::vector<float>(n, 0.0f));
+  const uint32_t constants[] = {n};
+  const BufferRef on_x[] = {BufferRef::Of(x)};
+  // Workgroup count w adds 1 to x[0, 256 w).
+  std::vector<float> expected(n, 0.0f);
+  auto run = [&](uint32_t workgroups) {
+    Ref<CommandBuffer> command_buffer = NewCommandBuffer();
+    ASSERT_TRUE(
+        command_buffer->Dispatch(executable_, kAddOne, {workgroups, 1, 1}, constants, on_x).ok());
+    ASSERT_TRUE(command_buffer->End().ok());
+    ASSERT_TRUE(SubmitAndWait(*device_, command_buffer).ok());
+    for (uint32_t i = 0; i < workgroups * 256; ++i) expected[i] += 1.0f;
+  };
+  for (uint32_t w = 1; w <= structures; ++w) run(w);
+  if (graphs()) {
+    const GraphCache::Statistics statistics = GraphCacheStatistics();
+    EXPECT_EQ(statistics.misses, structures);
+    EXPECT_EQ(statistics.hits, 0u);
+    EXPECT_EQ(statistics.size, GraphCache::kDefaultCapacity);
+    EXPECT_EQ(statistics.evictions, 1u);
+  }
+  // 1 was evicted (the least recently used): built again, evicting 2.
+  run(1);
+  // The most recent structure is still cached.
+  run(structures);
+  EXPECT_EQ(Download(*x), expected);
+  if (graphs()) {
+    const GraphCache::Statistics statistics = GraphCacheStatistics();
+    EXPECT_EQ(statistics.misses, structures + 1);
+    EXPECT_EQ(statistics.hits, 1u);
+    EXPECT_EQ(statistics.size, GraphCache::kDefaultCapacity);
+    EXPECT_EQ(statistics.evictions, 2u);
+  }
+}
+
+// Reusable command buffers never use the cache.
+TEST_P(CudaDriverTest, ReusableCommandBuffersKeepTheirOwnGraph) {
+  const uint32_t n = 256;
+  Ref<Buffer> x = Upload(*device_, std::vector<float>(n, 0.0f));
+  const uint32_t constants[] = {n};
+  const BufferRef on_x[] = {BufferRef::Of(x)};
+  for (int i = 0; i < 2; ++i) {
+    Ref<CommandBuffer> command_buffer = NewCommandBuffer(CommandBufferMode::kReusable);
+    ASSERT_TRUE(command_buffer->Dispatch(executable_, kAddOne, {1, 1, 1}, constants, on_x).ok());
+    ASSERT_TRUE(command_buffer->End().ok());
+    ASSERT_TRUE(SubmitAndWait(*device_, command_buffer).ok());
+    ASSERT_TRUE(SubmitAndWait(*device_, command_buffer).ok());
+    if (auto* graph = dynamic_cast<GraphCommandBuffer*>(command_buffer.get())) {
+      EXPECT_EQ(graph->instantiation_count(), 1u);
+      EXPECT_FALSE(graph->adopted_cached_graph());
+    }
+  }
+  EXPECT_EQ(Download(*x), std::vector<float>(n, 4.0f));
+  const GraphCache::Statistics statistics = GraphCacheStatistics();
+  EXPECT_EQ(statistics.hits + statistics.misses + statistics.size, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, CudaDriverTest, ::testing::Values(false, true),
