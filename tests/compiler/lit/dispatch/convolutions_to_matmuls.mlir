@@ -91,7 +91,9 @@ func.func @kept(%x: tensor<1x64x14x14xf32>, %w: tensor<128x64x1x1xf32>, %small_x
 
 // A convolution of a zero padding: im2col reads the unpadded image at
 // p * 2 + r - 1 (q * 2 + s - 1), zero where that is outside it; the padded
-// copy is not read (and goes with the next canonicalization).
+// copy is not read (and goes with the next canonicalization). Each
+// coordinate read is clamped by its own bound (h by h's, w by w's), the
+// value by both.
 
 // CHECK-LABEL: func.func @padded
 // CHECK-SAME: (%[[X:.+]]: tensor<1x4x7x7xf32>
@@ -101,8 +103,13 @@ func.func @kept(%x: tensor<1x64x14x14xf32>, %w: tensor<128x64x1x1xf32>, %small_x
 // CHECK-DAG: linalg.index 4 : index
 // CHECK: arith.cmpi sge
 // CHECK: arith.cmpi slt
-// CHECK: %[[V:.+]] = tensor.extract %[[X]]
-// CHECK: arith.select %{{.+}}, %[[V]], %{{.+}} : f32
+// CHECK: %[[IN_H:.+]] = arith.andi
+// CHECK: %[[IN_W:.+]] = arith.andi
+// CHECK: %[[IN:.+]] = arith.andi %[[IN_H]], %[[IN_W]] : i1
+// CHECK: %[[H:.+]] = arith.select %[[IN_H]], %{{.+}}, %{{.+}} : index
+// CHECK: %[[W:.+]] = arith.select %[[IN_W]], %{{.+}}, %{{.+}} : index
+// CHECK: %[[V:.+]] = tensor.extract %[[X]][%{{.+}}, %{{.+}}, %[[H]], %[[W]]]
+// CHECK: arith.select %[[IN]], %[[V]], %{{.+}} : f32
 // CHECK: linalg.generic {{.*}} ins(%{{.+}}, %[[XC]] : tensor<8x4x3x3xf32>, tensor<1x4x3x3x4x4xf32>)
 // CALLS: kiln.library_call = {{{.*}}k = 36 : i64, kind = "matmul", m = 8 : i64, n = 16 : i64
 func.func @padded(%x: tensor<1x4x7x7xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x4x4xf32> {
