@@ -6,6 +6,7 @@ void registerDispatchPasses() {
   mlir::registerPass([] { return createConvolutionsToMatmulsPass(); });
   mlir::registerPass([] { return createFormDispatchesPass(); });
   mlir::registerPass([] { return createSelectLibraryCallsPass(); });
+  mlir::registerPass(createTieDispatchResultsPass);
   mlir::registerPass(createDistributeToWorkgroupsPass);
 }
 

@@ -12,6 +12,10 @@
 //   --kiln-select-library-calls      the kernels one library call computes
 //       (a cuBLASLt matmul, a cuDNN convolution) marked with that call on
 //       their export (select_library_calls.cc, library_calls.h).
+//   --kiln-tie-dispatch-results      the result of an elementwise generated
+//       kernel tied to an operand that dies at its dispatch (`-> %operand`),
+//       the kernel writing it over that operand's binding
+//       (tie_dispatch_results.cc).
 //   --kiln-distribute-to-workgroups  each generated kernel tiled into one
 //       workgroup's tile, bufferized into its bindings: the target-neutral
 //       form that compiler/targets/* lower (distribute_to_workgroups.cc).
@@ -39,6 +43,7 @@ std::unique_ptr<mlir::Pass> createConvolutionsToMatmulsPass(
 // kiln-opt's option `library-calls`.
 std::unique_ptr<mlir::Pass> createFormDispatchesPass(bool library_calls = false);
 std::unique_ptr<mlir::Pass> createSelectLibraryCallsPass(bool allow_tf32 = false);
+std::unique_ptr<mlir::Pass> createTieDispatchResultsPass();
 std::unique_ptr<mlir::Pass> createDistributeToWorkgroupsPass();
 
 // Registers them with MLIR's pass registry (kiln-opt).
