@@ -40,7 +40,7 @@ void BuildPipeline(mlir::OpPassManager& pm, const PipelineOptions& options) {
   pm.addPass(createTensorInputPass());
   pm.addPass(createFormDispatchesPass(library_calls));
   if (library_calls) pm.addPass(createSelectLibraryCallsPass(options.allow_tf32));
-  pm.addPass(createTieDispatchResultsPass());
+  if (options.tie_dispatch_results) pm.addPass(createTieDispatchResultsPass());
   pm.addPass(createDistributeToWorkgroupsPass());
   pm.addPass(mlir::createLowerAffinePass());
   // Unused private functions and executables go before anything lowers them

@@ -40,6 +40,10 @@ struct PipelineOptions {
   // Record static command buffers once and replay them with each call's
   // buffers; false records every command buffer on every call.
   bool memoize_command_buffers = true;
+  // Elementwise dispatches write their result over an operand that dies
+  // there (--kiln-tie-dispatch-results; kiln-compile --in-place=false
+  // gives every result a buffer of its own).
+  bool tie_dispatch_results = true;
   // Matmuls and convolutions that a vendor library computes carry that
   // library call beside their generated kernel (--library-calls;
   // compiler/dispatch/library_calls.h) when `targets` names cuda (cuBLASLt,

@@ -83,6 +83,10 @@ int Run(int argc, char** argv) {
       "memoize-command-buffers", cl::init(true),
       cl::desc("Record each static block's command buffer once and replay it with each call's "
                "buffers; =false records it on every call"));
+  static cl::opt<bool> in_place(
+      "in-place", cl::init(true),
+      cl::desc("Elementwise dispatches write their result over an operand that dies there "
+               "(--kiln-tie-dispatch-results); =false gives every result a buffer of its own"));
   static cl::opt<bool> library_calls(
       "library-calls", cl::init(true),
       cl::desc("With the cuda target: matmuls and convolutions that cuBLASLt or cuDNN computes "
@@ -128,6 +132,7 @@ int Run(int argc, char** argv) {
   options.pipeline.object_search_paths.insert(options.pipeline.object_search_paths.end(),
                                               iree_search_paths.begin(), iree_search_paths.end());
   options.pipeline.memoize_command_buffers = memoize;
+  options.pipeline.tie_dispatch_results = in_place;
   options.pipeline.library_calls = library_calls;
   options.pipeline.allow_tf32 = allow_tf32;
   if (im2col_max_pixels.getNumOccurrences() > 0) {

@@ -24,6 +24,9 @@
 // RUN: %kiln-run-module --device=%device --module=%t.kmod --function=shared_init --input=2x8x16xf32=1 --input=2x16xf32=1 --input=16x16xf32=0.75 | FileCheck %s --check-prefix=SHARED
 // RUN: %kiln-run-module --device=%device --module=%t.kmod --function=wide --expected_output=4096xf32=0 --expected_output=8x4096xf32=0 | FileCheck %s --check-prefix=WIDE
 // RUN: %kiln-dump-module %t.kmod | FileCheck %s --check-prefix=ARENA
+// RUN: %kiln-compile %s --iree-hal-target-backends=%target_backend --in-place=false -o %t.apart.kmod
+// RUN: %kiln-dump-module %t.apart.kmod | FileCheck %s --check-prefix=APART
+// RUN: %kiln-run-module --device=%device --module=%t.apart.kmod --function=chain --input=4x8x32xf32=1 | FileCheck %s --check-prefix=CHAIN
 // RUN: %kiln-compile %s --iree-hal-target-backends=%target_backend --mlir-print-ir-after=kiln-tie-dispatch-results -o %t.unused.kmod 2>&1 | FileCheck %s --check-prefix=TIED
 
 // y = (5i + 3j + 7k) mod 11 for x = 1; the values below are numpy's.
@@ -53,6 +56,11 @@
 
 // ARENA-LABEL: @chain -> function
 // ARENA-NEXT: arena: 1024 bytes
+
+// kiln-compile --in-place=false: the same results, each in a buffer of its
+// own.
+// APART-LABEL: @chain -> function
+// APART-NEXT: arena: 1536 bytes
 
 // The two elementwise dispatches of @chain whose operand dies are tied to
 // it; e3's reads e1, which e2 read too. In @wide the tied copy has the same
