@@ -3,7 +3,12 @@
 // module of the `vm` dialect with registers allocated, ready for bytecode
 // emission (compile.h runs it and emits):
 //
-//   input        canonicalize, cse, lower-affine
+//   input        kiln-convert-ml-program, canonicalize, cse
+//   tensors      kiln-convolutions-to-matmuls (where library calls are
+//                compiled), kiln-tensor-input, kiln-form-dispatches,
+//                kiln-select-library-calls (likewise),
+//                kiln-tie-dispatch-results (unless disabled),
+//                kiln-distribute-to-workgroups, lower-affine, symbol-dce
 //   targets      kiln-serialize-executables   objects -> hal.executable.binary
 //   host         kiln-hal-bufferize-dispatches, canonicalize, cse,
 //                kiln-hal-plan-memory, kiln-hal-schedule-command-buffers,
