@@ -77,13 +77,16 @@
 //     type) and the same dynamic dims (the same values, in the kernel and
 //     on the host);
 //   - on the host the operand is a result of another flow.dispatch in the
-//     same block, used by this dispatch alone (and by tensor.dim, which
-//     reads no data): its buffer is a fresh allocation that nothing reads
-//     afterwards. (A result tied in turn is followed to the operand it was
-//     written over, which must satisfy the same.) Never a function
-//     argument, a global, a parameter, a constant, a value used again later
-//     or returned. The result itself may be returned: the shared buffer
-//     escapes, and --kiln-hal-plan-memory leaves it its own allocation.
+//     same block, used once by this dispatch and otherwise only by
+//     dispatches before it in the block that read it through a ReadOnly
+//     binding (and by tensor.dim, which reads no data): its buffer is a
+//     fresh allocation that nothing reads afterwards, and
+//     --kiln-hal-schedule-command-buffers puts a barrier between those
+//     reads and this write (a write after a read of one buffer). (A result
+//     tied in turn is followed to the operand it was written over, which
+//     must satisfy the same.) Never a function argument, a global, a
+//     parameter, a constant, a value used again later or returned. The result itself may be
+//     returned: the shared buffer escapes, and --kiln-hal-plan-memory leaves it its own allocation.
 // Each operand takes at most one result and each result at most one operand
 // (the first that qualifies, in operand order).
 //
@@ -129,10 +132,43 @@ bool SameIndices(mlir::ValueRange a, mlir::ValueRange b) {
   return true;
 }
 
+// Whether `use` is a read of its value by a flow.dispatch before `user` in
+// `user`'s block, through a binding its export marks ReadOnly (so it never
+// writes the buffer) and without a result tied to it: --kiln-hal-schedule-
+// command-buffers orders that read before `user`'s write of the same buffer
+// (a write after a read is a hazard it puts a barrier on).
+bool IsEarlierRead(mlir::OpOperand& use, Operation* user) {
+  auto reader = llvm::dyn_cast<Flow::DispatchOp>(use.getOwner());
+  if (!reader || reader == user || reader->getBlock() != user->getBlock() ||
+      !reader->isBeforeInBlock(user)) {
+    return false;
+  }
+  // The argument it is, and the binding that argument gets: tensor
+  // arguments take bindings in order.
+  std::optional<int64_t> binding;
+  int64_t tensors = 0;
+  for (auto [index, argument] : llvm::enumerate(reader.getArguments())) {
+    if (!llvm::isa<mlir::RankedTensorType>(argument.getType())) continue;
+    if (&reader.getArgumentsMutable()[index] == &use) {
+      for (unsigned r = 0; r < reader->getNumResults(); ++r) {
+        if (reader.getTiedOperandIndex(r) == index) return false;
+      }
+      binding = tensors;
+    }
+    ++tensors;
+  }
+  HAL::ExecutableExportOp export_op = binding ? reader.lookupExport() : nullptr;
+  if (!export_op) return false;
+  HAL::PipelineLayoutAttr layout = export_op.getLayout();
+  return *binding < static_cast<int64_t>(layout.getBindings().size()) &&
+         layout.getBinding(*binding).isReadOnly();
+}
+
 // Whether `value`, an operand of `user`, lives in a buffer that nothing but
 // `user` reads from now on: a result of a flow.dispatch in `user`'s block
-// that `user` alone uses (a fresh allocation, or, for a tied result, the
-// buffer of an operand that satisfies the same at that dispatch). A
+// that `user` uses once and nothing else uses but dispatches that read it
+// before `user` (IsEarlierRead) (a fresh allocation, or, for a tied result,
+// the buffer of an operand that satisfies the same at that dispatch). A
 // tensor.dim of it is no read: bufferization answers it from the dims the
 // dispatch declared, which the tied result keeps.
 bool DiesAt(Value value, Operation* user) {
@@ -140,7 +176,11 @@ bool DiesAt(Value value, Operation* user) {
     int uses = 0;
     for (mlir::OpOperand& use : value.getUses()) {
       if (llvm::isa<mlir::tensor::DimOp>(use.getOwner())) continue;
-      if (use.getOwner() != user || ++uses > 1) return false;
+      if (use.getOwner() == user) {
+        if (++uses > 1) return false;
+        continue;
+      }
+      if (!IsEarlierRead(use, user)) return false;
     }
     auto producer = value.getDefiningOp<Flow::DispatchOp>();
     if (uses != 1 || !producer || producer->getBlock() != user->getBlock()) return false;

@@ -425,3 +425,66 @@ func.func @one_export_twice(%n: index) -> (tensor<?xf32>, tensor<?xf32>) {
   %s = flow.dispatch @sqrt_twice::@sqrt_twice[%n](%n, %q) : (index, tensor<?xf32>{%n}) -> tensor<?xf32>{%n}
   return %r, %s : tensor<?xf32>, tensor<?xf32>
 }
+
+// -----
+
+// An operand that an earlier dispatch reads too (through a ReadOnly
+// binding) still dies at the elementwise dispatch: the scheduler orders
+// that read before the write over it. Read by a later dispatch instead,
+// it does not die there.
+
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+// CHECK-LABEL: func.func @read_before(
+// CHECK: %[[MM:.+]] = flow.dispatch @read_before_dispatch_0::
+// CHECK: flow.dispatch @read_before_dispatch_1::{{.*}}(%[[MM]]) : (tensor<64x64xf32>) -> tensor<64xf32>
+// CHECK: flow.dispatch @read_before_dispatch_2::{{.*}}(%[[MM]]) : (tensor<64x64xf32>) -> %[[MM]]
+func.func @read_before(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> (tensor<64xf32>, tensor<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %er = tensor.empty() : tensor<64xf32>
+  %fr = linalg.fill ins(%zero : f32) outs(%er : tensor<64xf32>) -> tensor<64xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%mm : tensor<64x64xf32>) outs(%fr : tensor<64xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %e2 = tensor.empty() : tensor<64x64xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<64x64xf32>) outs(%e2 : tensor<64x64xf32>) {
+  ^bb0(%v: f32, %unused: f32):
+    %r = math.exp %v : f32
+    linalg.yield %r : f32
+  } -> tensor<64x64xf32>
+  return %sum, %x : tensor<64xf32>, tensor<64x64xf32>
+}
+
+// CHECK-LABEL: func.func @read_after(
+// CHECK: %[[MM:.+]] = flow.dispatch @read_after_dispatch_0::
+// CHECK: flow.dispatch @read_after_dispatch_1::{{.*}}(%[[MM]]) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+// CHECK: flow.dispatch @read_after_dispatch_2::{{.*}}(%[[MM]]) : (tensor<64x64xf32>) -> tensor<64xf32>
+func.func @read_after(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> (tensor<64xf32>, tensor<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %e2 = tensor.empty() : tensor<64x64xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<64x64xf32>) outs(%e2 : tensor<64x64xf32>) {
+  ^bb0(%v: f32, %unused: f32):
+    %r = math.exp %v : f32
+    linalg.yield %r : f32
+  } -> tensor<64x64xf32>
+  %er = tensor.empty() : tensor<64xf32>
+  %fr = linalg.fill ins(%zero : f32) outs(%er : tensor<64xf32>) -> tensor<64xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%mm : tensor<64x64xf32>) outs(%fr : tensor<64xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %sum, %x : tensor<64xf32>, tensor<64x64xf32>
+}
