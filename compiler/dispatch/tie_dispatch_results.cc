@@ -143,25 +143,23 @@ bool IsEarlierRead(mlir::OpOperand& use, Operation* user) {
       !reader->isBeforeInBlock(user)) {
     return false;
   }
-  // The argument it is, and the binding that argument gets: tensor
-  // arguments take bindings in order.
-  std::optional<int64_t> binding;
-  int64_t tensors = 0;
-  for (auto [index, argument] : llvm::enumerate(reader.getArguments())) {
-    if (!llvm::isa<mlir::RankedTensorType>(argument.getType())) continue;
-    if (&reader.getArgumentsMutable()[index] == &use) {
-      for (unsigned r = 0; r < reader->getNumResults(); ++r) {
-        if (reader.getTiedOperandIndex(r) == index) return false;
-      }
-      binding = tensors;
-    }
-    ++tensors;
+  // The argument it is (not the workload), and the binding that argument
+  // gets: tensor arguments take bindings in order.
+  mlir::OperandRange arguments = reader.getArguments();
+  const int64_t index = static_cast<int64_t>(use.getOperandNumber()) -
+                        static_cast<int64_t>(arguments.getBeginOperandIndex());
+  if (index < 0 || index >= static_cast<int64_t>(arguments.size())) return false;
+  for (unsigned r = 0; r < reader->getNumResults(); ++r) {
+    if (reader.getTiedOperandIndex(r) == static_cast<unsigned>(index)) return false;
   }
-  HAL::ExecutableExportOp export_op = binding ? reader.lookupExport() : nullptr;
+  const int64_t binding = llvm::count_if(arguments.take_front(index), [](Value argument) {
+    return llvm::isa<mlir::RankedTensorType>(argument.getType());
+  });
+  HAL::ExecutableExportOp export_op = reader.lookupExport();
   if (!export_op) return false;
   HAL::PipelineLayoutAttr layout = export_op.getLayout();
-  return *binding < static_cast<int64_t>(layout.getBindings().size()) &&
-         layout.getBinding(*binding).isReadOnly();
+  return binding < static_cast<int64_t>(layout.getBindings().size()) &&
+         layout.getBinding(binding).isReadOnly();
 }
 
 // Whether `value`, an operand of `user`, lives in a buffer that nothing but

@@ -476,7 +476,8 @@ Status GraphCommandBuffer::Prepare(Graph& g, std::span<const Ref<Buffer>> table,
   return OkStatus();
 }
 
-GraphCache::Key GraphCommandBuffer::StructureKey(std::span<const Ref<Buffer>> table) const {
+std::optional<GraphCache::Key> GraphCommandBuffer::StructureKey(
+    std::span<const Ref<Buffer>> table) const {
   // One kind word per command, then what a patch cannot change about its
   // node. The kind words keep commands of different kinds from reading
   // alike; barriers are their kind word only.
@@ -500,17 +501,29 @@ GraphCache::Key GraphCommandBuffer::StructureKey(std::span<const Ref<Buffer>> ta
     // no node); a memset's pattern is its value and element size.
     key.Add(transfer.length);
     if (transfer.fill) key.Add(uint64_t{transfer.pattern} << 32 | transfer.pattern_length);
-    // Nor the kind of memory they read and write: a node instantiated for
-    // device memory is not one for pinned host memory (a result read back)
-    // even where CUDA accepts the patch.
+    // Nor the kind of memory they read and write. CUDA accepts a memcpy or
+    // memset node patched to another pinned host or managed allocation,
+    // but the patched graph then faults or writes where the first
+    // allocation was (on the H100 and H200: kernels failing with
+    // CUDA_ERROR_LAUNCH_FAILED and segfaults in the e2e tests that read
+    // results back, in graph mode only), so such a command list takes no
+    // key. Device and pool memory patch cleanly; they stay apart in the key.
+    bool host_memory = false;
     list.ForEachRef(list[c], [&](const BufferRef& ref) {
       const utils::ResolvedRef resolved = utils::CommandList::Resolve(ref, table);
       const auto* allocation =
           resolved.buffer == nullptr
               ? nullptr
               : static_cast<const CudaBuffer*>(resolved.buffer->allocated_buffer());
-      key.Add(allocation == nullptr ? 0 : 1 + static_cast<uint64_t>(allocation->kind()));
+      if (allocation == nullptr) {
+        key.Add(0);
+        return;
+      }
+      host_memory |= allocation->kind() == CudaBuffer::Kind::kManaged ||
+                     allocation->kind() == CudaBuffer::Kind::kPinnedHost;
+      key.Add(1 + static_cast<uint64_t>(allocation->kind()));
     });
+    if (host_memory) return std::nullopt;
   }
   return key;
 }
@@ -548,39 +561,22 @@ Result<bool> GraphCommandBuffer::PatchAdopted(Graph& g, std::span<const Ref<Buff
   return true;
 }
 
-bool GraphCommandBuffer::MayUseGraphCache(std::span<const Ref<Buffer>> table) const {
-  // CUDA accepts a memcpy or memset node patched to another pinned host or
-  // managed allocation, but the patched graph then faults or writes where
-  // the first allocation was (on the H100 and H200: kernels failing with
-  // CUDA_ERROR_LAUNCH_FAILED and segfaults in the e2e tests that read
-  // results back, in graph mode only). Device memory patches cleanly.
-  const utils::CommandList& list = command_list();
-  for (uint32_t c = 0; c < list.size(); ++c) {
-    if (std::holds_alternative<utils::DispatchCommand>(list[c])) continue;
-    bool host_memory = false;
-    list.ForEachRef(list[c], [&](const BufferRef& ref) {
-      const utils::ResolvedRef resolved = utils::CommandList::Resolve(ref, table);
-      if (resolved.buffer == nullptr) return;
-      const auto kind = static_cast<const CudaBuffer*>(resolved.buffer->allocated_buffer())->kind();
-      host_memory |= kind == CudaBuffer::Kind::kManaged || kind == CudaBuffer::Kind::kPinnedHost;
-    });
-    if (host_memory) return false;
-  }
-  return true;
+Status GraphCommandBuffer::LaunchPlain() {
+  if (plain_.nodes.empty()) return OkStatus();
+  return context().Check(context().symbols().cuGraphLaunch(plain_.exec, context().stream()),
+                         "cuGraphLaunch");
 }
 
 Status GraphCommandBuffer::IssueOneShot(std::span<const Ref<Buffer>> table) {
   KILN_RETURN_IF_ERROR(context().health());
   KILN_RETURN_IF_ERROR(context().MakeCurrent());
-  if (!MayUseGraphCache(table)) {
+  std::optional<GraphCache::Key> key = StructureKey(table);
+  if (!key) {
     // Built for this submit alone, and destroyed with the command buffer.
     if (!plain_.exec) KILN_RETURN_IF_ERROR(Build(plain_, table, kNoEventSet));
-    if (plain_.nodes.empty()) return OkStatus();
-    return context().Check(context().symbols().cuGraphLaunch(plain_.exec, context().stream()),
-                           "cuGraphLaunch");
+    return LaunchPlain();
   }
-  GraphCache::Key key = StructureKey(table);
-  if (std::unique_ptr<GraphCache::Entry> entry = one_shot_cache_->Take(key)) {
+  if (std::unique_ptr<GraphCache::Entry> entry = one_shot_cache_->Take(*key)) {
     auto& cached = static_cast<CachedGraph&>(*entry);
     // Nothing was built at End: plain_ and captures_ are empty. The entry
     // is left empty, so destroying it destroys nothing adopted.
@@ -596,26 +592,21 @@ Status GraphCommandBuffer::IssueOneShot(std::span<const Ref<Buffer>> table) {
     plain_node_count_ = plain_.nodes.size();
   }
   if (!plain_.exec) KILN_RETURN_IF_ERROR(Build(plain_, table, kNoEventSet));
-  if (!plain_.nodes.empty()) {
-    KILN_RETURN_IF_ERROR(context().Check(
-        context().symbols().cuGraphLaunch(plain_.exec, context().stream()), "cuGraphLaunch"));
-  }
+  KILN_RETURN_IF_ERROR(LaunchPlain());
   // Patching never affects a launch already enqueued (CUDA's rule): the next
   // command buffer of this structure may take the graph and patch it now.
   auto cached = std::make_unique<CachedGraph>(Ref<const CudaContext>(&context()));
   cached->graph = std::exchange(plain_, Graph{});
   cached->captures =
       std::exchange(captures_, std::vector<std::vector<Capture>>(command_list().size()));
-  one_shot_cache_->Put(std::move(key), std::move(cached));
+  one_shot_cache_->Put(std::move(*key), std::move(cached));
   return OkStatus();
 }
 
 Status GraphCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
   if (one_shot_cache_) return IssueOneShot(binding_table);
   KILN_RETURN_IF_ERROR(Prepare(plain_, binding_table, kNoEventSet));
-  if (plain_.nodes.empty()) return OkStatus();
-  return context().Check(context().symbols().cuGraphLaunch(plain_.exec, context().stream()),
-                         "cuGraphLaunch");
+  return LaunchPlain();
 }
 
 Status GraphCommandBuffer::IssueTraced(std::span<const Ref<Buffer>> binding_table,

@@ -33,7 +33,7 @@
 // command list whose fill, copy or update touches pinned host or managed
 // memory (a result read back) builds its own graph at its submit and never
 // shares it: CUDA accepts the patch of such a node to another allocation,
-// but the graph then faults (MayUseGraphCache).
+// but the graph then faults (such a command list takes no StructureKey).
 // Buffer addresses and dispatch constants are left out: patches change
 // them. On a hit it adopts the cached graph and patches every node whose
 // parameters differ from what the graph last ran (addresses of concrete
@@ -89,6 +89,7 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -218,13 +219,13 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   // The one-shot path of Issue: a cached graph patched, or one built; then
   // launched and given back to the cache.
   Status IssueOneShot(std::span<const Ref<Buffer>> table);
-  // Whether this command list's graph may come from, and go to, the
-  // GraphCache: not when a fill, copy or update touches pinned host or
-  // managed memory (graph_command_buffer.cc says why).
-  bool MayUseGraphCache(std::span<const Ref<Buffer>> table) const;
   // This command list's structure under `table` (the header comment says
-  // what it holds).
-  GraphCache::Key StructureKey(std::span<const Ref<Buffer>> table) const;
+  // what it holds); none when a fill, copy or update touches pinned host
+  // or managed memory: its graph neither comes from nor goes to the
+  // GraphCache (graph_command_buffer.cc says why).
+  std::optional<GraphCache::Key> StructureKey(std::span<const Ref<Buffer>> table) const;
+  // Launches the plain graph (nothing for an empty one).
+  Status LaunchPlain();
   // Patches every node of adopted graph `g` whose parameters under `table`
   // differ. False when CUDA refused a patch (not a lost device): the graph
   // must be built afresh.
