@@ -17,11 +17,18 @@
 // transpose_b, a, b, d, bias, c (binding ordinals; bias and c optional),
 // batch_stride_a/b/c/d (elements), activation, allow_tf32. Convolution
 // fields: kind, element_type, n, c, h, w, k, r, s, stride_h/w,
-// dilation_h/w, x, filter, y, bias, z, activation, allow_tf32. A
-// hand-authored export may carry the same attribute.
+// dilation_h/w, x, filter, y, bias, z, activation, allow_tf32, and
+// constant_filter where every flow.dispatch of the export passes an
+// immutable global (util.global.load of a global that is not mutable) as
+// the filter: a driver may then keep the filter reordered into its
+// library's preferred layout (schemas/library_call.fbs). A hand-authored
+// export may carry the same attribute.
+#include "compiler/dialects/flow/flow_dialect.h"
 #include "compiler/dialects/hal/hal_dialect.h"
+#include "compiler/dialects/util/util_dialect.h"
 #include "compiler/dispatch/library_calls.h"
 #include "compiler/dispatch/passes.h"
+#include "llvm/ADT/MapVector.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -52,9 +59,49 @@ struct SelectLibraryCallsPass
         }
       }
     });
+    MarkConstantFilters();
   }
 
  private:
+  // Adds constant_filter = true to each convolution call whose dispatches
+  // all pass an immutable global as the filter.
+  void MarkConstantFilters() {
+    mlir::ModuleOp module = getOperation();
+    mlir::SymbolTable symbols(module);
+    // Per export: whether every dispatch seen so far passed a constant.
+    llvm::MapVector<mlir::Operation*, bool> constant;
+    module.walk([&](Flow::DispatchOp dispatch) {
+      HAL::ExecutableExportOp export_op = dispatch.lookupExport();
+      if (!export_op) return;
+      auto call = export_op->getAttrOfType<mlir::DictionaryAttr>("kiln.library_call");
+      auto kind = call ? call.getAs<mlir::StringAttr>("kind") : nullptr;
+      auto filter = call ? call.getAs<mlir::IntegerAttr>("filter") : nullptr;
+      if (!kind || kind.getValue() != "convolution" || !filter) return;
+      // Tensor arguments are the export's bindings, in order.
+      llvm::SmallVector<mlir::Value> tensors;
+      for (mlir::Value argument : dispatch.getArguments()) {
+        if (llvm::isa<mlir::TensorType>(argument.getType())) tensors.push_back(argument);
+      }
+      bool is_constant = false;
+      const int64_t binding = filter.getInt();
+      if (binding >= 0 && binding < static_cast<int64_t>(tensors.size())) {
+        if (auto load = tensors[binding].getDefiningOp<Util::GlobalLoadOp>()) {
+          auto global = symbols.lookup<Util::GlobalOp>(load.getGlobal());
+          is_constant = global && !global.getIsMutable();
+        }
+      }
+      auto [it, inserted] = constant.insert({export_op.getOperation(), is_constant});
+      if (!inserted) it->second = it->second && is_constant;
+    });
+    for (auto [op, is_constant] : constant) {
+      if (!is_constant) continue;
+      auto call = op->getAttrOfType<mlir::DictionaryAttr>("kiln.library_call");
+      mlir::NamedAttrList fields(call);
+      fields.set("constant_filter", mlir::BoolAttr::get(op->getContext(), true));
+      op->setAttr("kiln.library_call", fields.getDictionary(op->getContext()));
+    }
+  }
+
   Option<bool> allow_tf32_{
       *this, "allow-tf32",
       llvm::cl::desc("Let f32 library calls use TF32 tensor cores (default: exact f32)"),

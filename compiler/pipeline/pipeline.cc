@@ -34,8 +34,10 @@ void BuildPipeline(mlir::OpPassManager& pm, const PipelineOptions& options) {
   // Convolutions a GEMM library does better become matmuls before the
   // input pipeline lowers a zero padding into its own copy: im2col reads
   // through it instead.
-  if (library_calls && options.im2col_max_pixels >= 0) {
-    pm.addPass(createConvolutionsToMatmulsPass(options.im2col_max_pixels));
+  const int64_t im2col_max_pixels =
+      options.im2col_max_pixels.value_or(targeted("cuda") ? kDefaultIm2colMaxPixels : int64_t{0});
+  if (library_calls && im2col_max_pixels >= 0) {
+    pm.addPass(createConvolutionsToMatmulsPass(im2col_max_pixels));
   }
   pm.addPass(createTensorInputPass());
   pm.addPass(createFormDispatchesPass(library_calls));

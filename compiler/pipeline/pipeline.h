@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,8 +61,12 @@ struct PipelineOptions {
   // With library calls: strided and RxS convolutions of at most this many
   // output pixels become im2col + matmul (--im2col-max-pixels;
   // compiler/dispatch/convolutions_to_matmuls.cc); 1x1 ones always do,
-  // unless it is negative.
-  int64_t im2col_max_pixels = kDefaultIm2colMaxPixels;
+  // unless it is negative. Unset: every convolution where cuda is a target
+  // (cuBLASLt after im2col beats cuDNN at batch 1), and only the 1x1 ones
+  // of stride 1 for cpu alone (0): oneDNN's direct convolutions in its
+  // blocked layouts beat im2col + its matmul there (ResNet-50 on 16 cores:
+  // 12.4 ms against 15.9, tests/benchmarks/README.md).
+  std::optional<int64_t> im2col_max_pixels;
   // When set, executable objects are read through this instead of the file
   // system (the fuzzer's stand-in bytes).
   std::function<Result<std::vector<uint8_t>>(const std::string& path)> read_object = nullptr;

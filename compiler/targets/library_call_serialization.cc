@@ -130,6 +130,7 @@ Result<flatbuffers::Offset<lib::LibraryCall>> BuildLibraryCall(
     const uint32_t stride_h = f.Size("stride_h", 1), stride_w = f.Size("stride_w", 1);
     const uint32_t dilation_h = f.Size("dilation_h", 1), dilation_w = f.Size("dilation_w", 1);
     const bool tf32 = f.Flag("allow_tf32");
+    const bool constant_filter = f.Flag("constant_filter");
     const int32_t x = f.Binding("x", true), filter = f.Binding("filter", true),
                   y = f.Binding("y", true);
     const int32_t bias = f.Binding("bias", false), z = f.Binding("z", false);
@@ -150,6 +151,7 @@ Result<flatbuffers::Offset<lib::LibraryCall>> BuildLibraryCall(
     v.add_dilation_h(dilation_h);
     v.add_dilation_w(dilation_w);
     v.add_allow_tf32(tf32);
+    v.add_constant_filter(constant_filter);
     v.add_x(x);
     v.add_filter(filter);
     v.add_y(y);
@@ -186,6 +188,7 @@ std::string DescribeLibraryCall(const LibraryCallInfo& call) {
            number("dilation_h", 1) + "," + number("dilation_w", 1) + " " + call.element_type;
     if (field("bias", -1) >= 0) text += " bias";
     if (field("z", -1) >= 0) text += " z";
+    if (field("constant_filter")) text += " constant_filter";
   }
   if (call.activation != "none") text += " " + call.activation;
   if (field("allow_tf32")) text += " tf32";

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <unordered_map>
 
 namespace kiln::hal::cpu {
 
@@ -41,6 +42,13 @@ class OnednnCall final : public CpuLibraryCall {
     for (dnnl_memory_t memory : memories_) {
       if (memory != nullptr) s.dnnl_memory_destroy(memory);
     }
+    for (const std::unique_ptr<Reordered>& r : reordered_) {
+      if (!r) continue;
+      for (dnnl_primitive_t p : {r->reorder, r->init_reorder}) {
+        if (p != nullptr) s.dnnl_primitive_destroy(p);
+      }
+      if (r->plain != nullptr) s.dnnl_memory_destroy(r->plain);
+    }
     if (scratchpad_memory_ != nullptr) s.dnnl_memory_destroy(scratchpad_memory_);
     if (primitive_ != nullptr) s.dnnl_primitive_destroy(primitive_);
     if (stream_ != nullptr) s.dnnl_stream_destroy(stream_);
@@ -55,6 +63,25 @@ class OnednnCall final : public CpuLibraryCall {
   Status Initialize();
 
  private:
+  // An operand the primitive holds in a layout of its choosing
+  // (OnednnOperand::chosen) other than its binding's.
+  struct Reordered {
+    // Binding -> chosen (an input), chosen -> binding (the result).
+    dnnl_primitive_t reorder = nullptr;
+    // The result's: result_init's binding -> chosen, before the primitive.
+    dnnl_primitive_t init_reorder = nullptr;
+    dnnl_memory_t plain = nullptr;  // The binding's plain layout; its handle set per run.
+    size_t bytes = 0;               // Of the chosen layout.
+    AlignedBytes buffer;            // The operand in the chosen layout (not constants).
+    // Constants: the reordered copy of each address the call was given.
+    std::unordered_map<const void*, AlignedBytes> copies;
+  };
+
+  // Sets up the reorders of operand `i` once the primitive chose `chosen`.
+  Status PrepareReorder(size_t i, const dnnl_memory_desc_t& chosen);
+  // Runs `reorder` from `from` to `to`.
+  Status RunReorder(dnnl_primitive_t reorder, dnnl_memory_t from, dnnl_memory_t to) const;
+
   Ref<OnednnLibrary> library_;
   OnednnCallParams params_;
   std::string description_;
@@ -64,6 +91,10 @@ class OnednnCall final : public CpuLibraryCall {
   size_t addend_bytes_ = 0;
   AlignedBytes scratchpad_;
   dnnl_memory_t scratchpad_memory_ = nullptr;
+
+  // One per operand: null where the primitive reads or writes the binding
+  // itself. (Their constant copies are filled in during executions.)
+  std::vector<std::unique_ptr<Reordered>> reordered_;
 
   mutable std::mutex mutex_;  // Serializes executions (stream, memories, scratchpad).
   mutable std::vector<dnnl_exec_arg_t> args_;
@@ -135,10 +166,35 @@ Status OnednnCall::Initialize() {
         s.Check(s.dnnl_stream_create(&stream_, library_->engine(), dnnl_stream_default_flags),
                 d + ": dnnl_stream_create"));
     memories_.assign(params_.operands.size(), nullptr);
+    reordered_.resize(params_.operands.size());
     for (size_t i = 0; i < params_.operands.size(); ++i) {
-      KILN_RETURN_IF_ERROR(s.Check(s.dnnl_memory_create(&memories_[i], &params_.operands[i].desc,
-                                                        library_->engine(), DNNL_MEMORY_NONE),
-                                   d + ": dnnl_memory_create"));
+      const OnednnOperand& operand = params_.operands[i];
+      const dnnl_memory_desc_t* desc = &operand.desc;
+      if (operand.chosen != dnnl_query_undef) {
+        desc = s.dnnl_primitive_desc_query_md(pd, operand.chosen, 0);
+        if (desc == nullptr) return InternalError(d + ": the primitive has no chosen layout");
+        if (!s.dnnl_memory_desc_equal(desc, &operand.desc)) {
+          KILN_RETURN_IF_ERROR(PrepareReorder(i, *desc));
+        }
+      }
+      KILN_RETURN_IF_ERROR(
+          s.Check(s.dnnl_memory_create(&memories_[i], desc, library_->engine(), DNNL_MEMORY_NONE),
+                  d + ": dnnl_memory_create"));
+    }
+    if (params_.result_init >= 0 && reordered_[params_.result]) {
+      // The result starts from result_init's plain contents.
+      Reordered& r = *reordered_[params_.result];
+      const dnnl_memory_desc_t* chosen =
+          s.dnnl_primitive_desc_query_md(pd, params_.operands[params_.result].chosen, 0);
+      dnnl_primitive_desc_t rpd = nullptr;
+      KILN_RETURN_IF_ERROR(s.Check(s.dnnl_reorder_primitive_desc_create(
+                                       &rpd, &params_.operands[params_.result].desc,
+                                       library_->engine(), chosen, library_->engine(), nullptr),
+                                   d + ": dnnl_reorder_primitive_desc_create (addend)"));
+      Status created = s.Check(s.dnnl_primitive_create(&r.init_reorder, rpd),
+                               d + ": dnnl_primitive_create (addend reorder)");
+      s.dnnl_primitive_desc_destroy(rpd);
+      KILN_RETURN_IF_ERROR(created);
     }
     if (params_.addend >= 0) {
       addend_bytes_ = s.dnnl_memory_desc_get_size(&params_.operands[params_.addend].desc);
@@ -155,6 +211,45 @@ Status OnednnCall::Initialize() {
   if (attr != nullptr) s.dnnl_primitive_attr_destroy(attr);
   if (post_ops != nullptr) s.dnnl_post_ops_destroy(post_ops);
   return AsUnimplemented(std::move(status));
+}
+
+Status OnednnCall::PrepareReorder(size_t i, const dnnl_memory_desc_t& chosen) {
+  const OnednnSymbols& s = library_->symbols();
+  const std::string& d = params_.description;
+  const OnednnOperand& operand = params_.operands[i];
+  auto r = std::make_unique<Reordered>();
+  r->bytes = s.dnnl_memory_desc_get_size(&chosen);
+  KILN_RETURN_IF_ERROR(
+      s.Check(s.dnnl_memory_create(&r->plain, &operand.desc, library_->engine(), DNNL_MEMORY_NONE),
+              d + ": dnnl_memory_create (plain)"));
+  const bool is_result = static_cast<int>(i) == params_.result;
+  const dnnl_memory_desc_t* from = is_result ? &chosen : &operand.desc;
+  const dnnl_memory_desc_t* to = is_result ? &operand.desc : &chosen;
+  dnnl_primitive_desc_t rpd = nullptr;
+  KILN_RETURN_IF_ERROR(s.Check(s.dnnl_reorder_primitive_desc_create(
+                                   &rpd, from, library_->engine(), to, library_->engine(), nullptr),
+                               d + ": dnnl_reorder_primitive_desc_create"));
+  Status created =
+      s.Check(s.dnnl_primitive_create(&r->reorder, rpd), d + ": dnnl_primitive_create (reorder)");
+  s.dnnl_primitive_desc_destroy(rpd);
+  KILN_RETURN_IF_ERROR(created);
+  if (!operand.constant) {
+    r->buffer = AllocateAligned(r->bytes);
+    if (!r->buffer) {
+      return ResourceExhaustedError(d + ": allocating " + std::to_string(r->bytes) +
+                                    " bytes for an operand in oneDNN's layout");
+    }
+  }
+  reordered_[i] = std::move(r);
+  return OkStatus();
+}
+
+Status OnednnCall::RunReorder(dnnl_primitive_t reorder, dnnl_memory_t from,
+                              dnnl_memory_t to) const {
+  const OnednnSymbols& s = library_->symbols();
+  const dnnl_exec_arg_t args[] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+  return s.Check(s.dnnl_primitive_execute(reorder, stream_, 2, args),
+                 description_ + ": dnnl_primitive_execute (reorder)");
 }
 
 Status OnednnCall::Execute(std::span<void* const> bindings, std::span<const size_t> lengths) const {
@@ -184,13 +279,68 @@ Status OnednnCall::Execute(std::span<void* const> bindings, std::span<const size
         data = addend_copy_.get();
       }
     }
+    if (Reordered* r = reordered_[i].get()) {
+      // The primitive's own layout: the binding is reordered into it (or,
+      // for the result, out of it after the primitive ran).
+      KILN_RETURN_IF_ERROR(s.Check(s.dnnl_memory_set_data_handle(r->plain, data),
+                                   description_ + ": dnnl_memory_set_data_handle"));
+      if (operand.constant) {
+        auto [it, inserted] = r->copies.try_emplace(data);
+        if (inserted) {
+          it->second = AllocateAligned(r->bytes);
+          if (!it->second) {
+            r->copies.erase(it);
+            return ResourceExhaustedError(description_ + ": allocating " +
+                                          std::to_string(r->bytes) + " bytes for a filter");
+          }
+        }
+        data = it->second.get();
+        if (inserted) {
+          KILN_RETURN_IF_ERROR(s.Check(s.dnnl_memory_set_data_handle(memories_[i], data),
+                                       description_ + ": dnnl_memory_set_data_handle"));
+          OnednnLibrary::ThreadScope threads(*library_);
+          KILN_RETURN_IF_ERROR(RunReorder(r->reorder, r->plain, memories_[i]));
+        }
+      } else {
+        data = r->buffer.get();
+      }
+    }
     KILN_RETURN_IF_ERROR(s.Check(s.dnnl_memory_set_data_handle(memories_[i], data),
                                  description_ + ": dnnl_memory_set_data_handle"));
   }
   OnednnLibrary::ThreadScope threads(*library_);
+  const OnednnOperand& result = params_.operands[params_.result];
+  Reordered* reordered_result = reordered_[params_.result].get();
+  // Inputs into the primitive's layouts (constants were, above).
+  for (size_t i = 0; i < params_.operands.size(); ++i) {
+    Reordered* r = reordered_[i].get();
+    if (r == nullptr || params_.operands[i].constant || static_cast<int>(i) == params_.result) {
+      continue;
+    }
+    KILN_RETURN_IF_ERROR(RunReorder(r->reorder, r->plain, memories_[i]));
+  }
+  // The result's starting contents (a sum post-op's addend).
+  if (params_.result_init >= 0) {
+    void* init = bindings[params_.result_init];
+    if (reordered_result != nullptr) {
+      KILN_RETURN_IF_ERROR(s.Check(s.dnnl_memory_set_data_handle(reordered_result->plain, init),
+                                   description_ + ": dnnl_memory_set_data_handle"));
+      KILN_RETURN_IF_ERROR(RunReorder(reordered_result->init_reorder, reordered_result->plain,
+                                      memories_[params_.result]));
+    } else if (init != bindings[result.binding]) {
+      std::memmove(bindings[result.binding], init, params_.required[result.binding]);
+    }
+  }
   KILN_RETURN_IF_ERROR(s.Check(
       s.dnnl_primitive_execute(primitive_, stream_, static_cast<int>(args_.size()), args_.data()),
       description_ + ": dnnl_primitive_execute"));
+  if (reordered_result != nullptr) {
+    KILN_RETURN_IF_ERROR(
+        s.Check(s.dnnl_memory_set_data_handle(reordered_result->plain, bindings[result.binding]),
+                description_ + ": dnnl_memory_set_data_handle"));
+    KILN_RETURN_IF_ERROR(
+        RunReorder(reordered_result->reorder, memories_[params_.result], reordered_result->plain));
+  }
   return s.Check(s.dnnl_stream_wait(stream_), description_ + ": dnnl_stream_wait");
 }
 
@@ -236,6 +386,18 @@ Result<dnnl_memory_desc_t> PlainDesc(const OnednnSymbols& s, std::vector<int64_t
   KILN_RETURN_IF_ERROR(AsUnimplemented(s.Check(
       s.dnnl_memory_desc_init_by_strides(&desc, static_cast<int>(dims.size()), d, dnnl_f32, st),
       what + ": dnnl_memory_desc_init_by_strides")));
+  return desc;
+}
+
+Result<dnnl_memory_desc_t> AnyDesc(const OnednnSymbols& s, std::vector<int64_t> dims,
+                                   const std::string& what) {
+  dnnl_memory_desc_t desc = {};
+  dnnl_dims_t d = {};
+  for (size_t i = 0; i < dims.size(); ++i) d[i] = dims[i];
+  KILN_RETURN_IF_ERROR(
+      AsUnimplemented(s.Check(s.dnnl_memory_desc_init_by_tag(&desc, static_cast<int>(dims.size()),
+                                                             d, dnnl_f32, dnnl_format_tag_any),
+                              what + ": dnnl_memory_desc_init_by_tag")));
   return desc;
 }
 

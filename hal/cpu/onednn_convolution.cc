@@ -19,6 +19,9 @@ Result<std::unique_ptr<CpuLibraryCall>> CreateOnednnConvolution(Ref<OnednnLibrar
   const auto i64 = [](uint64_t v) { return static_cast<int64_t>(v); };
   const int64_t n = i64(cv.n), c = i64(cv.c), h = i64(cv.h), w = i64(cv.w), k = i64(cv.k),
                 r = i64(cv.r), sw = i64(cv.s), g = i64(cv.groups), p = i64(cv.p), q = i64(cv.q);
+  // With a constant filter, oneDNN picks the layouts (onednn_call.h): the
+  // op is described with `any`, the operands keep their plain descriptors.
+  const bool blocked = cv.constant_filter;
   KILN_ASSIGN_OR_RETURN(dnnl_memory_desc_t x,
                         PlainDesc(s, {n, c, h, w}, {c * h * w, h * w, w, 1}, d + " (x)"));
   KILN_ASSIGN_OR_RETURN(dnnl_memory_desc_t y,
@@ -33,14 +36,21 @@ Result<std::unique_ptr<CpuLibraryCall>> CreateOnednnConvolution(Ref<OnednnLibrar
   if (cv.bias >= 0) {
     KILN_ASSIGN_OR_RETURN(bias, PlainDesc(s, {k}, {1}, d + " (bias)"));
   }
+  dnnl_memory_desc_t op_x = x, op_y = y, op_filter = filter;
+  if (blocked) {
+    KILN_ASSIGN_OR_RETURN(op_x, AnyDesc(s, {n, c, h, w}, d + " (x)"));
+    KILN_ASSIGN_OR_RETURN(op_y, AnyDesc(s, {n, k, p, q}, d + " (y)"));
+    KILN_ASSIGN_OR_RETURN(op_filter, g == 1 ? AnyDesc(s, {k, c, r, sw}, d + " (filter)")
+                                            : AnyDesc(s, {g, kg, cg, r, sw}, d + " (filter)"));
+  }
   const dnnl_dims_t strides = {i64(cv.stride_h), i64(cv.stride_w)};
   const dnnl_dims_t dilates = {i64(cv.dilation_h) - 1, i64(cv.dilation_w) - 1};
   const dnnl_dims_t padding = {0, 0};
   dnnl_convolution_desc_t op = {};
   Status described =
       s.Check(s.dnnl_dilated_convolution_forward_desc_init(
-                  &op, dnnl_forward_inference, dnnl_convolution_direct, &x, &filter,
-                  cv.bias >= 0 ? &bias : nullptr, &y, strides, dilates, padding, padding),
+                  &op, dnnl_forward_inference, dnnl_convolution_direct, &op_x, &op_filter,
+                  cv.bias >= 0 ? &bias : nullptr, &op_y, strides, dilates, padding, padding),
               d + ": dnnl_dilated_convolution_forward_desc_init");
   if (!described.ok()) return UnimplementedError(described.message());
 
@@ -52,7 +62,23 @@ Result<std::unique_ptr<CpuLibraryCall>> CreateOnednnConvolution(Ref<OnednnLibrar
       {DNNL_ARG_SRC, cv.x, x}, {DNNL_ARG_WEIGHTS, cv.filter, filter}, {DNNL_ARG_DST, cv.y, y}};
   params.result = 2;
   if (cv.bias >= 0) params.operands.push_back({DNNL_ARG_BIAS, cv.bias, bias});
-  AppendEpilogue(params, cv.z, cv.y, y, cv.activation);
+  if (!blocked) {
+    AppendEpilogue(params, cv.z, cv.y, y, cv.activation);
+  } else {
+    params.operands[0].chosen = dnnl_query_src_md;
+    params.operands[1].chosen = dnnl_query_weights_md;
+    params.operands[1].constant = true;
+    params.operands[2].chosen = dnnl_query_dst_md;
+    // The addend starts the result (in the primitive's layout) and is
+    // summed in: a binary post-op would read it in the plain layout.
+    if (cv.z >= 0) {
+      params.result_init = cv.z;
+      params.post_ops.push_back({OnednnPostOp::kSum});
+    }
+    if (cv.activation != LibraryActivation::kNone) {
+      params.post_ops.push_back({OnednnPostOp::kEltwise, EltwiseOf(cv.activation)});
+    }
+  }
   return CreateOnednnCall(std::move(library), std::move(params));
 }
 

@@ -29,6 +29,8 @@ namespace kiln::hal::cpu {
   X(dnnl_stream_wait)                           \
   X(dnnl_stream_destroy)                        \
   X(dnnl_memory_desc_init_by_strides)           \
+  X(dnnl_memory_desc_init_by_tag)               \
+  X(dnnl_memory_desc_equal)                     \
   X(dnnl_memory_desc_get_size)                  \
   X(dnnl_memory_create)                         \
   X(dnnl_memory_set_data_handle)                \
@@ -45,6 +47,7 @@ namespace kiln::hal::cpu {
   X(dnnl_primitive_attr_set_scratchpad_mode)    \
   X(dnnl_primitive_attr_set_post_ops)           \
   X(dnnl_primitive_desc_create)                 \
+  X(dnnl_reorder_primitive_desc_create)         \
   X(dnnl_primitive_desc_destroy)                \
   X(dnnl_primitive_desc_query)                  \
   X(dnnl_primitive_desc_query_md)               \

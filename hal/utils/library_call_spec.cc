@@ -236,6 +236,7 @@ Result<ConvolutionSpec> ValidateConvolutionCall(const lib::ConvolutionCall& call
   cv.bias = call.bias();
   cv.z = call.z();
   cv.activation = ActivationOf(call.activation());
+  cv.constant_filter = call.constant_filter();
   if (cv.c % cv.groups != 0 || cv.k % cv.groups != 0) {
     return InvalidArgumentError(where + ": groups " + std::to_string(cv.groups) +
                                 " must divide c (" + std::to_string(cv.c) + ") and k (" +

@@ -49,6 +49,9 @@ struct ConvolutionSpec {
   uint64_t p, q;                  // Output rows and columns.
   int32_t x, filter, y, bias, z;  // Binding indices; bias and z -1 for none.
   LibraryActivation activation;
+  // The filter is a program constant (schemas/library_call.fbs): a driver may
+  // keep it reordered, per address, for as long as the executable is loaded.
+  bool constant_filter = false;
   std::vector<uint64_t> required;  // Bytes per binding of the export.
   std::string description;         // "convolution 1x64x56x56 k64 3x3 s1 d1 f32 +bias relu".
 };

@@ -59,6 +59,7 @@ struct Convolution {
   uint32_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
   int32_t x = -1, filter = -1, y = -1, bias = -1, z = -1;
   lib::LibraryActivation activation = lib::LibraryActivation::None;
+  bool constant_filter = false;
 };
 
 flatbuffers::Offset<lib::LibraryCall> BuildCall(flatbuffers::FlatBufferBuilder& fbb,
@@ -107,6 +108,7 @@ flatbuffers::Offset<lib::LibraryCall> BuildCall(flatbuffers::FlatBufferBuilder& 
     b.add_bias(cv->bias);
     b.add_z(cv->z);
     b.add_activation(cv->activation);
+    b.add_constant_filter(cv->constant_filter);
     convolution = b.Finish();
   }
   return lib::CreateLibraryCall(fbb, matmul, convolution);
@@ -399,6 +401,52 @@ TEST_P(CpuLibraryCallTest, ConvolutionStrideDilationBiasAddendRelu) {
                                                std::vector<float>(2 * 6 * p * q, 0.0f)};
   ExpectNear(Run(*device, {true, true, false}, nullptr, &grouped, in2, 2),
              ReferenceConvolution(grouped, in2));
+}
+
+// A constant filter lets oneDNN choose its own (blocked) layouts: the image
+// and an addend are reordered in and the result out at every dispatch, and
+// the filter once per address. One executable, dispatched with a filter,
+// again with new images and addends, with a second filter (another copy),
+// and with the first again (its copy reused), each result exact; the
+// addend as its own binding and as the result itself.
+TEST_P(CpuLibraryCallTest, ConvolutionWithAConstantFilterInOneDnnLayouts) {
+  KILN_REQUIRE_ONEDNN();
+  Ref<Device> device = CreateDevice();
+  for (const bool in_place : {false, true}) {
+    Convolution cv;
+    cv.n = 1, cv.c = 32, cv.h = 9, cv.w = 9, cv.k = 48, cv.r = 3, cv.s = 3;
+    cv.x = 0, cv.filter = 1, cv.bias = 2, cv.z = 3, cv.y = in_place ? 3 : 4;
+    cv.activation = lib::LibraryActivation::Relu;
+    cv.constant_filter = true;
+    const std::vector<bool> read_only = in_place ? std::vector<bool>{true, true, true, false}
+                                                 : std::vector<bool>{true, true, true, true, false};
+    Ref<Executable> executable = Unwrap(device->CreateExecutable(
+        cpu::HostElfFormat(), BuildCallExecutable(library_, read_only, nullptr, &cv)));
+    const size_t y_count = 48 * 7 * 7;
+    const std::vector<float> filters[] = {Values(48 * 32 * 9, 31), Values(48 * 32 * 9, 32)};
+    Ref<Buffer> filter_buffers[] = {MakeBuffer(*device, filters[0]),
+                                    MakeBuffer(*device, filters[1])};
+    const int order[] = {0, 0, 1, 0};
+    for (int call = 0; call < 4; ++call) {
+      std::vector<std::vector<float>> in = {Values(32 * 9 * 9, 40 + call), filters[order[call]],
+                                            Values(48, 50 + call), Values(y_count, 60 + call)};
+      if (!in_place) in.push_back(std::vector<float>(y_count, 0.0f));
+      std::vector<Ref<Buffer>> buffers;
+      std::vector<BufferRef> bindings;
+      for (size_t i = 0; i < in.size(); ++i) {
+        buffers.push_back(i == 1 ? filter_buffers[order[call]] : MakeBuffer(*device, in[i]));
+        bindings.push_back(BufferRef::Of(buffers.back()));
+      }
+      Ref<CommandBuffer> cb = Unwrap(device->CreateCommandBuffer(CommandBufferMode::kOneShot));
+      const uint32_t constants[] = {static_cast<uint32_t>(cv.y)};
+      KILN_ASSERT_OK(cb->Begin());
+      KILN_ASSERT_OK(cb->Dispatch(executable, 0, {1, 1, 1}, constants, bindings));
+      KILN_ASSERT_OK(cb->End());
+      KILN_ASSERT_OK(testing::SubmitAndWait(*device, cb));
+      SCOPED_TRACE("call " + std::to_string(call) + (in_place ? " in place" : ""));
+      ExpectNear(ReadBuffer<float>(*buffers[cv.y]), ReferenceConvolution(cv, in));
+    }
+  }
 }
 
 // The kernel runs where calls are off, the library is absent, or oneDNN

@@ -101,7 +101,8 @@ int Run(int argc, char** argv) {
       cl::desc("With library calls: strided or RxS convolutions with at most this many output "
                "pixels (batch x height x width) run as im2col + a GEMM library's matmul (1x1 "
                "ones of stride 1 always do; 0: only those; negative: none). Default: every "
-               "convolution"));
+               "convolution where cuda is a target, 0 for cpu alone (oneDNN's direct "
+               "convolutions)"));
   static cl::opt<std::string> module_name(
       "module-name", cl::desc("Module name (default: the module's @name, else 'module')"));
   static cl::opt<bool> strip_debug_info("strip-debug-info", cl::init(false),

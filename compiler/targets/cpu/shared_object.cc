@@ -45,6 +45,11 @@ constexpr std::string_view kTriple = "x86_64-unknown-linux-gnu";
 // intrinsics it has no instruction for (llvm.exp -> expf, ...) and for the
 // idioms it recognizes (a zeroing loop -> memset), plus the allocator that
 // memref.alloc lowers to. All are in every glibc process.
+//
+// Half-precision truncations where the host CPU has no instruction for them
+// (double -> f16 without AVX512-FP16 is __truncdfhf2, rounding once) come
+// from libgcc_s (GCC 12 and later), which every C++ process loads.
+constexpr std::string_view kRuntimeBuiltins[] = {"__truncdfhf2", "__truncsfhf2"};
 constexpr std::string_view kLibmFunctions[] = {
     "acos",     "acosh",  "asin", "asinh", "atan",      "atan2", "atanh", "cbrt",  "ceil",
     "copysign", "cos",    "cosh", "erf",   "erfc",      "exp",   "exp10", "exp2",  "expm1",
@@ -59,6 +64,9 @@ constexpr std::string_view kLibcFunctions[] = {
 bool IsAllowedUndefinedSymbol(std::string_view name) {
   for (std::string_view function : kLibcFunctions) {
     if (name == function) return true;
+  }
+  for (std::string_view builtin : kRuntimeBuiltins) {
+    if (name == builtin) return true;
   }
   for (std::string_view function : kLibmFunctions) {
     // The double version, or the float one with its `f` suffix.

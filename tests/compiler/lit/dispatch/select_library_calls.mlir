@@ -121,6 +121,29 @@ func.func @conv_block(%x: tensor<1x8x18x18xf32>, %f: tensor<16x8x3x3xf32>, %bias
 
 // -----
 
+// A filter that is an immutable global (a model's weight) in every dispatch
+// of the export: the call says constant_filter (a driver may keep the filter
+// in its library's layout). A mutable global's filter is not constant.
+
+// CHECK-LABEL: hal.executable.source private @conv_weights_dispatch_0
+// CHECK: kiln.library_call = {activation = "none", allow_tf32 = false, c = 8 : i64, constant_filter = true, dilation_h = 1 : i64
+// CHECK-LABEL: hal.executable.source private @conv_weights_dispatch_1
+// CHECK: kiln.library_call = {activation = "none", allow_tf32 = false, c = 8 : i64, dilation_h = 1 : i64
+util.global private @weights = dense<0.5> : tensor<16x8x3x3xf32>
+util.global private mutable @trained = dense<0.25> : tensor<16x8x3x3xf32>
+func.func @conv_weights(%x: tensor<1x8x18x18xf32>) -> (tensor<1x16x16x16xf32>, tensor<1x16x16x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %f = util.global.load @weights : tensor<16x8x3x3xf32>
+  %g = util.global.load @trained : tensor<16x8x3x3xf32>
+  %empty = tensor.empty() : tensor<1x16x16x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  %a = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %f : tensor<1x8x18x18xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  %b = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %g : tensor<1x8x18x18xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  return %a, %b : tensor<1x16x16x16xf32>, tensor<1x16x16x16xf32>
+}
+
+// -----
+
 // What stays a generated kernel: an op marked kiln.library = "none", a
 // matmul below kMinLibraryWork (unless marked "always"; its operands
 // are one binding, read as both A and B), and integer matmuls.
