@@ -30,11 +30,33 @@
 namespace kiln::compiler {
 namespace {
 
-// Upstream's rule (a producer of one use fuses), and no contraction takes a
-// producer into its body.
+// Whether `op` only broadcasts its one input (a bias spread over the rows
+// of a matmul's result): a copy that costs nothing to compute again in each
+// consumer, where as a tensor of its own it is a dispatch and a round trip
+// through memory, and hides the bias from a library's epilogue.
+bool IsBroadcast(mlir::Operation* op) {
+  auto generic = llvm::dyn_cast<mlir::linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumReductionLoops() != 0 || !generic.hasPureTensorSemantics()) {
+    return false;
+  }
+  mlir::OpOperand* input = generic.getDpsInputOperand(0);
+  mlir::AffineMap map = generic.getMatchingIndexingMap(input);
+  if (!map.isProjectedPermutation() || map.getNumResults() >= map.getNumDims() ||
+      !generic.getIndexingMapMatchingResult(generic->getResult(0)).isIdentity()) {
+    return false;
+  }
+  mlir::Block& body = generic.getRegion().front();
+  auto yield = llvm::dyn_cast<mlir::linalg::YieldOp>(body.getTerminator());
+  return yield && body.getOperations().size() == 1 &&
+         yield->getOperand(0) == generic.getMatchingBlockArgument(input);
+}
+
+// Upstream's rule (a producer of one use fuses; here also a broadcast of
+// many uses, into each), and no contraction takes a producer into its body.
 bool FusesInto(mlir::OpOperand* fused) {
   mlir::Operation* producer = fused->get().getDefiningOp();
-  if (!producer || !producer->hasOneUse()) return false;
+  if (!producer || (!producer->hasOneUse() && !IsBroadcast(producer))) return false;
   auto consumer = llvm::dyn_cast<mlir::linalg::LinalgOp>(fused->getOwner());
   return !consumer || !mlir::linalg::isaContractionOpInterface(consumer);
 }
