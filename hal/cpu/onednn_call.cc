@@ -321,6 +321,11 @@ Status OnednnCall::Execute(std::span<void* const> bindings, std::span<const size
   }
   // The result's starting contents (a sum post-op's addend).
   if (params_.result_init >= 0) {
+    if (static_cast<size_t>(params_.result_init) >= bindings.size()) {
+      return InvalidArgumentError(description_ + ": given " + std::to_string(bindings.size()) +
+                                  " bindings, the addend is binding " +
+                                  std::to_string(params_.result_init));
+    }
     void* init = bindings[params_.result_init];
     if (reordered_result != nullptr) {
       KILN_RETURN_IF_ERROR(s.Check(s.dnnl_memory_set_data_handle(reordered_result->plain, init),
