@@ -79,6 +79,9 @@ class OnednnCall final : public CpuLibraryCall {
 
   // Sets up the reorders of operand `i` once the primitive chose `chosen`.
   Status PrepareReorder(size_t i, const dnnl_memory_desc_t& chosen);
+  // A reorder primitive from layout `from` to `to` into *reorder.
+  Status CreateReorder(const dnnl_memory_desc_t& from, const dnnl_memory_desc_t& to,
+                       dnnl_primitive_t* reorder, const std::string& what);
   // Runs `reorder` from `from` to `to`.
   Status RunReorder(dnnl_primitive_t reorder, dnnl_memory_t from, dnnl_memory_t to) const;
 
@@ -183,18 +186,10 @@ Status OnednnCall::Initialize() {
     }
     if (params_.result_init >= 0 && reordered_[params_.result]) {
       // The result starts from result_init's plain contents.
-      Reordered& r = *reordered_[params_.result];
-      const dnnl_memory_desc_t* chosen =
-          s.dnnl_primitive_desc_query_md(pd, params_.operands[params_.result].chosen, 0);
-      dnnl_primitive_desc_t rpd = nullptr;
-      KILN_RETURN_IF_ERROR(s.Check(s.dnnl_reorder_primitive_desc_create(
-                                       &rpd, &params_.operands[params_.result].desc,
-                                       library_->engine(), chosen, library_->engine(), nullptr),
-                                   d + ": dnnl_reorder_primitive_desc_create (addend)"));
-      Status created = s.Check(s.dnnl_primitive_create(&r.init_reorder, rpd),
-                               d + ": dnnl_primitive_create (addend reorder)");
-      s.dnnl_primitive_desc_destroy(rpd);
-      KILN_RETURN_IF_ERROR(created);
+      const OnednnOperand& result = params_.operands[params_.result];
+      KILN_RETURN_IF_ERROR(CreateReorder(result.desc,
+                                         *s.dnnl_primitive_desc_query_md(pd, result.chosen, 0),
+                                         &reordered_[params_.result]->init_reorder, "addend"));
     }
     if (params_.addend >= 0) {
       addend_bytes_ = s.dnnl_memory_desc_get_size(&params_.operands[params_.addend].desc);
@@ -223,16 +218,9 @@ Status OnednnCall::PrepareReorder(size_t i, const dnnl_memory_desc_t& chosen) {
       s.Check(s.dnnl_memory_create(&r->plain, &operand.desc, library_->engine(), DNNL_MEMORY_NONE),
               d + ": dnnl_memory_create (plain)"));
   const bool is_result = static_cast<int>(i) == params_.result;
-  const dnnl_memory_desc_t* from = is_result ? &chosen : &operand.desc;
-  const dnnl_memory_desc_t* to = is_result ? &operand.desc : &chosen;
-  dnnl_primitive_desc_t rpd = nullptr;
-  KILN_RETURN_IF_ERROR(s.Check(s.dnnl_reorder_primitive_desc_create(
-                                   &rpd, from, library_->engine(), to, library_->engine(), nullptr),
-                               d + ": dnnl_reorder_primitive_desc_create"));
-  Status created =
-      s.Check(s.dnnl_primitive_create(&r->reorder, rpd), d + ": dnnl_primitive_create (reorder)");
-  s.dnnl_primitive_desc_destroy(rpd);
-  KILN_RETURN_IF_ERROR(created);
+  KILN_RETURN_IF_ERROR(CreateReorder(is_result ? chosen : operand.desc,
+                                     is_result ? operand.desc : chosen, &r->reorder,
+                                     is_result ? "result" : "operand"));
   if (!operand.constant) {
     r->buffer = AllocateAligned(r->bytes);
     if (!r->buffer) {
@@ -242,6 +230,21 @@ Status OnednnCall::PrepareReorder(size_t i, const dnnl_memory_desc_t& chosen) {
   }
   reordered_[i] = std::move(r);
   return OkStatus();
+}
+
+Status OnednnCall::CreateReorder(const dnnl_memory_desc_t& from, const dnnl_memory_desc_t& to,
+                                 dnnl_primitive_t* reorder, const std::string& what) {
+  const OnednnSymbols& s = library_->symbols();
+  const std::string& d = params_.description;
+  dnnl_primitive_desc_t rpd = nullptr;
+  KILN_RETURN_IF_ERROR(
+      s.Check(s.dnnl_reorder_primitive_desc_create(&rpd, &from, library_->engine(), &to,
+                                                   library_->engine(), nullptr),
+              d + ": dnnl_reorder_primitive_desc_create (" + what + ")"));
+  Status created =
+      s.Check(s.dnnl_primitive_create(reorder, rpd), d + ": dnnl_primitive_create (" + what + ")");
+  s.dnnl_primitive_desc_destroy(rpd);
+  return created;
 }
 
 Status OnednnCall::RunReorder(dnnl_primitive_t reorder, dnnl_memory_t from,
@@ -255,6 +258,7 @@ Status OnednnCall::RunReorder(dnnl_primitive_t reorder, dnnl_memory_t from,
 Status OnednnCall::Execute(std::span<void* const> bindings, std::span<const size_t> lengths) const {
   const OnednnSymbols& s = library_->symbols();
   std::lock_guard<std::mutex> lock(mutex_);
+  OnednnLibrary::ThreadScope threads(*library_);
   for (size_t i = 0; i < params_.operands.size(); ++i) {
     const OnednnOperand& operand = params_.operands[i];
     if (static_cast<size_t>(operand.binding) >= bindings.size()) {
@@ -279,9 +283,12 @@ Status OnednnCall::Execute(std::span<void* const> bindings, std::span<const size
         data = addend_copy_.get();
       }
     }
-    if (Reordered* r = reordered_[i].get()) {
-      // The primitive's own layout: the binding is reordered into it (or,
-      // for the result, out of it after the primitive ran).
+    // The primitive's own layout: the binding is reordered into it (or,
+    // for the result, out of it after the primitive ran); a constant once
+    // per address, into a copy the call keeps.
+    Reordered* r = reordered_[i].get();
+    bool first_use = false;
+    if (r != nullptr) {
       KILN_RETURN_IF_ERROR(s.Check(s.dnnl_memory_set_data_handle(r->plain, data),
                                    description_ + ": dnnl_memory_set_data_handle"));
       if (operand.constant) {
@@ -294,21 +301,16 @@ Status OnednnCall::Execute(std::span<void* const> bindings, std::span<const size
                                           std::to_string(r->bytes) + " bytes for a filter");
           }
         }
+        first_use = inserted;
         data = it->second.get();
-        if (inserted) {
-          KILN_RETURN_IF_ERROR(s.Check(s.dnnl_memory_set_data_handle(memories_[i], data),
-                                       description_ + ": dnnl_memory_set_data_handle"));
-          OnednnLibrary::ThreadScope threads(*library_);
-          KILN_RETURN_IF_ERROR(RunReorder(r->reorder, r->plain, memories_[i]));
-        }
       } else {
         data = r->buffer.get();
       }
     }
     KILN_RETURN_IF_ERROR(s.Check(s.dnnl_memory_set_data_handle(memories_[i], data),
                                  description_ + ": dnnl_memory_set_data_handle"));
+    if (first_use) KILN_RETURN_IF_ERROR(RunReorder(r->reorder, r->plain, memories_[i]));
   }
-  OnednnLibrary::ThreadScope threads(*library_);
   const OnednnOperand& result = params_.operands[params_.result];
   Reordered* reordered_result = reordered_[params_.result].get();
   // Inputs into the primitive's layouts (constants were, above).

@@ -62,23 +62,17 @@ Result<std::unique_ptr<CpuLibraryCall>> CreateOnednnConvolution(Ref<OnednnLibrar
       {DNNL_ARG_SRC, cv.x, x}, {DNNL_ARG_WEIGHTS, cv.filter, filter}, {DNNL_ARG_DST, cv.y, y}};
   params.result = 2;
   if (cv.bias >= 0) params.operands.push_back({DNNL_ARG_BIAS, cv.bias, bias});
-  if (!blocked) {
-    AppendEpilogue(params, cv.z, cv.y, y, cv.activation);
-  } else {
+  if (blocked) {
     params.operands[0].chosen = dnnl_query_src_md;
     params.operands[1].chosen = dnnl_query_weights_md;
     params.operands[1].constant = true;
     params.operands[2].chosen = dnnl_query_dst_md;
-    // The addend starts the result (in the primitive's layout) and is
-    // summed in: a binary post-op would read it in the plain layout.
-    if (cv.z >= 0) {
-      params.result_init = cv.z;
-      params.post_ops.push_back({OnednnPostOp::kSum});
-    }
-    if (cv.activation != LibraryActivation::kNone) {
-      params.post_ops.push_back({OnednnPostOp::kEltwise, EltwiseOf(cv.activation)});
-    }
+    // The addend starts the result (reordered into the primitive's layout)
+    // and is summed in, as an addend the result's binding holds is: a
+    // binary post-op would read it in the plain layout.
+    params.result_init = cv.z;
   }
+  AppendEpilogue(params, cv.z, blocked ? cv.z : cv.y, y, cv.activation);
   return CreateOnednnCall(std::move(library), std::move(params));
 }
 
