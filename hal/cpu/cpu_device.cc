@@ -80,8 +80,10 @@ struct CpuObjects {
     return role == utils::SemaphoreRole::kSignal ||
            dynamic_cast<const CpuSemaphore*>(&semaphore) != nullptr;
   }
-  Status CheckBindingTableBuffer(const Buffer& buffer, const std::string& where) const {
-    if (dynamic_cast<const HostBuffer*>(buffer.allocated_buffer()) != nullptr) return OkStatus();
+  bool OwnsBuffer(const Buffer& buffer) const {
+    return dynamic_cast<const HostBuffer*>(buffer.allocated_buffer()) != nullptr;
+  }
+  Status ForeignBufferError(const Buffer&, const std::string& where) const {
     return InvalidArgumentError(where + " holds a buffer not allocated by a CPU device");
   }
   CpuCommandBuffer* OwnCommandBuffer(CommandBuffer& command_buffer) const {

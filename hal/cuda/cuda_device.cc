@@ -69,9 +69,11 @@ struct CudaDevice::Objects {
   bool OwnsSemaphore(const Semaphore& semaphore, utils::SemaphoreRole) const {
     return dynamic_cast<const CudaSemaphore*>(&semaphore) != nullptr;
   }
-  Status CheckBindingTableBuffer(const Buffer& buffer, const std::string& where) const {
-    if (CudaAllocationOf(buffer, context) != nullptr) return OkStatus();
-    return ForeignBufferError(buffer, context, where);
+  bool OwnsBuffer(const Buffer& buffer) const {
+    return CudaAllocationOf(buffer, context) != nullptr;
+  }
+  Status ForeignBufferError(const Buffer& buffer, const std::string& where) const {
+    return cuda::ForeignBufferError(buffer, context, where);
   }
   CudaCommandBuffer* OwnCommandBuffer(CommandBuffer& command_buffer) const {
     auto* own = dynamic_cast<CudaCommandBuffer*>(&command_buffer);

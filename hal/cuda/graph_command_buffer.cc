@@ -32,6 +32,7 @@ struct GraphCommandBuffer::CachedGraph final : GraphCache::Entry {
 
 GraphCommandBuffer::~GraphCommandBuffer() {
   DestroyGraph(plain_);
+  DestroyGraph(other_plain_);
   DestroyGraph(traced_);
   ClearCaptures();
   if (!context().MakeCurrent().ok()) return;
@@ -603,8 +604,35 @@ Status GraphCommandBuffer::IssueOneShot(std::span<const Ref<Buffer>> table) {
   return OkStatus();
 }
 
+void GraphCommandBuffer::SelectPlainGraph(std::span<const Ref<Buffer>> table) {
+  // Only a graph that has run a table of this size can be compared with
+  // it; one built at End holds no addresses yet and is patched.
+  if (!plain_.exec || plain_.slot_addresses.size() != table.size()) return;
+  SlotAddresses(table, &slot_scratch_);
+  if (slot_scratch_ == plain_.slot_addresses) return;
+  if (!other_plain_.exec) {
+    // The first change of addresses: the graph that ran the old ones is
+    // kept, and this table gets a graph of its own (Prepare builds the
+    // empty one swapped in).
+    std::swap(plain_, other_plain_);
+    return;
+  }
+  // The graph whose addresses differ in fewer slots (none: the other one
+  // holds this table) is patched; on a tie, the one run last.
+  auto differing = [&](const Graph& g) {
+    if (g.slot_addresses.size() != slot_scratch_.size()) return slot_scratch_.size() + 1;
+    size_t count = 0;
+    for (size_t i = 0; i < slot_scratch_.size(); ++i) {
+      count += slot_scratch_[i] != g.slot_addresses[i];
+    }
+    return count;
+  };
+  if (differing(other_plain_) < differing(plain_)) std::swap(plain_, other_plain_);
+}
+
 Status GraphCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
   if (one_shot_cache_) return IssueOneShot(binding_table);
+  SelectPlainGraph(binding_table);
   KILN_RETURN_IF_ERROR(Prepare(plain_, binding_table, kNoEventSet));
   return LaunchPlain();
 }

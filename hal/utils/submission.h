@@ -72,9 +72,11 @@ enum class SemaphoreRole { kWait, kSignal };
 //   std::string_view owner() const;  // "a CPU device", "this CUDA device"
 //   Status health() const;
 //   bool OwnsSemaphore(const Semaphore&, SemaphoreRole) const;
-//   // The error for a binding-table buffer that is not the device's (OK if
-//   // it is); `where` is "QueueExecute: binding-table slot 3".
-//   Status CheckBindingTableBuffer(const Buffer&, const std::string& where) const;
+//   // Whether a binding-table buffer is the device's, and the error for
+//   // one that is not (`where` is "QueueExecute: binding-table slot 3"),
+//   // built only then: a model's call checks every slot.
+//   bool OwnsBuffer(const Buffer&) const;
+//   Status ForeignBufferError(const Buffer&, const std::string& where) const;
 //   CommandBufferT* OwnCommandBuffer(CommandBuffer&) const;  // null: foreign
 
 // Steps 1-2: a submission holding the fences' timepoints.
@@ -123,9 +125,10 @@ Status QueueExecute(const Objects& objects, const Fence& wait, const Fence& sign
       PrepareQueueOperation<CommandBufferT>(objects, "QueueExecute", wait, signal));
   KILN_RETURN_IF_ERROR(CommandBuffer::ValidateSubmission(command_buffers, binding_table));
   for (size_t i = 0; i < binding_table.size(); ++i) {
-    if (!binding_table[i]) continue;  // Unused slots may be empty.
-    KILN_RETURN_IF_ERROR(objects.CheckBindingTableBuffer(
-        *binding_table[i], "QueueExecute: binding-table slot " + std::to_string(i)));
+    // Unused slots may be empty.
+    if (!binding_table[i] || objects.OwnsBuffer(*binding_table[i])) continue;
+    return objects.ForeignBufferError(*binding_table[i],
+                                      "QueueExecute: binding-table slot " + std::to_string(i));
   }
   submission.command_buffers.reserve(command_buffers.size());
   for (size_t i = 0; i < command_buffers.size(); ++i) {

@@ -57,8 +57,10 @@ struct VulkanDevice::Objects {
     const auto* vulkan = dynamic_cast<const VulkanSemaphore*>(&semaphore);
     return vulkan != nullptr && vulkan->device() == logical;
   }
-  Status CheckBindingTableBuffer(const Buffer& buffer, const std::string& where) const {
-    if (VulkanBuffer::OwnedBy(buffer, logical) != nullptr) return OkStatus();
+  bool OwnsBuffer(const Buffer& buffer) const {
+    return VulkanBuffer::OwnedBy(buffer, logical) != nullptr;
+  }
+  Status ForeignBufferError(const Buffer&, const std::string& where) const {
     return InvalidArgumentError(where + " holds a buffer not allocated by this Vulkan device");
   }
   VulkanCommandBuffer* OwnCommandBuffer(CommandBuffer& command_buffer) const {

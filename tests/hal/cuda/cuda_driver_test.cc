@@ -437,12 +437,22 @@ TEST_P(CudaDriverTest, ReusableCommandBufferReplaysOnNewBuffers) {
   ASSERT_TRUE(SubmitAndWait(*device_, command_buffer, table3).ok());
   EXPECT_EQ(Download(*out2), std::vector<float>(n, 5.0f));
 
+  // Back to table1 (table3 still holds out2's addresses in slot 1 only):
+  // out1 = 1 * 2 + 1 + 2.
+  ASSERT_TRUE(SubmitAndWait(*device_, command_buffer, table1).ok());
+  EXPECT_EQ(Download(*out1), std::vector<float>(n, 5.0f));
+  ASSERT_TRUE(SubmitAndWait(*device_, command_buffer, table2).ok());
+  EXPECT_EQ(Download(*out2), std::vector<float>(n, 23.0f));
+
   if (auto* graph = dynamic_cast<GraphCommandBuffer*>(command_buffer.get())) {
-    EXPECT_EQ(graph->instantiation_count(), 1u);
+    // Built at End; a second graph for the first change of addresses.
+    EXPECT_EQ(graph->instantiation_count(), 2u);
     EXPECT_EQ(graph->node_count(), 3u);
-    // First submit: 3 nodes get real addresses; table2: 3; table2 again: 0;
-    // table3: 1.
-    EXPECT_EQ(graph->patched_node_count(), 7u);
+    // First submit: 3 nodes get real addresses; table2: a graph of its
+    // own, 0; table2 again: 0; table3: the table2 graph (one slot off like
+    // the other, and run last) patches 1; table1: the first graph as it is, 0; table2:
+    // the other graph (one slot off) patches 1, not the table1 graph (3).
+    EXPECT_EQ(graph->patched_node_count(), 5u);
   }
   // A table missing a slot is refused at submit, naming the slot.
   const Ref<Buffer> short_table[] = {in1};

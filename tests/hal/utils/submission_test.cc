@@ -36,8 +36,8 @@ struct TestObjects {
   bool OwnsSemaphore(const Semaphore& semaphore, SemaphoreRole) const {
     return dynamic_cast<const cpu::CpuSemaphore*>(&semaphore) != nullptr;
   }
-  Status CheckBindingTableBuffer(const Buffer& buffer, const std::string& where) const {
-    if (buffer.byte_length() == 64) return OkStatus();
+  bool OwnsBuffer(const Buffer& buffer) const { return buffer.byte_length() == 64; }
+  Status ForeignBufferError(const Buffer&, const std::string& where) const {
     return InvalidArgumentError(where + " is not the test device's");
   }
   TestCommandBuffer* OwnCommandBuffer(CommandBuffer& command_buffer) const {
