@@ -28,12 +28,14 @@ over a loop of calls that lasts about --min-time seconds, repeated
   torch  a Python loop of fn(); torch.cuda.synchronize(), perf_counter.
   ORT    a Python loop of session.run(), perf_counter.
 Host time (the second GPU table):
-  kiln   Google Benchmark's `cpu_time` per call: the CPU time of the whole
-         process. It is NOT the host's share of a cuda call: kiln's wait for
-         the GPU spins (cuEventQuery, then cuEventSynchronize under the
-         driver's spin policy), so it is close to the wall time. If
-         kiln-benchmark-module reports a user counter `host_time_us` (µs of
-         host work per call), that is shown instead.
+  kiln   kiln-benchmark-module's user counters: `host_time_us`, the median
+         over a repetition's calls of a call's wall time less its fence
+         waits (the host's own work: VM, patching, cuGraphLaunch), as the
+         peers' issue time is a median; and `host_time_mean_us`, their mean,
+         which one preemption of the process during a repetition inflates.
+         Google Benchmark's `cpu_time` (the whole process's CPU time) is
+         shown beside them: kiln's wait for the GPU spins (cuEventSynchronize
+         under the driver's spin policy), so it is close to the wall time.
   torch  how long fn() takes to return before the synchronize (median over
          one extra loop of calls, so the timed loops stay bare): the host's
          cost of issuing the call (eager: Python + launches; graph: replay()).
@@ -260,6 +262,9 @@ def kiln_benchmark(folder, kmod, params, function, device, args):
     hosts = [b["host_time_us"] for b in runs if "host_time_us" in b]
     if hosts:
         result["host_time_us"] = statistics.median(hosts)
+    host_means = [b["host_time_mean_us"] for b in runs if "host_time_mean_us" in b]
+    if host_means:
+        result["host_time_mean_us"] = statistics.median(host_means)
     return result
 
 
@@ -555,16 +560,18 @@ def gpu_tables(rows, info, args):
             PEERS[fastest] if fastest else "—", ratio, check_cell(kiln)))
     lines += ["", "Host µs per call (goal: kiln under %g µs for a static-shape model)." %
               GOAL_HOST_US, "",
-              "| model | kiln host_time_us | kiln process CPU (includes the spinning wait) | " +
+              "| model | kiln host_time_us (median call) | kiln host_time_mean_us | "
+              "kiln process CPU (includes the spinning wait) | " +
               " | ".join("%s issue" % PEERS[p] for p in args.peers) + " |",
-              "| --- | --- | --- | " + " | ".join("---" for _ in args.peers) + " |"]
+              "| --- | --- | --- | --- | " + " | ".join("---" for _ in args.peers) + " |"]
     for r in rows:
         kiln = r.get("kiln") or {}
         ok = "error" not in kiln
         host = fmt_us(kiln.get("host_time_us")) if ok and "host_time_us" in kiln else \
             "not reported by the tool"
-        lines.append("| %s | %s | %s | %s |" % (
+        lines.append("| %s | %s | %s | %s | %s |" % (
             r["model"], host if ok else "—",
+            fmt_us(kiln.get("host_time_mean_us")) if ok and "host_time_mean_us" in kiln else "—",
             fmt_us(kiln.get("process_cpu_us")) if ok else "—",
             " | ".join(cell(r.get("torch", {}).get(p), [], "issue_us") if
                        ok_figure(r.get("torch", {}).get(p)) else "—" for p in args.peers)))
