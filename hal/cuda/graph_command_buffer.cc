@@ -439,8 +439,8 @@ Status GraphCommandBuffer::Prepare(Graph& g, std::span<const Ref<Buffer>> table,
   // The nodes hold the addresses of the last table this graph ran: only
   // those of the slots whose address changed (lengths were checked above)
   // can change. A model called on the same input, output and arena patches
-  // nothing, one whose output alternates between two buffers one node.
-  SlotAddresses(table, &slot_scratch_);
+  // nothing (nor one whose output alternates between two buffers: each has
+  // its graph, SelectPlainGraph). slot_scratch_ holds the table's addresses.
   uint64_t changed = 0;
   for (size_t i = 0; i < slot_scratch_.size(); ++i) {
     if (i >= g.slot_addresses.size() || slot_scratch_[i] != g.slot_addresses[i]) {
@@ -608,7 +608,6 @@ void GraphCommandBuffer::SelectPlainGraph(std::span<const Ref<Buffer>> table) {
   // Only a graph that has run a table of this size can be compared with
   // it; one built at End holds no addresses yet and is patched.
   if (!plain_.exec || plain_.slot_addresses.size() != table.size()) return;
-  SlotAddresses(table, &slot_scratch_);
   if (slot_scratch_ == plain_.slot_addresses) return;
   if (!other_plain_.exec) {
     // The first change of addresses: the graph that ran the old ones is
@@ -632,6 +631,7 @@ void GraphCommandBuffer::SelectPlainGraph(std::span<const Ref<Buffer>> table) {
 
 Status GraphCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
   if (one_shot_cache_) return IssueOneShot(binding_table);
+  SlotAddresses(binding_table, &slot_scratch_);  // Once, for both steps.
   SelectPlainGraph(binding_table);
   KILN_RETURN_IF_ERROR(Prepare(plain_, binding_table, kNoEventSet));
   return LaunchPlain();
@@ -645,6 +645,7 @@ Status GraphCommandBuffer::IssueTraced(std::span<const Ref<Buffer>> binding_tabl
   KILN_ASSIGN_OR_RETURN(const size_t set, AcquireEventSet());
   // A first build records `set` already; otherwise its events are pointed
   // at it below.
+  SlotAddresses(binding_table, &slot_scratch_);
   KILN_RETURN_IF_ERROR(Prepare(traced_, binding_table, set));
   const std::vector<CUevent>& events = timing_sets_[set].events;
   if (traced_.event_set != set) {

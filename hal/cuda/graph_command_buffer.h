@@ -211,13 +211,14 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   void DestroyGraph(Graph& g);
   // Makes `g` run `table`: builds it if it has no exec or a fill/copy
   // covers another length, otherwise patches the nodes whose addresses
-  // changed (rebuilding if CUDA refuses).
+  // changed (rebuilding if CUDA refuses). The caller has put the table's
+  // SlotAddresses in slot_scratch_ (which then become g's).
   Status Prepare(Graph& g, std::span<const Ref<Buffer>> table, size_t event_set);
-  // Makes plain_ the reusable graph that runs `table` with the fewest
-  // patches: a new one (swapping an empty graph in for Prepare to build)
-  // the first time the addresses change; otherwise the one of the two
-  // whose addresses differ in fewer slots (none: it holds the table), the
-  // one run last on a tie.
+  // Makes plain_ the reusable graph that runs `table` (whose SlotAddresses
+  // are in slot_scratch_) with the fewest patches: a new one (swapping an
+  // empty graph in for Prepare to build) the first time the addresses
+  // change; otherwise the one of the two whose addresses differ in fewer
+  // slots (none: it holds the table), the one run last on a tie.
   void SelectPlainGraph(std::span<const Ref<Buffer>> table);
   // Fills node's parameters for `table`; returns whether they differ from
   // what it held (for kernel nodes, only addresses can change).
@@ -297,7 +298,9 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   // The stream library calls are captured on (created at the first).
   CUstream capture_stream_ = nullptr;
   uint64_t patched_nodes_ = 0;
-  std::vector<CUdeviceptr> slot_scratch_;  // Prepare's, kept to spare allocations.
+  // A submit's SlotAddresses (Issue, IssueTraced), kept to spare
+  // allocations.
+  std::vector<CUdeviceptr> slot_scratch_;
   uint64_t library_captures_ = 0;
   uint64_t plain_instantiations_ = 0;
   uint64_t traced_instantiations_ = 0;

@@ -450,8 +450,9 @@ TEST_P(CudaDriverTest, ReusableCommandBufferReplaysOnNewBuffers) {
     EXPECT_EQ(graph->node_count(), 3u);
     // First submit: 3 nodes get real addresses; table2: a graph of its
     // own, 0; table2 again: 0; table3: the table2 graph (one slot off like
-    // the other, and run last) patches 1; table1: the first graph as it is, 0; table2:
-    // the other graph (one slot off) patches 1, not the table1 graph (3).
+    // the other, and run last) patches 1; table1: the first graph as it
+    // is, 0; table2: the other graph (one slot off) patches 1, not the
+    // table1 graph (3).
     EXPECT_EQ(graph->patched_node_count(), 5u);
   }
   // A table missing a slot is refused at submit, naming the slot.
