@@ -76,6 +76,14 @@ int64_t DispatchGroups::UntiledElementsPerTileElement(mlir::linalg::LinalgOp roo
   return most;
 }
 
+int64_t DispatchGroups::JoinedReductionLength(mlir::linalg::LinalgOp root) const {
+  auto it = joined_.find(root);
+  if (it == joined_.end()) return 1;
+  int64_t longest = 1;
+  for (const JoinedOp& op : it->second) longest = std::max(longest, op.reduction_length);
+  return longest;
+}
+
 bool DispatchGroups::TryJoin(mlir::linalg::LinalgOp producer) {
   if (!producer.hasPureTensorSemantics() || producer->getNumResults() != 1 ||
       llvm::isa<mlir::linalg::FillOp>(producer.getOperation()) || producer->use_empty()) {
@@ -141,7 +149,14 @@ bool DispatchGroups::TryJoin(mlir::linalg::LinalgOp producer) {
   llvm::SmallVector<mlir::utils::IteratorType> producer_iterators =
       producer.getIteratorTypesArray();
   int64_t untiled_elements = 1;
+  int64_t reduction_length = 1;
   for (unsigned l = 0; l < producer_loops; ++l) {
+    if (producer_iterators[l] == mlir::utils::IteratorType::reduction) {
+      // A dynamic reduction counts as long: its tiles stay small.
+      const int64_t range = mlir::ShapedType::isDynamic(producer_ranges[l]) ? int64_t{1} << 30
+                                                                            : producer_ranges[l];
+      reduction_length = std::min<int64_t>(reduction_length * range, int64_t{1} << 30);
+    }
     if (producer_iterators[l] != mlir::utils::IteratorType::parallel || root_loops[l]) continue;
     if (mlir::ShapedType::isDynamic(producer_ranges[l])) return false;
     untiled_elements *= producer_ranges[l];
@@ -182,7 +197,7 @@ bool DispatchGroups::TryJoin(mlir::linalg::LinalgOp producer) {
   if (library) library_roots_.insert(root);
   root_loop_of_[producer] = std::move(root_loops);
   kept_whole_[root] = std::move(kept);
-  joined_[root].push_back(JoinedOp{untiled_elements, std::move(reached)});
+  joined_[root].push_back(JoinedOp{untiled_elements, std::move(reached), reduction_length});
   return true;
 }
 

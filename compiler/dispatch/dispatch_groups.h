@@ -73,6 +73,13 @@ class DispatchGroups {
   // it (1 where nothing joined, or only elementwise ops).
   int64_t UntiledElementsPerTileElement(mlir::linalg::LinalgOp root) const;
 
+  // For a root: the longest reduction an op joined into its dispatch runs
+  // for each element it computes (the product of its reduction loops: K of
+  // a matmul that its bias-and-ReLU epilogue's dispatch computes), 1 where
+  // none reduces. A tile's work is that many times its elements, so tile
+  // sizes shrink by it as they do by the root's own reduction loops.
+  int64_t JoinedReductionLength(mlir::linalg::LinalgOp root) const;
+
  private:
   // Whether `producer` can join its consumers' dispatch; if so, records it.
   bool TryJoin(mlir::linalg::LinalgOp producer);
@@ -93,10 +100,12 @@ class DispatchGroups {
   llvm::DenseMap<mlir::Operation*, llvm::SmallVector<bool>> kept_whole_;
   // An op joined into a root's dispatch: the product of its parallel loops
   // that no loop of the root tiles, and which of the root's loops it runs
-  // along (those kept whole multiply what a tile holds of it).
+  // along (those kept whole multiply what a tile holds of it), and the
+  // product of its reduction loops.
   struct JoinedOp {
     int64_t untiled_elements;
     llvm::SmallVector<bool> reached;
+    int64_t reduction_length = 1;
   };
   llvm::DenseMap<mlir::Operation*, llvm::SmallVector<JoinedOp>> joined_;
 };

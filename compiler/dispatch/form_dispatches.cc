@@ -150,13 +150,19 @@ bool IsRoot(mlir::linalg::LinalgOp op, const DispatchGroups& groups) {
 // tile covers about kElementsPerWorkgroup elements of what it computes: of
 // the root's loops taken whole, and of each op joined into its dispatch,
 // which computes up to `untiled_elements` per element of the tiled loops (a
-// GPU workgroup keeps them in workgroup memory).
+// GPU workgroup keeps them in workgroup memory) and reduces up to
+// `joined_reduction` elements into each of its own (a matmul that its
+// epilogue's dispatch computes: a matrix-vector product of K = 1024 then
+// gets a workgroup per output element, whose threads share the dot
+// product, rather than one workgroup for every output).
 llvm::SmallVector<int64_t> ChooseWorkgroupTiles(mlir::linalg::LinalgOp root,
                                                 llvm::ArrayRef<bool> kept_whole,
-                                                int64_t untiled_elements) {
+                                                int64_t untiled_elements,
+                                                int64_t joined_reduction) {
   llvm::SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   llvm::SmallVector<mlir::utils::IteratorType> iterators = root.getIteratorTypesArray();
-  int64_t reduction_work = std::min(untiled_elements, kElementsPerWorkgroup);
+  int64_t reduction_work = std::min(std::max(untiled_elements, joined_reduction),
+                                    kElementsPerWorkgroup);
   int64_t root_work = 1;
   for (auto [range, iterator, whole] : llvm::zip(ranges, iterators, kept_whole)) {
     if (iterator != mlir::utils::IteratorType::reduction && !whole) continue;
@@ -386,8 +392,10 @@ mlir::LogicalResult DispatchFormer::Outline(mlir::linalg::LinalgOp root) {
     }
   }
 
-  llvm::SmallVector<int64_t> tiles = ChooseWorkgroupTiles(
-      root, groups_->LoopsKeptWhole(root), groups_->UntiledElementsPerTileElement(root));
+  llvm::SmallVector<int64_t> tiles =
+      ChooseWorkgroupTiles(root, groups_->LoopsKeptWhole(root),
+                           groups_->UntiledElementsPerTileElement(root),
+                           groups_->JoinedReductionLength(root));
   llvm::SmallVector<mlir::Range> ranges = root.createLoopRanges(host, loc);
   llvm::SmallVector<Value> counts;  // Of the tiled loops, outer to inner.
   for (auto [range, tile] : llvm::zip(ranges, tiles)) {

@@ -495,6 +495,15 @@ std::optional<mlir::DictionaryAttr> MatchLibraryCall(mlir::func::FuncOp kernel, 
     add_int("batch_stride_a", batched && loops->a_batched ? m * k : 0);
     add_int("batch_stride_b", batched && loops->b_batched ? k * n : 0);
     add_int("batch_stride_d", batched ? m * n : 0);
+    // A matrix-vector product reads its matrix once: the generated kernel
+    // whose threads share each dot product reads it at full bandwidth, where
+    // a GEMM library's tiles idle (cooperative_reduction.h). GPU targets
+    // keep that kernel unless the op insists on the library.
+    auto choice = contraction->getAttrOfType<mlir::StringAttr>("kiln.library");
+    const bool forced = choice && choice.getValue() == "always";
+    if (!batched && (m == 1 || n == 1) && k >= kMinSharedDotProduct && !forced) {
+      add("generated_on_gpu", b.getBoolAttr(true));
+    }
     if (parts.bias && !add_binding("bias", parts.bias->get())) return std::nullopt;
     if (parts.addend) {
       if (!add_binding("c", parts.addend->get())) return std::nullopt;

@@ -43,6 +43,15 @@ namespace kiln::compiler {
 // a library call's launch costs about as much as the kernel's work.
 constexpr int64_t kMinLibraryWork = 1 << 15;
 
+// The shortest dot product that the threads of a GPU workgroup share
+// (compiler/targets/gpu/cooperative_reduction.h); below it one thread's
+// in-order loop is as fast as a tree. A matrix-vector product (m or n is 1,
+// no batch) with k at least this long is marked `generated_on_gpu = true`:
+// on the H100 its generated kernel beats cuBLASLt's (tests/benchmarks/
+// README.md), so GPU targets drop the call; `kiln.library = "always"` keeps
+// it, and the CPU's oneDNN call is kept either way.
+constexpr int64_t kMinSharedDotProduct = 256;
+
 // Whether a library would take `op` (shape, types, init, size, override).
 bool IsLibraryContraction(mlir::linalg::LinalgOp op);
 

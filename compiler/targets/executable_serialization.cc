@@ -184,7 +184,7 @@ Result<SerializedExecutable> SerializeCuda(
   for (const ExportInfo& e : executable.exports) {
     s::BlockSize size(e.workgroup_size[0], e.workgroup_size[1], e.workgroup_size[2]);
     fb::Offset<lib::LibraryCall> library_call = 0;
-    if (e.library_call) {
+    if (e.library_call && !e.library_call->generated_on_gpu) {
       KILN_ASSIGN_OR_RETURN(library_call, BuildLibraryCall(builder, e));
     }
     exports.push_back(s::CreateExport(
@@ -196,7 +196,7 @@ Result<SerializedExecutable> SerializeCuda(
                                        builder.CreateVector(exports)));
   config = "target_arch = [" + config + "]";
   for (const ExportInfo& e : executable.exports) {
-    if (e.library_call) {
+    if (e.library_call && !e.library_call->generated_on_gpu) {
       config += ", @" + e.name + ": " +
                 (e.library_call->kind == "matmul" ? "cublasLt " : "cuDNN ") +
                 DescribeLibraryCall(*e.library_call);

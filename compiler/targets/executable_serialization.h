@@ -57,6 +57,10 @@ struct LibraryCallInfo {
   // Every other field by its schema name: sizes, strides, binding ordinals,
   // and flags as 0/1 (transpose_a, allow_tf32, ...).
   std::map<std::string, int64_t> fields;
+  // Not a schema field: the generated kernel beats the call on GPUs (a
+  // matrix-vector product, compiler/dispatch/library_calls.h), so the CUDA
+  // format leaves the call out and the kernel runs.
+  bool generated_on_gpu = false;
 };
 
 // What the executable formats record of one export.

@@ -33,14 +33,15 @@ bool MatchLoops(mlir::TilingInterface op, mlir::RewriterBase& rewriter,
 }
 
 // Whether `op` has the shape both kinds of strided reductions need: on
-// buffers, one reduction loop, `inits` memref outputs, tileable, neither a
-// contraction nor a convolution.
-bool HasReductionShape(mlir::linalg::LinalgOp op, unsigned inits) {
+// buffers, one reduction loop, `inits` memref outputs, tileable, not a
+// convolution, and a contraction only where `contractions` says so.
+bool HasReductionShape(mlir::linalg::LinalgOp op, unsigned inits, bool contractions) {
   if (!op.hasPureBufferSemantics() || op.getNumReductionLoops() != 1 ||
       op.getNumDpsInits() != static_cast<int64_t>(inits) || op->getNumRegions() != 1) {
     return false;
   }
-  if (mlir::linalg::isaContractionOpInterface(op) || mlir::linalg::isaConvolutionOpInterface(op)) {
+  if ((!contractions && mlir::linalg::isaContractionOpInterface(op)) ||
+      mlir::linalg::isaConvolutionOpInterface(op)) {
     return false;
   }
   if (!llvm::isa<mlir::TilingInterface>(op.getOperation())) return false;
@@ -178,8 +179,9 @@ std::optional<mlir::arith::CmpIPredicate> Swapped(mlir::arith::CmpIPredicate pre
 }  // namespace
 
 std::optional<StridedReduction> MatchStridedReduction(mlir::linalg::LinalgOp op,
-                                                      mlir::RewriterBase& rewriter) {
-  if (!HasReductionShape(op, /*inits=*/1)) return std::nullopt;
+                                                      mlir::RewriterBase& rewriter,
+                                                      bool contractions) {
+  if (!HasReductionShape(op, /*inits=*/1, contractions)) return std::nullopt;
   auto tileable = llvm::cast<mlir::TilingInterface>(op.getOperation());
   // The combiner.
   mlir::Block* body = op.getBlock();
@@ -285,7 +287,7 @@ mlir::Value SlotOf(const StridedReduction& reduction, mlir::Value partials, mlir
 
 std::optional<StridedArgReduction> MatchStridedArgReduction(mlir::linalg::LinalgOp op,
                                                             mlir::RewriterBase& rewriter) {
-  if (!HasReductionShape(op, /*inits=*/2)) return std::nullopt;
+  if (!HasReductionShape(op, /*inits=*/2, /*contractions=*/false)) return std::nullopt;
   mlir::Block* body = op.getBlock();
   auto yield = llvm::dyn_cast<mlir::linalg::YieldOp>(body->getTerminator());
   if (!yield || yield.getNumOperands() != 2) return std::nullopt;

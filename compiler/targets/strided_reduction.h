@@ -4,8 +4,8 @@
 // strided in-order partial sums reduced pairwise).
 //
 // A linalg op on buffers qualifies when it has one reduction loop and one
-// result, is not a contraction or a convolution (those accumulate in order
-// along K, the order their expected values encode), and its payload folds
+// result, is not a convolution nor (unless asked) a contraction (those
+// accumulate in order along K), and its payload folds
 // each element into the output with one associative op that has a neutral
 // element (addf, mulf, maximumf, maxnumf, minimumf, minnumf, addi, muli,
 // andi, ori, xori, max/min si/ui): the op takes the output's block argument
@@ -129,8 +129,13 @@ llvm::SmallVector<mlir::Value> ValueOutputIndices(const StridedArgReduction& red
 
 // `op` as a strided reduction, or nothing when it does not qualify. Creates
 // the constant ops of its iteration domain before `op` (harmless if unused).
+// A contraction with one reduction loop (a matmul's payload folds its
+// products with addf like a sum) qualifies only with `contractions`: the
+// GPU backends share a long dot product among threads (a matrix-vector
+// product), which changes its summation order from the in-order one.
 std::optional<StridedReduction> MatchStridedReduction(mlir::linalg::LinalgOp op,
-                                                      mlir::RewriterBase& rewriter);
+                                                      mlir::RewriterBase& rewriter,
+                                                      bool contractions = false);
 
 // combiner(accumulator, other): a copy of the payload's combining op.
 mlir::Value Combine(const StridedReduction& reduction, mlir::Value accumulator, mlir::Value other,

@@ -3,6 +3,7 @@
 
 #include <limits>
 
+#include "compiler/dispatch/library_calls.h"
 #include "compiler/targets/strided_reduction.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -10,6 +11,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 namespace kiln::compiler::gpu {
 namespace {
@@ -312,9 +314,16 @@ mlir::FailureOr<bool> DistributeReductionCooperatively(mlir::linalg::LinalgOp op
                                                        int64_t thread_count,
                                                        UpperBoundFn upper_bound,
                                                        mlir::RewriterBase& rewriter) {
-  std::optional<StridedReduction> reduction = MatchStridedReduction(op, rewriter);
+  std::optional<StridedReduction> reduction =
+      MatchStridedReduction(op, rewriter, /*contractions=*/true);
   if (!reduction) {
     return DistributeArgReductionCooperatively(op, thread_id, thread_count, upper_bound, rewriter);
+  }
+  if (mlir::linalg::isaContractionOpInterface(op)) {
+    // A short dot product stays in one thread, in order.
+    std::optional<int64_t> length =
+        mlir::getConstantIntValue(reduction->ranges[reduction->reduction_dim].size);
+    if (!length || *length < kMinSharedDotProduct) return false;
   }
   const Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);

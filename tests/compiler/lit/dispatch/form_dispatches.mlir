@@ -129,6 +129,32 @@ func.func @linear(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %bias: tensor<?xf32>
 
 // -----
 
+// The same at batch 1 with static shapes (a matrix-vector product): the
+// joined matmul's K = 1024 counts as each output element's work, so each
+// workgroup takes one output element (1024 workgroups, whose threads share
+// the dot product) instead of one workgroup taking all 1024.
+// CHECK-LABEL: hal.executable.source private @linear_b1_dispatch_0
+// CHECK: linalg.matmul
+// CHECK: linalg.generic {{.*}}kiln.workgroup_tiles = array<i64: 0, 1>
+// CHECK-LABEL: func.func @linear_b1(
+// CHECK: flow.dispatch @linear_b1_dispatch_0::@linear_b1_dispatch_0[%c1024, %c1, %c1]
+func.func @linear_b1(%a: tensor<1x1024xf32>, %b: tensor<1024x1024xf32>, %bias: tensor<1024xf32>) -> tensor<1x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x1024xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x1024xf32>) -> tensor<1x1024xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<1x1024xf32>, tensor<1024x1024xf32>) outs(%f : tensor<1x1024xf32>) -> tensor<1x1024xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<1x1024xf32>, tensor<1024xf32>) outs(%e : tensor<1x1024xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %z = arith.maximumf %s, %zero : f32
+    linalg.yield %z : f32
+  } -> tensor<1x1024xf32>
+  return %r : tensor<1x1024xf32>
+}
+
+// -----
+
 // A fill that initializes two reductions, one of them through a reshape
 // (fusion reshapes a reduction's init with its result), is cloned into each
 // of them, not a dispatch of its own whose buffer both would share.

@@ -331,3 +331,34 @@ func.func @doublings(%a: tensor<32x64xf32>, %b: tensor<64x64xf32>) -> tensor<32x
   } -> tensor<32x64xf32>
   return %r : tensor<32x64xf32>
 }
+
+// -----
+
+// A matrix-vector product (the MLP's layer at batch 1: m = 1, k = 1024) is
+// marked generated_on_gpu: GPU targets run its generated kernel, whose
+// threads share each dot product; with kiln.library = "always" the mark is
+// left off and the call stays everywhere. A short one (k = 128) keeps its
+// call unmarked: one thread's in-order dot product would be the generated
+// kernel's, and the library's is faster.
+
+#mk = affine_map<(m, n, k) -> (m, k)>
+#nk = affine_map<(m, n, k) -> (n, k)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: hal.executable.source private @vector_products_dispatch_0
+// CHECK: kiln.library_call = {{{.*}}, element_type = "f32", generated_on_gpu = true, k = 1024 : i64, kind = "matmul", m = 1 : i64, n = 512 : i64, transpose_a = false, transpose_b = true}
+// CHECK-LABEL: hal.executable.source private @vector_products_dispatch_1
+// CHECK-NOT: generated_on_gpu
+// CHECK: kiln.library_call = {{{.*}}, k = 1024 : i64, kind = "matmul", m = 1 : i64, n = 512 : i64,
+// CHECK-LABEL: hal.executable.source private @vector_products_dispatch_2
+// CHECK-NOT: generated_on_gpu
+// CHECK: kiln.library_call = {{{.*}}, k = 128 : i64, kind = "matmul", m = 1 : i64, n = 512 : i64,
+// CHECK-LABEL: func.func @vector_products(
+func.func @vector_products(%x: tensor<1x1024xf32>, %w: tensor<512x1024xf32>, %xs: tensor<1x128xf32>, %ws: tensor<512x128xf32>) -> (tensor<1x512xf32>, tensor<1x512xf32>, tensor<1x512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x512xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x512xf32>) -> tensor<1x512xf32>
+  %gen = linalg.matmul indexing_maps = [#mk, #nk, #mn] ins(%x, %w : tensor<1x1024xf32>, tensor<512x1024xf32>) outs(%init : tensor<1x512xf32>) -> tensor<1x512xf32>
+  %lib = linalg.matmul indexing_maps = [#mk, #nk, #mn] {kiln.library = "always"} ins(%x, %w : tensor<1x1024xf32>, tensor<512x1024xf32>) outs(%init : tensor<1x512xf32>) -> tensor<1x512xf32>
+  %short = linalg.matmul indexing_maps = [#mk, #nk, #mn] ins(%xs, %ws : tensor<1x128xf32>, tensor<512x128xf32>) outs(%init : tensor<1x512xf32>) -> tensor<1x512xf32>
+  return %gen, %lib, %short : tensor<1x512xf32>, tensor<1x512xf32>, tensor<1x512xf32>
+}

@@ -257,26 +257,57 @@ func.func @unbounded() {
 
 // -----
 
-// A contraction (a dot product per row) is not shared by the threads: it
-// accumulates along its reduction loop in order within one thread, the
-// order its expected values encode.
+// A contraction with a long reduction (a matrix-vector product's dot
+// products, K = 1024) is shared by the threads like a sum: 4 points of 32
+// lanes, each lane multiplying and adding the elements lane, lane + 32, ...
+// into its partial, then a tree of 5 levels (a barrier after each).
 #layout_dot = #hal.pipeline.layout<constants = 0, bindings = [
   #hal.pipeline.binding<storage_buffer, ReadOnly>,
   #hal.pipeline.binding<storage_buffer, ReadOnly>,
   #hal.pipeline.binding<storage_buffer>]>
 // CHECK-LABEL: func.func @rowdot()
-// CHECK-NOT:     memref.alloc
+// CHECK:         %[[PARTIAL:.+]] = memref.alloc() : memref<128x1xf32, #gpu.address_space<workgroup>>
 // CHECK:         %[[TID:.+]] = gpu.thread_id x upper_bound 128
-// CHECK:         scf.for %{{.+}} = %[[TID]] to %c4 step %c128 {
-// CHECK:           scf.for %{{.+}} = %c0 to %c1024 step %c1 {
+// CHECK:         %[[LANE:.+]] = arith.remui %[[TID]], %c32 : index
+// CHECK:         scf.if
+// CHECK:           scf.for %{{.+}} = %[[LANE]] to %c1024 step %c32 {
 // CHECK:             arith.mulf
 // CHECK:             arith.addf
+// CHECK:         gpu.barrier
+// CHECK:         arith.cmpi ult, %[[LANE]], %c16
+// CHECK-COUNT-5: gpu.barrier
 // CHECK-NOT:     gpu.barrier
+// CHECK:         arith.cmpi eq, %[[LANE]], %{{.+}}
 func.func @rowdot() attributes {kiln.workgroup_size = array<i64: 128, 1, 1>} {
   %c0 = arith.constant 0 : index
   %a = hal.interface.binding.subspan layout(#layout_dot) binding(0) offset(%c0) flags(ReadOnly) : memref<4x1024xf32>
   %b = hal.interface.binding.subspan layout(#layout_dot) binding(1) offset(%c0) flags(ReadOnly) : memref<1024xf32>
   %out = hal.interface.binding.subspan layout(#layout_dot) binding(2) offset(%c0) : memref<4xf32>
   linalg.matvec ins(%a, %b : memref<4x1024xf32>, memref<1024xf32>) outs(%out : memref<4xf32>)
+  return
+}
+
+// -----
+
+// A short contraction (K = 128, below kMinSharedDotProduct) is not shared:
+// each thread accumulates its point along K in order.
+#layout_short = #hal.pipeline.layout<constants = 0, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>]>
+// CHECK-LABEL: func.func @shortdot()
+// CHECK-NOT:     memref.alloc
+// CHECK:         %[[TID:.+]] = gpu.thread_id x upper_bound 128
+// CHECK:         scf.for %{{.+}} = %[[TID]] to %c4 step %c128 {
+// CHECK:           scf.for %{{.+}} = %c0 to %c128 step %c1 {
+// CHECK:             arith.mulf
+// CHECK:             arith.addf
+// CHECK-NOT:     gpu.barrier
+func.func @shortdot() attributes {kiln.workgroup_size = array<i64: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %a = hal.interface.binding.subspan layout(#layout_short) binding(0) offset(%c0) flags(ReadOnly) : memref<4x128xf32>
+  %b = hal.interface.binding.subspan layout(#layout_short) binding(1) offset(%c0) flags(ReadOnly) : memref<128xf32>
+  %out = hal.interface.binding.subspan layout(#layout_short) binding(2) offset(%c0) : memref<4xf32>
+  linalg.matvec ins(%a, %b : memref<4x128xf32>, memref<128xf32>) outs(%out : memref<4xf32>)
   return
 }
