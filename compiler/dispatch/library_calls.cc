@@ -230,7 +230,10 @@ std::optional<double> Evaluate(Value result, Value sum, double x, mlir::Block* b
 // The activation a library computes that `result` is of `sum` (by value,
 // at points across the range where they differ: "none", "relu",
 // "gelu_tanh"; GELU's erf form is not its tanh approximation), or "".
-std::string ActivationOf(Value result, Value sum, mlir::Block* body) {
+// Values agree within `tolerance` (relative, at least 1 absolute): the
+// precision of the element type, whose constants (0.044715, sqrt(2/pi)
+// rounded to f16) move the expression by more than f32's would.
+std::string ActivationOf(Value result, Value sum, mlir::Block* body, double tolerance) {
   struct Candidate {
     const char* name;
     double (*f)(double);
@@ -255,8 +258,7 @@ std::string ActivationOf(Value result, Value sum, mlir::Block* body) {
     bool same = true;
     for (size_t i = 0; i < std::size(kPoints) && same; ++i) {
       const double expected = candidate.f(kPoints[i]);
-      // f32 constants (0.044715, sqrt(2/pi)) are within 1e-7 of their values.
-      same = std::fabs(values[i] - expected) <= 1e-5 * std::max(1.0, std::fabs(expected));
+      same = std::fabs(values[i] - expected) <= tolerance * std::max(1.0, std::fabs(expected));
     }
     if (same) return candidate.name;
   }
@@ -316,7 +318,12 @@ std::optional<Epilogue> AnalyzeEpilogue(mlir::linalg::LinalgOp consumer, mlir::O
     if (!add_term(term)) break;
     sum = add.getResult();
   }
-  std::string activation = ActivationOf(yield->getOperand(0), sum, &body);
+  // f32 constants are within 1e-7 of their values; f16's and bf16's within
+  // half their epsilon (2^-11, 2^-8), which the library's f32 constants
+  // differ from by less than the result's rounding.
+  mlir::Type element = mlir::getElementTypeOrSelf(use.get().getType());
+  const double tolerance = element.isF16() ? 1e-3 : element.isBF16() ? 8e-3 : 1e-5;
+  std::string activation = ActivationOf(yield->getOperand(0), sum, &body, tolerance);
   // cuDNN's fused convolution takes no GELU.
   if (activation.empty() || (convolution && activation == "gelu_tanh")) {
     return std::nullopt;
