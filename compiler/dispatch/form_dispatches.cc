@@ -33,6 +33,11 @@
 // made by tensor.empty (or filled from one) is replaced by that binding, so
 // that the kernel writes in place.
 //
+// With library calls, the transposes around a contraction that a library
+// takes are first folded into it (library_permutations.h): the library
+// reads and writes its operands as strided views of the bindings
+// (strided_matmul.h), and the transposes form no dispatches.
+//
 // The workgroup tiles are chosen here, once for every target: the parallel
 // loops of the root are cut into tiles of about kElementsPerWorkgroup
 // elements of work, and the host computes the workgroup count from the loop
@@ -45,6 +50,7 @@
 #include "compiler/dialects/flow/flow_dialect.h"
 #include "compiler/dialects/hal/hal_dialect.h"
 #include "compiler/dispatch/dispatch_groups.h"
+#include "compiler/dispatch/library_permutations.h"
 #include "compiler/dispatch/passes.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
@@ -161,8 +167,8 @@ llvm::SmallVector<int64_t> ChooseWorkgroupTiles(mlir::linalg::LinalgOp root,
                                                 int64_t joined_reduction) {
   llvm::SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   llvm::SmallVector<mlir::utils::IteratorType> iterators = root.getIteratorTypesArray();
-  int64_t reduction_work = std::min(std::max(untiled_elements, joined_reduction),
-                                    kElementsPerWorkgroup);
+  int64_t reduction_work =
+      std::min(std::max(untiled_elements, joined_reduction), kElementsPerWorkgroup);
   int64_t root_work = 1;
   for (auto [range, iterator, whole] : llvm::zip(ranges, iterators, kept_whole)) {
     if (iterator != mlir::utils::IteratorType::reduction && !whole) continue;
@@ -218,6 +224,9 @@ class DispatchFormer {
 
   // Outlines every root of the function; `formed` says whether there was any.
   mlir::LogicalResult Run(bool& formed) {
+    // Transposes a library reads through its strided operands fold into
+    // their contraction (library_permutations.h): they form no dispatch.
+    if (library_calls_) FoldPermutationsIntoLibraryContractions(func_);
     MaterializeHostConstants();
     groups_.emplace(func_, library_calls_);
     llvm::SmallVector<mlir::linalg::LinalgOp> roots;
@@ -392,10 +401,9 @@ mlir::LogicalResult DispatchFormer::Outline(mlir::linalg::LinalgOp root) {
     }
   }
 
-  llvm::SmallVector<int64_t> tiles =
-      ChooseWorkgroupTiles(root, groups_->LoopsKeptWhole(root),
-                           groups_->UntiledElementsPerTileElement(root),
-                           groups_->JoinedReductionLength(root));
+  llvm::SmallVector<int64_t> tiles = ChooseWorkgroupTiles(
+      root, groups_->LoopsKeptWhole(root), groups_->UntiledElementsPerTileElement(root),
+      groups_->JoinedReductionLength(root));
   llvm::SmallVector<mlir::Range> ranges = root.createLoopRanges(host, loc);
   llvm::SmallVector<Value> counts;  // Of the tiled loops, outer to inner.
   for (auto [range, tile] : llvm::zip(ranges, tiles)) {
@@ -589,7 +597,8 @@ struct FormDispatchesPass
   Option<bool> library_calls_{
       *this, "library-calls",
       llvm::cl::desc("Keep a contraction that a library would take apart from a consumer the "
-                     "library cannot compute (library_calls.h)"),
+                     "library cannot compute (library_calls.h), and fold the transposes of its "
+                     "operands and result into it (library_permutations.h)"),
       llvm::cl::init(false)};
 };
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "compiler/dialects/hal/hal_dialect.h"
+#include "compiler/dispatch/strided_matmul.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -28,117 +29,6 @@ std::string ElementTypeName(mlir::Type type) {
   if (type.isF16()) return "f16";
   if (type.isBF16()) return "bf16";
   return "";
-}
-
-// A matmul's loops as a library sees them: D[b, m, n] = sum_k A[b, m, k]
-// B[b, k, n], where each of b, m, n and k is a group of loops stored next
-// to each other in the same order in every operand that has it (so that
-// the group is one dimension of the row-major matrices: the heads and the
-// head size of attention, a reshape that fusion moved into the op). A is
-// stored [b, k, m] where transpose_a (B [b, n, k] where transpose_b); an
-// operand without the batch loops is one matrix for every batch.
-struct MatmulLoops {
-  llvm::SmallVector<unsigned> batch, m, n, k;
-  bool transpose_a = false, transpose_b = false;
-  bool a_batched = true, b_batched = true;
-};
-
-// The loop each result dimension of `map` reads (all plain dims), or empty.
-llvm::SmallVector<unsigned> DimsOf(AffineMap map) {
-  llvm::SmallVector<unsigned> dims;
-  for (mlir::AffineExpr expr : map.getResults()) {
-    auto dim = llvm::dyn_cast<mlir::AffineDimExpr>(expr);
-    if (!dim) return {};
-    dims.push_back(dim.getPosition());
-  }
-  return dims;
-}
-
-// Whether `dims` is the groups one after the other.
-bool IsConcatenation(llvm::ArrayRef<unsigned> dims,
-                     std::initializer_list<llvm::ArrayRef<unsigned>> groups) {
-  for (llvm::ArrayRef<unsigned> group : groups) {
-    if (dims.size() < group.size() || dims.take_front(group.size()) != group) return false;
-    dims = dims.drop_front(group.size());
-  }
-  return dims.empty();
-}
-
-// Orders `group` as `dims` (an operand's) stores its loops.
-void SortAs(llvm::SmallVector<unsigned>& group, llvm::ArrayRef<unsigned> dims) {
-  auto position = [&](unsigned loop) { return llvm::find(dims, loop) - dims.begin(); };
-  llvm::sort(group, [&](unsigned x, unsigned y) { return position(x) < position(y); });
-}
-
-// Whether the operands store `loops`' groups as a matmul's; sets the
-// transposes.
-bool StoresAsMatmul(MatmulLoops& loops, llvm::ArrayRef<unsigned> a, llvm::ArrayRef<unsigned> b,
-                    llvm::ArrayRef<unsigned> d) {
-  SortAs(loops.batch, d);
-  SortAs(loops.m, d);
-  SortAs(loops.n, d);
-  SortAs(loops.k, a);
-  if (!IsConcatenation(d, {loops.batch, loops.m, loops.n})) return false;
-  llvm::ArrayRef<unsigned> a_batch =
-      loops.a_batched ? llvm::ArrayRef<unsigned>(loops.batch) : llvm::ArrayRef<unsigned>();
-  llvm::ArrayRef<unsigned> b_batch =
-      loops.b_batched ? llvm::ArrayRef<unsigned>(loops.batch) : llvm::ArrayRef<unsigned>();
-  if (IsConcatenation(a, {a_batch, loops.m, loops.k})) {
-    loops.transpose_a = false;
-  } else if (IsConcatenation(a, {a_batch, loops.k, loops.m})) {
-    loops.transpose_a = true;
-  } else {
-    return false;
-  }
-  if (IsConcatenation(b, {b_batch, loops.k, loops.n})) {
-    loops.transpose_b = false;
-  } else if (IsConcatenation(b, {b_batch, loops.n, loops.k})) {
-    loops.transpose_b = true;
-  } else {
-    return false;
-  }
-  return true;
-}
-
-std::optional<MatmulLoops> MatmulLoopsOf(mlir::linalg::LinalgOp op) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      !mlir::linalg::isaContractionOpInterface(op)) {
-    return std::nullopt;
-  }
-  mlir::FailureOr<mlir::linalg::ContractionDimensions> dims =
-      mlir::linalg::inferContractionDims(op);
-  if (mlir::failed(dims) || dims->k.empty()) return std::nullopt;
-  llvm::SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  const llvm::SmallVector<unsigned> a = DimsOf(maps[0]), b = DimsOf(maps[1]), d = DimsOf(maps[2]);
-  MatmulLoops loops;
-  loops.batch.assign(dims->batch.begin(), dims->batch.end());
-  loops.m.assign(dims->m.begin(), dims->m.end());
-  loops.n.assign(dims->n.begin(), dims->n.end());
-  loops.k.assign(dims->k.begin(), dims->k.end());
-  if (StoresAsMatmul(loops, a, b, d)) return loops;
-  // A batch that one operand does not read is an m (or n) loop to
-  // inferContractionDims: where the groups do not line up as they are, the
-  // result's leading loop of that group is the batch, B (or A) one matrix
-  // for every batch.
-  if (!dims->batch.empty()) return std::nullopt;
-  for (bool from_m : {true, false}) {
-    MatmulLoops broadcast = loops;
-    llvm::SmallVector<unsigned>& group = from_m ? broadcast.m : broadcast.n;
-    if (group.size() < 2) continue;
-    broadcast.batch.assign(1, group.front());
-    group.erase(group.begin());
-    (from_m ? broadcast.b_batched : broadcast.a_batched) = false;
-    if (StoresAsMatmul(broadcast, a, b, d)) return broadcast;
-  }
-  return std::nullopt;
-}
-
-// The product of `op`'s static ranges of `loops`.
-int64_t Extent(mlir::linalg::LinalgOp op, llvm::ArrayRef<unsigned> loops) {
-  llvm::SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t extent = 1;
-  for (unsigned loop : loops) extent *= ranges[loop];
-  return extent;
 }
 
 bool IsZero(Value value) { return mlir::matchPattern(value, mlir::m_AnyZeroFloat()); }
@@ -372,6 +262,23 @@ int64_t StaticSize(Value value, int64_t dim) {
   return llvm::cast<mlir::ShapedType>(value.getType()).getDimSize(dim);
 }
 
+// A contraction of a host function as the strided matmul its dispatch
+// would compute: the views between each input and the tensor it reads are
+// cloned into the dispatch (form_dispatches.cc), the tensor and the result
+// become whole bindings. An input whose views are not strided is taken as
+// the packed copy a dispatch would read.
+std::optional<StridedMatmul> HostMatmulOf(mlir::linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1) return std::nullopt;
+  auto layout = [](Value value) {
+    std::optional<StridedLayout> strided = StridedLayoutOf(value);
+    return strided ? strided : RowMajorLayout(value);
+  };
+  std::optional<StridedLayout> a = layout(op.getDpsInputs()[0]), b = layout(op.getDpsInputs()[1]),
+                               d = RowMajorLayout(op->getResult(0));
+  if (!a || !b || !d) return std::nullopt;
+  return MatchStridedMatmul(op, *a, *b, *d);
+}
+
 }  // namespace
 
 bool IsLibraryContraction(mlir::linalg::LinalgOp op) {
@@ -389,7 +296,7 @@ bool IsLibraryContraction(mlir::linalg::LinalgOp op) {
     element = name;
   }
   if (!InitIsZeroFill(op)) return false;
-  if (!IsConvolution(op) && !MatmulLoopsOf(op)) return false;
+  if (!IsConvolution(op) && !HostMatmulOf(op)) return false;
   if (choice && choice.getValue() == "always") return true;
   int64_t work = 1;
   for (int64_t range : op.getStaticLoopRanges()) work *= range;
@@ -406,13 +313,14 @@ bool IsLibraryEpilogue(mlir::linalg::LinalgOp consumer, mlir::OpOperand& use) {
 std::optional<mlir::DictionaryAttr> MatchLibraryCall(mlir::func::FuncOp kernel, bool allow_tf32) {
   if (kernel.isExternal() || !kernel.getBody().hasOneBlock()) return std::nullopt;
   // The kernel holds one contraction, at most one epilogue, the fill of the
-  // contraction's init and what views the bindings; nothing else.
+  // contraction's init and what views the bindings (reshapes; slices of a
+  // matmul's strided operands); nothing else.
   mlir::linalg::LinalgOp contraction, epilogue;
   for (Operation& op : kernel.getBody().front()) {
     if (llvm::isa<mlir::arith::ConstantOp, mlir::tensor::EmptyOp, HAL::InterfaceBindingSubspanOp,
                   mlir::bufferization::ToTensorOp, mlir::tensor::CollapseShapeOp,
-                  mlir::tensor::ExpandShapeOp, mlir::memref::CollapseShapeOp,
-                  mlir::memref::ExpandShapeOp, mlir::linalg::FillOp,
+                  mlir::tensor::ExpandShapeOp, mlir::tensor::ExtractSliceOp,
+                  mlir::memref::CollapseShapeOp, mlir::memref::ExpandShapeOp, mlir::linalg::FillOp,
                   mlir::bufferization::MaterializeInDestinationOp, mlir::func::ReturnOp>(op)) {
       continue;
     }
@@ -484,24 +392,51 @@ std::optional<mlir::DictionaryAttr> MatchLibraryCall(mlir::func::FuncOp kernel, 
     if (parts.bias && !add_binding("bias", parts.bias->get())) return std::nullopt;
     if (parts.addend && !add_binding("z", parts.addend->get())) return std::nullopt;
   } else {
-    std::optional<MatmulLoops> loops = MatmulLoopsOf(contraction);
-    if (!loops) return std::nullopt;
-    const int64_t m = Extent(contraction, loops->m), n = Extent(contraction, loops->n),
-                  k = Extent(contraction, loops->k);
+    // Each operand a strided view of its binding (strided_matmul.h).
+    auto binding_layout = [](Value value) -> std::optional<std::pair<int64_t, StridedLayout>> {
+      std::optional<StridedLayout> layout = StridedLayoutOf(value);
+      auto subspan = layout ? layout->base.getDefiningOp<HAL::InterfaceBindingSubspanOp>()
+                            : HAL::InterfaceBindingSubspanOp();
+      if (!subspan) return std::nullopt;
+      return std::make_pair(static_cast<int64_t>(subspan.getBinding().getZExtValue()), *layout);
+    };
+    auto store = result.hasOneUse()
+                     ? llvm::dyn_cast<mlir::bufferization::MaterializeInDestinationOp>(
+                           *result.getUsers().begin())
+                     : nullptr;
+    if (!store) return std::nullopt;
+    auto a = binding_layout(lhs), w = binding_layout(rhs), d = binding_layout(store.getDest());
+    if (!a || !w || !d) return std::nullopt;
+    std::optional<StridedMatmul> matmul =
+        MatchStridedMatmul(contraction, a->second, w->second, d->second);
+    if (!matmul) return std::nullopt;
+    const int64_t m = matmul->m, n = matmul->n, k = matmul->k;
     add("kind", b.getStringAttr("matmul"));
     add_int("m", m);
     add_int("n", n);
     add_int("k", k);
-    add_int("batch_count", Extent(contraction, loops->batch));
-    add("transpose_a", b.getBoolAttr(loops->transpose_a));
-    add("transpose_b", b.getBoolAttr(loops->transpose_b));
-    if (!add_binding("a", lhs) || !add_binding("b", rhs)) return std::nullopt;
-    add_int("d", *destination);
-    // One matrix (no batch loops) has no batch strides.
-    const bool batched = !loops->batch.empty();
-    add_int("batch_stride_a", batched && loops->a_batched ? m * k : 0);
-    add_int("batch_stride_b", batched && loops->b_batched ? k * n : 0);
-    add_int("batch_stride_d", batched ? m * n : 0);
+    add_int("batch_count", matmul->batch_count);
+    add("transpose_a", b.getBoolAttr(matmul->a.transposed));
+    add("transpose_b", b.getBoolAttr(matmul->b.transposed));
+    add_int("a", a->first);
+    add_int("b", w->first);
+    add_int("d", d->first);
+    add_int("batch_stride_a", matmul->a.batch_stride);
+    add_int("batch_stride_b", matmul->b.batch_stride);
+    add_int("batch_stride_d", matmul->d.batch_stride);
+    // What a packed operand leaves out (schemas/library_call.fbs): an ld
+    // other than the stored row length, an offset other than 0.
+    auto add_layout = [&](llvm::StringRef operand, const MatrixLayout& layout, int64_t packed_ld) {
+      if (layout.ld != packed_ld) add_int(("ld" + operand).str(), layout.ld);
+      if (layout.offset != 0) add_int(("offset_" + operand).str(), layout.offset);
+    };
+    add_layout("a", matmul->a, matmul->a.transposed ? m : k);
+    add_layout("b", matmul->b, matmul->b.transposed ? k : n);
+    add_layout("d", matmul->d, n);
+    // Batch loops, even of one element, make no matrix-vector product.
+    mlir::FailureOr<mlir::linalg::ContractionDimensions> dims =
+        mlir::linalg::inferContractionDims(contraction);
+    const bool batched = mlir::succeeded(dims) && !dims->batch.empty();
     // A matrix-vector product reads its matrix once: the generated kernel
     // whose threads share each dot product reads it at full bandwidth, where
     // a GEMM library's tiles idle (cooperative_reduction.h). GPU targets
@@ -513,8 +448,13 @@ std::optional<mlir::DictionaryAttr> MatchLibraryCall(mlir::func::FuncOp kernel, 
     }
     if (parts.bias && !add_binding("bias", parts.bias->get())) return std::nullopt;
     if (parts.addend) {
-      if (!add_binding("c", parts.addend->get())) return std::nullopt;
-      add_int("batch_stride_c", batched ? m * n : 0);
+      std::optional<std::pair<int64_t, StridedLayout>> c = binding_layout(parts.addend->get());
+      std::optional<MatrixLayout> layout =
+          c ? ResultShapedLayout(*matmul, contraction, c->second) : std::nullopt;
+      if (!layout) return std::nullopt;
+      add_int("c", c->first);
+      add_int("batch_stride_c", layout->batch_stride);
+      add_layout("c", *layout, n);
     }
   }
   return b.getDictionaryAttr(fields);

@@ -14,8 +14,11 @@
 // with bias broadcast along every loop but the output channel (n, k), the
 // addend C (z) shaped like the result, activation none or relu
 // (max(x, 0)), and every operand a whole binding in row-major order (a
-// reshape of one is the same bytes). Element types are f32, f16 or bf16,
-// the same for every operand; shapes are static.
+// reshape of one is the same bytes), except that a matmul's A, B, C and D
+// may be strided views of their bindings (strided_matmul.h: column ranges,
+// heads, transposes; form_dispatches.cc folds the permutations that make
+// them into the contraction). Element types are f32, f16 or bf16, the same
+// for every operand; shapes are static.
 //
 // The dispatch formation uses the first two predicates: a contraction a
 // library would take joins its consumer's dispatch only when that consumer

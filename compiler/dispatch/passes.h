@@ -11,7 +11,9 @@
 //       (form_dispatches.cc).
 //   --kiln-select-library-calls      the kernels one library call computes
 //       (a cuBLASLt matmul, a cuDNN convolution) marked with that call on
-//       their export (select_library_calls.cc, library_calls.h).
+//       their export, and for cpu alone the activations that stay in
+//       oneDNN's blocked layout between convolution calls
+//       (select_library_calls.cc, library_calls.h).
 //   --kiln-tie-dispatch-results      the result of an elementwise generated
 //       kernel tied to an operand that dies at its dispatch (`-> %operand`),
 //       the kernel writing it over that operand's binding
@@ -39,10 +41,15 @@ constexpr int64_t kDefaultIm2colMaxPixels = std::numeric_limits<int64_t>::max();
 std::unique_ptr<mlir::Pass> createConvolutionsToMatmulsPass(
     int64_t im2col_max_pixels = kDefaultIm2colMaxPixels);
 // `library_calls`: a contraction a library would take joins its consumer's
-// dispatch only when the library computes that consumer too (library_calls.h);
-// kiln-opt's option `library-calls`.
+// dispatch only when the library computes that consumer too (library_calls.h),
+// and the transposes of its operands and result fold into it
+// (library_permutations.h); kiln-opt's option `library-calls`.
 std::unique_ptr<mlir::Pass> createFormDispatchesPass(bool library_calls = false);
-std::unique_ptr<mlir::Pass> createSelectLibraryCallsPass(bool allow_tf32 = false);
+// `blocked_activations`: convolution results that only convolution calls
+// read stay in the cpu driver's blocked layout (select_library_calls.cc);
+// only where cpu is the one target with library calls.
+std::unique_ptr<mlir::Pass> createSelectLibraryCallsPass(bool allow_tf32 = false,
+                                                         bool blocked_activations = false);
 std::unique_ptr<mlir::Pass> createTieDispatchResultsPass();
 std::unique_ptr<mlir::Pass> createDistributeToWorkgroupsPass();
 

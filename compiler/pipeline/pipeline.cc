@@ -34,14 +34,23 @@ void BuildPipeline(mlir::OpPassManager& pm, const PipelineOptions& options) {
   // Convolutions a GEMM library does better become matmuls before the
   // input pipeline lowers a zero padding into its own copy: im2col reads
   // through it instead.
+  // For cpu alone none does (-1): oneDNN's convolutions, their activations
+  // kept in its blocked layout between calls, beat its matmuls there
+  // (convolutions_to_matmuls.cc has the numbers).
   const int64_t im2col_max_pixels =
-      options.im2col_max_pixels.value_or(targeted("cuda") ? kDefaultIm2colMaxPixels : int64_t{0});
+      options.im2col_max_pixels.value_or(targeted("cuda") ? kDefaultIm2colMaxPixels : int64_t{-1});
   if (library_calls && im2col_max_pixels >= 0) {
     pm.addPass(createConvolutionsToMatmulsPass(im2col_max_pixels));
   }
   pm.addPass(createTensorInputPass());
   pm.addPass(createFormDispatchesPass(library_calls));
-  if (library_calls) pm.addPass(createSelectLibraryCallsPass(options.allow_tf32));
+  // Convolutions keep their activations in oneDNN's blocked layout between
+  // calls only where no cuDNN call (which reads NCHW) can be made of them.
+  const bool blocked_activations =
+      options.blocked_activations.value_or(targeted("cpu") && !targeted("cuda"));
+  if (library_calls) {
+    pm.addPass(createSelectLibraryCallsPass(options.allow_tf32, blocked_activations));
+  }
   if (options.tie_dispatch_results) pm.addPass(createTieDispatchResultsPass());
   pm.addPass(createDistributeToWorkgroupsPass());
   pm.addPass(mlir::createLowerAffinePass());

@@ -99,6 +99,10 @@ Result<flatbuffers::Offset<lib::LibraryCall>> BuildLibraryCall(
     const int32_t bias = f.Binding("bias", false), c = f.Binding("c", false);
     const uint64_t sa = f.Stride("batch_stride_a"), sb = f.Stride("batch_stride_b"),
                    sc = f.Stride("batch_stride_c"), sd = f.Stride("batch_stride_d");
+    const uint64_t lda = f.Stride("lda"), ldb = f.Stride("ldb"), ldc = f.Stride("ldc"),
+                   ldd = f.Stride("ldd");
+    const uint64_t offset_a = f.Stride("offset_a"), offset_b = f.Stride("offset_b"),
+                   offset_c = f.Stride("offset_c"), offset_d = f.Stride("offset_d");
     KILN_RETURN_IF_ERROR(f.Finish());
     m.add_element_type(element);
     m.add_activation(activation);
@@ -118,6 +122,14 @@ Result<flatbuffers::Offset<lib::LibraryCall>> BuildLibraryCall(
     m.add_batch_stride_b(sb);
     m.add_batch_stride_c(sc);
     m.add_batch_stride_d(sd);
+    m.add_lda(lda);
+    m.add_ldb(ldb);
+    m.add_ldc(ldc);
+    m.add_ldd(ldd);
+    m.add_offset_a(offset_a);
+    m.add_offset_b(offset_b);
+    m.add_offset_c(offset_c);
+    m.add_offset_d(offset_d);
     auto matmul = m.Finish();
     return lib::CreateLibraryCall(builder, matmul, 0);
   }
@@ -131,6 +143,8 @@ Result<flatbuffers::Offset<lib::LibraryCall>> BuildLibraryCall(
     const uint32_t dilation_h = f.Size("dilation_h", 1), dilation_w = f.Size("dilation_w", 1);
     const bool tf32 = f.Flag("allow_tf32");
     const bool constant_filter = f.Flag("constant_filter");
+    const bool x_blocked = f.Flag("x_blocked"), y_blocked = f.Flag("y_blocked"),
+               z_blocked = f.Flag("z_blocked");
     const int32_t x = f.Binding("x", true), filter = f.Binding("filter", true),
                   y = f.Binding("y", true);
     const int32_t bias = f.Binding("bias", false), z = f.Binding("z", false);
@@ -152,6 +166,9 @@ Result<flatbuffers::Offset<lib::LibraryCall>> BuildLibraryCall(
     v.add_dilation_w(dilation_w);
     v.add_allow_tf32(tf32);
     v.add_constant_filter(constant_filter);
+    v.add_x_blocked(x_blocked);
+    v.add_y_blocked(y_blocked);
+    v.add_z_blocked(z_blocked);
     v.add_x(x);
     v.add_filter(filter);
     v.add_y(y);
@@ -181,6 +198,11 @@ std::string DescribeLibraryCall(const LibraryCallInfo& call) {
     if (field("transpose_b")) text += " transpose_b";
     if (field("bias", -1) >= 0) text += " bias";
     if (field("c", -1) >= 0) text += " c";
+    // Strided operands (library_call.fbs): "lda=2304 offset_b=768".
+    for (const char* layout :
+         {"lda", "ldb", "ldc", "ldd", "offset_a", "offset_b", "offset_c", "offset_d"}) {
+      if (field(layout) != 0) text += std::string(" ") + layout + "=" + number(layout);
+    }
   } else {
     text = "conv " + number("n") + "x" + number("c") + "x" + number("h") + "x" + number("w") +
            " * " + number("k") + "x" + number("r") + "x" + number("s") + " stride " +
@@ -189,6 +211,9 @@ std::string DescribeLibraryCall(const LibraryCallInfo& call) {
     if (field("bias", -1) >= 0) text += " bias";
     if (field("z", -1) >= 0) text += " z";
     if (field("constant_filter")) text += " constant_filter";
+    if (field("x_blocked")) text += " x_blocked";
+    if (field("y_blocked")) text += " y_blocked";
+    if (field("z_blocked")) text += " z_blocked";
   }
   if (call.activation != "none") text += " " + call.activation;
   if (field("allow_tf32")) text += " tf32";

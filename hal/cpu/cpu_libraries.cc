@@ -79,8 +79,17 @@ Result<std::unique_ptr<CpuLibraryCall>> CpuLibraries::CreateCall(
       matmul ? CreateOnednnMatmul(*library, *matmul)
              : CreateOnednnConvolution(*library, *convolution);
   // The spec is valid: anything oneDNN refuses or fails at is the kernel's
-  // to compute.
+  // to compute, unless an operand is in the blocked layout. The kernel
+  // computes NCHW, so one call in it among calls in oneDNN would read and
+  // write the wrong layout: that is an error.
   if (created.ok()) return created;
+  if (convolution && convolution->any_blocked()) {
+    return FailedPreconditionError(
+        where + ": oneDNN cannot make this " + convolution->description + " (" +
+        created.status().message() +
+        "), and its export's kernel cannot stand in for it: the blocked operands are "
+        "another oneDNN call's layout, which the kernel does not read or write");
+  }
 #endif
   return std::unique_ptr<CpuLibraryCall>();
 }

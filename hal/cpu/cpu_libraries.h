@@ -49,7 +49,10 @@ class CpuLibraries {
   // or not calls are on (INVALID_ARGUMENT: a malformed call, a load error
   // that names `where` and the field); then null where calls are off,
   // oneDNN is missing, or it cannot run this call (f16, shapes it has no
-  // implementation for): the export runs its kernel. Thread-safe.
+  // implementation for): the export runs its kernel. A convolution with an
+  // operand in the blocked layout (library_call.fbs) that oneDNN, loaded,
+  // cannot make is FAILED_PRECONDITION instead: its kernel computes NCHW
+  // while the calls around it run in oneDNN. Thread-safe.
   Result<std::unique_ptr<CpuLibraryCall>> CreateCall(const schema::library::LibraryCall& call,
                                                      const ExecutableExport& info,
                                                      std::string_view where) const;

@@ -44,11 +44,11 @@ class OnednnCall final : public CpuLibraryCall {
     }
     for (const std::unique_ptr<Reordered>& r : reordered_) {
       if (!r) continue;
-      for (dnnl_primitive_t p : {r->reorder, r->init_reorder}) {
-        if (p != nullptr) s.dnnl_primitive_destroy(p);
-      }
+      if (r->reorder != nullptr) s.dnnl_primitive_destroy(r->reorder);
       if (r->plain != nullptr) s.dnnl_memory_destroy(r->plain);
     }
+    if (init_reorder_ != nullptr) s.dnnl_primitive_destroy(init_reorder_);
+    if (init_memory_ != nullptr) s.dnnl_memory_destroy(init_memory_);
     if (scratchpad_memory_ != nullptr) s.dnnl_memory_destroy(scratchpad_memory_);
     if (primitive_ != nullptr) s.dnnl_primitive_destroy(primitive_);
     if (stream_ != nullptr) s.dnnl_stream_destroy(stream_);
@@ -68,9 +68,7 @@ class OnednnCall final : public CpuLibraryCall {
   struct Reordered {
     // Binding -> chosen (an input), chosen -> binding (the result).
     dnnl_primitive_t reorder = nullptr;
-    // The result's: result_init's binding -> chosen, before the primitive.
-    dnnl_primitive_t init_reorder = nullptr;
-    dnnl_memory_t plain = nullptr;  // The binding's plain layout; its handle set per run.
+    dnnl_memory_t plain = nullptr;  // The binding's layout; its handle set per run.
     size_t bytes = 0;               // Of the chosen layout.
     AlignedBytes buffer;            // The operand in the chosen layout (not constants).
     // Constants: the reordered copy of each address the call was given.
@@ -98,6 +96,12 @@ class OnednnCall final : public CpuLibraryCall {
   // One per operand: null where the primitive reads or writes the binding
   // itself. (Their constant copies are filled in during executions.)
   std::vector<std::unique_ptr<Reordered>> reordered_;
+  // Where result_init's layout is not the result memory's: the reorder from
+  // one to the other, and a memory of result_init's binding (its handle set
+  // per run). Null where the bytes are copied as they are.
+  dnnl_primitive_t init_reorder_ = nullptr;
+  dnnl_memory_t init_memory_ = nullptr;
+  size_t result_bytes_ = 0;  // Of the result's memory (its chosen layout or its binding's).
 
   mutable std::mutex mutex_;  // Serializes executions (stream, memories, scratchpad).
   mutable std::vector<dnnl_exec_arg_t> args_;
@@ -170,6 +174,7 @@ Status OnednnCall::Initialize() {
                 d + ": dnnl_stream_create"));
     memories_.assign(params_.operands.size(), nullptr);
     reordered_.resize(params_.operands.size());
+    dnnl_memory_desc_t result_md = {};  // The layout the primitive writes.
     for (size_t i = 0; i < params_.operands.size(); ++i) {
       const OnednnOperand& operand = params_.operands[i];
       const dnnl_memory_desc_t* desc = &operand.desc;
@@ -183,13 +188,18 @@ Status OnednnCall::Initialize() {
       KILN_RETURN_IF_ERROR(
           s.Check(s.dnnl_memory_create(&memories_[i], desc, library_->engine(), DNNL_MEMORY_NONE),
                   d + ": dnnl_memory_create"));
+      if (static_cast<int>(i) == params_.result) result_md = *desc;
     }
-    if (params_.result_init >= 0 && reordered_[params_.result]) {
-      // The result starts from result_init's plain contents.
-      const OnednnOperand& result = params_.operands[params_.result];
-      KILN_RETURN_IF_ERROR(CreateReorder(result.desc,
-                                         *s.dnnl_primitive_desc_query_md(pd, result.chosen, 0),
-                                         &reordered_[params_.result]->init_reorder, "addend"));
+    // The result starts from result_init's contents: reordered where the
+    // two layouts differ, else copied.
+    result_bytes_ = s.dnnl_memory_desc_get_size(&result_md);
+    if (params_.result_init >= 0 &&
+        !s.dnnl_memory_desc_equal(&params_.result_init_desc, &result_md)) {
+      KILN_RETURN_IF_ERROR(
+          CreateReorder(params_.result_init_desc, result_md, &init_reorder_, "addend"));
+      KILN_RETURN_IF_ERROR(s.Check(s.dnnl_memory_create(&init_memory_, &params_.result_init_desc,
+                                                        library_->engine(), DNNL_MEMORY_NONE),
+                                   d + ": dnnl_memory_create (addend)"));
     }
     if (params_.addend >= 0) {
       addend_bytes_ = s.dnnl_memory_desc_get_size(&params_.operands[params_.addend].desc);
@@ -266,12 +276,13 @@ Status OnednnCall::Execute(std::span<void* const> bindings, std::span<const size
                                   " bindings, an operand is binding " +
                                   std::to_string(operand.binding));
     }
-    void* data = bindings[operand.binding];
+    void* data = static_cast<char*>(bindings[operand.binding]) + operand.offset_bytes;
     if (static_cast<int>(i) == params_.addend) {
       const OnednnOperand& result = params_.operands[params_.result];
       const size_t result_bytes = params_.required[result.binding];
       // The post-op reads the addend while the result is written: a copy
       // keeps it intact where the two share bytes.
+      // (`required` counts from the binding's address, offsets included.)
       if (Overlap(data, addend_bytes_, bindings[result.binding], result_bytes)) {
         if (!addend_copy_) {
           addend_copy_ = AllocateAligned(addend_bytes_);
@@ -329,13 +340,15 @@ Status OnednnCall::Execute(std::span<void* const> bindings, std::span<const size
                                   std::to_string(params_.result_init));
     }
     void* init = bindings[params_.result_init];
-    if (reordered_result != nullptr) {
-      KILN_RETURN_IF_ERROR(s.Check(s.dnnl_memory_set_data_handle(reordered_result->plain, init),
+    void* start = reordered_result != nullptr
+                      ? reordered_result->buffer.get()
+                      : static_cast<char*>(bindings[result.binding]) + result.offset_bytes;
+    if (init_reorder_ != nullptr) {
+      KILN_RETURN_IF_ERROR(s.Check(s.dnnl_memory_set_data_handle(init_memory_, init),
                                    description_ + ": dnnl_memory_set_data_handle"));
-      KILN_RETURN_IF_ERROR(RunReorder(reordered_result->init_reorder, reordered_result->plain,
-                                      memories_[params_.result]));
-    } else if (init != bindings[result.binding]) {
-      std::memmove(bindings[result.binding], init, params_.required[result.binding]);
+      KILN_RETURN_IF_ERROR(RunReorder(init_reorder_, init_memory_, memories_[params_.result]));
+    } else if (init != start) {
+      std::memmove(start, init, result_bytes_);
     }
   }
   KILN_RETURN_IF_ERROR(s.Check(
@@ -343,7 +356,9 @@ Status OnednnCall::Execute(std::span<void* const> bindings, std::span<const size
       description_ + ": dnnl_primitive_execute"));
   if (reordered_result != nullptr) {
     KILN_RETURN_IF_ERROR(
-        s.Check(s.dnnl_memory_set_data_handle(reordered_result->plain, bindings[result.binding]),
+        s.Check(s.dnnl_memory_set_data_handle(
+                    reordered_result->plain,
+                    static_cast<char*>(bindings[result.binding]) + result.offset_bytes),
                 description_ + ": dnnl_memory_set_data_handle"));
     KILN_RETURN_IF_ERROR(
         RunReorder(reordered_result->reorder, memories_[params_.result], reordered_result->plain));
@@ -405,6 +420,17 @@ Result<dnnl_memory_desc_t> AnyDesc(const OnednnSymbols& s, std::vector<int64_t> 
       AsUnimplemented(s.Check(s.dnnl_memory_desc_init_by_tag(&desc, static_cast<int>(dims.size()),
                                                              d, dnnl_f32, dnnl_format_tag_any),
                               what + ": dnnl_memory_desc_init_by_tag")));
+  return desc;
+}
+
+Result<dnnl_memory_desc_t> TagDesc(const OnednnSymbols& s, std::vector<int64_t> dims,
+                                   dnnl_format_tag_t tag, const std::string& what) {
+  dnnl_memory_desc_t desc = {};
+  dnnl_dims_t d = {};
+  for (size_t i = 0; i < dims.size(); ++i) d[i] = dims[i];
+  KILN_RETURN_IF_ERROR(AsUnimplemented(s.Check(
+      s.dnnl_memory_desc_init_by_tag(&desc, static_cast<int>(dims.size()), d, dnnl_f32, tag),
+      what + ": dnnl_memory_desc_init_by_tag")));
   return desc;
 }
 

@@ -15,6 +15,14 @@
 // constant: the same bytes for as long as the executable is loaded), kept
 // by the call.
 //
+// An operand in the blocked activation layout (x_blocked, y_blocked,
+// z_blocked: another convolution call wrote it, or will read it, in that
+// layout; onednn_library.h says which) is described to oneDNN with that
+// layout, not `any`: the primitive reads or writes the binding itself, with
+// no reorder. The filter of such a call is `any` (oneDNN's direct blocked
+// kernels take blocked weights), reordered at each execution unless it is
+// a constant.
+//
 // Each call owns what executing its primitive needs: a stream (oneDNN's
 // streams are not thread-safe), one memory object per operand whose data
 // handle is pointed at the binding at each execution, and the scratchpad
@@ -55,13 +63,16 @@ using utils::MatmulSpec;
 struct OnednnOperand {
   int arg;
   int32_t binding;
-  dnnl_memory_desc_t desc;  // The binding's (plain) layout.
+  dnnl_memory_desc_t desc;  // The binding's layout (plain, or the blocked activation layout).
   // Where the op was described with format `any` for this operand: the
   // query of the layout the primitive chose (dnnl_query_src_md, ...), which
   // the call reorders the binding into (an input) or out of (the result)
   // when it is not `desc`. dnnl_query_undef: the primitive reads `desc`.
   dnnl_query_t chosen = dnnl_query_undef;
   bool constant = false;  // Reordered once per binding address, then kept.
+  // Where the operand starts in its binding (a matmul's strided operand:
+  // offset_a, ... of library_call.fbs, in bytes).
+  uint64_t offset_bytes = 0;
 };
 
 // One post-op of the epilogue, in order.
@@ -84,6 +95,8 @@ struct OnednnCallParams {
   // (the addend), or -1: the result's own binding or another one, copied
   // or reordered into the result's memory before the primitive runs.
   int32_t result_init = -1;
+  // result_init's layout (as the binding holds it).
+  dnnl_memory_desc_t result_init_desc = {};
 };
 
 // The activation's eltwise algorithm (undef for none).
@@ -103,6 +116,11 @@ Result<dnnl_memory_desc_t> PlainDesc(const OnednnSymbols& s, std::vector<int64_t
 // A descriptor of `dims`, f32, whose layout the primitive chooses (`any`).
 Result<dnnl_memory_desc_t> AnyDesc(const OnednnSymbols& s, std::vector<int64_t> dims,
                                    const std::string& what);
+
+// A descriptor of `dims`, f32, in the layout `tag` (the blocked activation
+// layout: OnednnLibrary::blocked_tag()).
+Result<dnnl_memory_desc_t> TagDesc(const OnednnSymbols& s, std::vector<int64_t> dims,
+                                   dnnl_format_tag_t tag, const std::string& what);
 
 // Builds the primitive. UNIMPLEMENTED where oneDNN has no implementation of
 // it (the export then runs its kernel); never INVALID_ARGUMENT (the call was

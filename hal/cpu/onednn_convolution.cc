@@ -19,13 +19,24 @@ Result<std::unique_ptr<CpuLibraryCall>> CreateOnednnConvolution(Ref<OnednnLibrar
   const auto i64 = [](uint64_t v) { return static_cast<int64_t>(v); };
   const int64_t n = i64(cv.n), c = i64(cv.c), h = i64(cv.h), w = i64(cv.w), k = i64(cv.k),
                 r = i64(cv.r), sw = i64(cv.s), g = i64(cv.groups), p = i64(cv.p), q = i64(cv.q);
-  // With a constant filter, oneDNN picks the layouts (onednn_call.h): the
-  // op is described with `any`, the operands keep their plain descriptors.
-  const bool blocked = cv.constant_filter;
-  KILN_ASSIGN_OR_RETURN(dnnl_memory_desc_t x,
-                        PlainDesc(s, {n, c, h, w}, {c * h * w, h * w, w, 1}, d + " (x)"));
-  KILN_ASSIGN_OR_RETURN(dnnl_memory_desc_t y,
-                        PlainDesc(s, {n, k, p, q}, {k * p * q, p * q, q, 1}, d + " (y)"));
+  // With a constant filter or a blocked activation, oneDNN picks the
+  // layouts it was not given (onednn_call.h): those operands are described
+  // with `any`; a blocked activation is described as the binding holds it.
+  const bool choose = cv.constant_filter || cv.any_blocked();
+  const dnnl_format_tag_t blocked_tag = library->blocked_tag();
+  auto activation = [&](bool blocked, std::vector<int64_t> dims,
+                        const std::string& what) -> Result<dnnl_memory_desc_t> {
+    if (blocked) return TagDesc(s, std::move(dims), blocked_tag, what);
+    const int64_t channels = dims[1], rows = dims[2], columns = dims[3];
+    return PlainDesc(s, std::move(dims), {channels * rows * columns, rows * columns, columns, 1},
+                     what);
+  };
+  KILN_ASSIGN_OR_RETURN(dnnl_memory_desc_t x, activation(cv.x_blocked, {n, c, h, w}, d + " (x)"));
+  KILN_ASSIGN_OR_RETURN(dnnl_memory_desc_t y, activation(cv.y_blocked, {n, k, p, q}, d + " (y)"));
+  dnnl_memory_desc_t z = {};
+  if (cv.z >= 0) {
+    KILN_ASSIGN_OR_RETURN(z, activation(cv.z_blocked, {n, k, p, q}, d + " (z)"));
+  }
   const int64_t cg = c / g, kg = k / g;
   KILN_ASSIGN_OR_RETURN(
       dnnl_memory_desc_t filter,
@@ -37,9 +48,13 @@ Result<std::unique_ptr<CpuLibraryCall>> CreateOnednnConvolution(Ref<OnednnLibrar
     KILN_ASSIGN_OR_RETURN(bias, PlainDesc(s, {k}, {1}, d + " (bias)"));
   }
   dnnl_memory_desc_t op_x = x, op_y = y, op_filter = filter;
-  if (blocked) {
-    KILN_ASSIGN_OR_RETURN(op_x, AnyDesc(s, {n, c, h, w}, d + " (x)"));
-    KILN_ASSIGN_OR_RETURN(op_y, AnyDesc(s, {n, k, p, q}, d + " (y)"));
+  if (choose) {
+    if (!cv.x_blocked) {
+      KILN_ASSIGN_OR_RETURN(op_x, AnyDesc(s, {n, c, h, w}, d + " (x)"));
+    }
+    if (!cv.y_blocked) {
+      KILN_ASSIGN_OR_RETURN(op_y, AnyDesc(s, {n, k, p, q}, d + " (y)"));
+    }
     KILN_ASSIGN_OR_RETURN(op_filter, g == 1 ? AnyDesc(s, {k, c, r, sw}, d + " (filter)")
                                             : AnyDesc(s, {g, kg, cg, r, sw}, d + " (filter)"));
   }
@@ -62,17 +77,27 @@ Result<std::unique_ptr<CpuLibraryCall>> CreateOnednnConvolution(Ref<OnednnLibrar
       {DNNL_ARG_SRC, cv.x, x}, {DNNL_ARG_WEIGHTS, cv.filter, filter}, {DNNL_ARG_DST, cv.y, y}};
   params.result = 2;
   if (cv.bias >= 0) params.operands.push_back({DNNL_ARG_BIAS, cv.bias, bias});
-  if (blocked) {
-    params.operands[0].chosen = dnnl_query_src_md;
+  if (!choose) {
+    AppendEpilogue(params, cv.z, cv.y, z, cv.activation);
+  } else {
+    if (!cv.x_blocked) params.operands[0].chosen = dnnl_query_src_md;
     params.operands[1].chosen = dnnl_query_weights_md;
-    params.operands[1].constant = true;
-    params.operands[2].chosen = dnnl_query_dst_md;
-    // The addend starts the result (reordered into the primitive's layout)
-    // and is summed in, as an addend the result's binding holds is: a
-    // binary post-op would read it in the plain layout.
-    params.result_init = cv.z;
+    params.operands[1].constant = cv.constant_filter;
+    if (!cv.y_blocked) params.operands[2].chosen = dnnl_query_dst_md;
+    if (cv.z >= 0 && cv.z != cv.y && cv.y_blocked && cv.z_blocked) {
+      // The addend is in the result's own layout: a binary post-op reads
+      // it where it is.
+      AppendEpilogue(params, cv.z, cv.y, z, cv.activation);
+    } else {
+      // The addend starts the result (reordered into the primitive's
+      // layout where it is not in it) and is summed in, as an addend the
+      // result's binding holds is: a binary post-op would read it in a
+      // layout other than the result's.
+      params.result_init = cv.z;
+      params.result_init_desc = z;
+      AppendEpilogue(params, cv.z, cv.z, z, cv.activation);
+    }
   }
-  AppendEpilogue(params, cv.z, blocked ? cv.z : cv.y, y, cv.activation);
   return CreateOnednnCall(std::move(library), std::move(params));
 }
 

@@ -6,7 +6,11 @@
 // no padding (the input binding holds the padded image), oneDNN's dilation
 // being kiln's minus one; the bias is the convolution's, then z as a binary
 // add post-op (a sum where z is y updated in place), then ReLU (or
-// gelu_tanh) as an eltwise post-op.
+// gelu_tanh) as an eltwise post-op. With a constant filter or an activation
+// in the blocked layout (x_blocked, y_blocked, z_blocked) oneDNN chooses its
+// own layouts for the rest (onednn_call.h); the addend is then summed into
+// a result that starts from it, or read by the binary post-op where both
+// are blocked.
 #pragma once
 
 #include <memory>

@@ -16,6 +16,11 @@ Result<Ref<OnednnLibrary>> OnednnLibrary::Load(uint32_t thread_count, const char
   if (!created.ok()) {
     return UnavailableError(s.Describe() + " has no CPU engine: " + created.message());
   }
+  // The ISA values are sets of feature bits: AVX-512 (core) is present when
+  // all of its bits are.
+  const auto isa = static_cast<unsigned>(s.dnnl_get_effective_cpu_isa());
+  const auto avx512 = static_cast<unsigned>(dnnl_cpu_isa_avx512_core);
+  library->channel_block_ = (isa & avx512) == avx512 ? 16 : 8;
   return library;
 }
 

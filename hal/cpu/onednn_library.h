@@ -14,6 +14,13 @@
 //
 // The engine is safe to share between threads; streams are not, so each
 // call owns its own (onednn_call.h).
+//
+// The blocked activation layout (schemas/library_call.fbs, x_blocked, ...)
+// is nChw16c where oneDNN runs AVX-512 code and nChw8c otherwise: the layout
+// of its direct convolutions there. oneDNN's ISA is one setting of the
+// process (the CPU, DNNL_MAX_CPU_ISA), so every call of every device in a
+// process agrees on it: a producer's blocked result is what its consumer
+// reads.
 #pragma once
 
 #include <oneapi/dnnl/dnnl.h>
@@ -38,6 +45,12 @@ class OnednnLibrary : public RefObject {
   const OnednnSymbols& symbols() const { return *symbols_; }
   dnnl_engine_t engine() const { return engine_; }
   uint32_t thread_count() const { return thread_count_; }
+  // The channels per block of the blocked activation layout: 16 or 8.
+  int64_t channel_block() const { return channel_block_; }
+  // dnnl_nChw16c or dnnl_nChw8c, by channel_block().
+  dnnl_format_tag_t blocked_tag() const {
+    return channel_block_ == 16 ? dnnl_nChw16c : dnnl_nChw8c;
+  }
 
   // Sets the calling thread's OpenMP thread count to the library's for the
   // scope's lifetime.
@@ -59,6 +72,7 @@ class OnednnLibrary : public RefObject {
 
   Ref<OnednnSymbols> symbols_;
   uint32_t thread_count_;
+  int64_t channel_block_ = 8;
   dnnl_engine_t engine_ = nullptr;
 };
 

@@ -7,7 +7,9 @@
 // [1, n] bias; then the post-ops in the spec's order: C (a binary add of
 // C's own binding, or a sum where C is D updated in place), then the
 // activation (eltwise relu or gelu_tanh). An operand with batch stride 0 is
-// one matrix broadcast over the batch (batch dimension 1).
+// one matrix broadcast over the batch (batch dimension 1). A strided operand
+// (library_call.fbs: ld, offset) is a memory descriptor with its ld as the
+// row (or, transposed, column) stride, read at its offset into the binding.
 #pragma once
 
 #include <memory>

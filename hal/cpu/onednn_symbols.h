@@ -23,6 +23,7 @@ namespace kiln::hal::cpu {
 // X(name): every oneDNN function kiln calls, looked up by its own name.
 #define KILN_ONEDNN_SYMBOLS(X)                  \
   X(dnnl_version)                               \
+  X(dnnl_get_effective_cpu_isa)                 \
   X(dnnl_engine_create)                         \
   X(dnnl_engine_destroy)                        \
   X(dnnl_stream_create)                         \

@@ -6,6 +6,8 @@
 #include <optional>
 #include <vector>
 
+#include "hal/utils/library_call_spec.h"
+
 namespace kiln::hal::cuda {
 
 namespace lib = ::kiln::schema::library;
@@ -19,7 +21,9 @@ constexpr uint64_t kMaxWorkspaceBytes = 32ull << 20;
 // The operand alignment plans assume (the heuristic's preference). Device
 // allocations are 256-byte aligned and the compiler's buffer offsets are
 // multiples of 64; an operand less aligned is an error at enqueue rather
-// than a silently slower algorithm for every call.
+// than a silently slower algorithm for every call. A strided operand whose
+// offset into its binding is less aligned (library_call.fbs) gets the
+// alignment of its offset instead.
 constexpr uint32_t kOperandAlignment = 16;
 
 struct ElementType {
@@ -97,6 +101,12 @@ class CublasLtMatmul final : public LibraryCall {
   uint32_t batch_count_ = 1;
   bool transpose_a_ = false, transpose_b_ = false;
   std::array<uint64_t, kRoleCount> batch_strides_ = {};  // Elements; bias unused.
+  std::array<uint64_t, kRoleCount> lds_ = {};            // Elements; bias unused.
+  std::array<uint64_t, kRoleCount> offset_bytes_ = {};   // From the binding's address.
+  // The alignment each operand's address must have (and the plan assumes).
+  std::array<uint32_t, kRoleCount> alignments_ = {kOperandAlignment, kOperandAlignment,
+                                                  kOperandAlignment, kOperandAlignment,
+                                                  kOperandAlignment};
   cublasComputeType_t compute_ = CUBLAS_COMPUTE_32F;
   cublasLtEpilogue_t epilogue_ = CUBLASLT_EPILOGUE_DEFAULT;
   // Host scalars (the default pointer mode): read when a call is enqueued
@@ -113,11 +123,13 @@ class CublasLtMatmul final : public LibraryCall {
 
 Status CublasLtMatmul::CreateLayouts() {
   const CublasLtSymbols& s = library_->symbols();
-  auto layout = [&](cublasLtMatrixLayout_t* out, uint64_t rows, uint64_t cols,
+  // A row-major operand stored `stored_rows` x `stored_cols` with its rows
+  // `ld` apart is the column-major stored_cols x stored_rows matrix with
+  // leading dimension ld.
+  auto layout = [&](cublasLtMatrixLayout_t* out, uint64_t rows, uint64_t cols, uint64_t ld,
                     uint64_t stride) -> Status {
-    // Column-major: the leading dimension is the row count.
     KILN_RETURN_IF_ERROR(s.Check(
-        s.cublasLtMatrixLayoutCreate(out, element_.type, rows, cols, static_cast<int64_t>(rows)),
+        s.cublasLtMatrixLayoutCreate(out, element_.type, rows, cols, static_cast<int64_t>(ld)),
         "cublasLtMatrixLayoutCreate"));
     if (batch_count_ == 1) return OkStatus();
     const int32_t count = static_cast<int32_t>(batch_count_);
@@ -132,14 +144,14 @@ Status CublasLtMatmul::CreateLayouts() {
   };
   // kiln's B, stored n×k column-major (k×n row-major), or k×n when
   // transposed; cuBLASLt transposes it back (TRANSA).
-  KILN_RETURN_IF_ERROR(transpose_b_ ? layout(&layouts_[0], k_, n_, batch_strides_[kB])
-                                    : layout(&layouts_[0], n_, k_, batch_strides_[kB]));
-  KILN_RETURN_IF_ERROR(transpose_a_ ? layout(&layouts_[1], m_, k_, batch_strides_[kA])
-                                    : layout(&layouts_[1], k_, m_, batch_strides_[kA]));
+  KILN_RETURN_IF_ERROR(transpose_b_ ? layout(&layouts_[0], k_, n_, lds_[kB], batch_strides_[kB])
+                                    : layout(&layouts_[0], n_, k_, lds_[kB], batch_strides_[kB]));
+  KILN_RETURN_IF_ERROR(transpose_a_ ? layout(&layouts_[1], m_, k_, lds_[kA], batch_strides_[kA])
+                                    : layout(&layouts_[1], k_, m_, lds_[kA], batch_strides_[kA]));
   // Without an addend, C is D's layout (beta = 0: never read).
-  const uint64_t c_stride = bindings_[kC] >= 0 ? batch_strides_[kC] : batch_strides_[kD];
-  KILN_RETURN_IF_ERROR(layout(&layouts_[2], n_, m_, c_stride));
-  return layout(&layouts_[3], n_, m_, batch_strides_[kD]);
+  const Role c = bindings_[kC] >= 0 ? kC : kD;
+  KILN_RETURN_IF_ERROR(layout(&layouts_[2], n_, m_, lds_[c], batch_strides_[c]));
+  return layout(&layouts_[3], n_, m_, lds_[kD], batch_strides_[kD]);
 }
 
 Result<cublasLtMatmulDesc_t> CublasLtMatmul::CreateOperation() const {
@@ -183,10 +195,14 @@ Result<std::unique_ptr<LibraryCallPlan>> CublasLtMatmul::Plan() const {
         description_ + ": cublasLtMatmulPreferenceSetAttribute");
   };
   Status status = set(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, kMaxWorkspaceBytes);
-  for (auto attribute :
-       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES}) {
-    if (status.ok()) status = set(attribute, kOperandAlignment);
+  // cuBLASLt's A, B, C and D are kiln's B, A, C (D without an addend), D.
+  const std::pair<cublasLtMatmulPreferenceAttributes_t, Role> alignments[] = {
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, kB},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, kA},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, bindings_[kC] >= 0 ? kC : kD},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, kD}};
+  for (const auto& [attribute, role] : alignments) {
+    if (status.ok()) status = set(attribute, alignments_[role]);
   }
   cublasLtMatmulHeuristicResult_t result = {};
   int found = 0;
@@ -219,11 +235,11 @@ Status CublasLtMatmul::Enqueue(const LibraryCallPlan& plan, CUstream stream,
                                   " bindings, operand " + kRoleNames[role] + " is binding " +
                                   std::to_string(bindings_[role]));
     }
-    address[role] = bindings[bindings_[role]];
-    if (role != kBias && address[role] % kOperandAlignment != 0) {
+    address[role] = bindings[bindings_[role]] + offset_bytes_[role];
+    if (role != kBias && address[role] % alignments_[role] != 0) {
       return InvalidArgumentError(description_ + ": operand " + kRoleNames[role] + " (binding " +
                                   std::to_string(bindings_[role]) + ") is not " +
-                                  std::to_string(kOperandAlignment) +
+                                  std::to_string(alignments_[role]) +
                                   "-byte aligned (its binding offset); cuBLASLt calls need it");
     }
   }
@@ -247,15 +263,6 @@ Status CublasLtMatmul::Enqueue(const LibraryCallPlan& plan, CUstream stream,
       description_ + ": cublasLtMatmul");
 }
 
-// a * b + c for bytes, or nullopt on overflow.
-std::optional<uint64_t> MulAdd(uint64_t a, uint64_t b, uint64_t c) {
-  uint64_t product = 0, sum = 0;
-  if (__builtin_mul_overflow(a, b, &product) || __builtin_add_overflow(product, c, &sum)) {
-    return std::nullopt;
-  }
-  return sum;
-}
-
 }  // namespace
 
 Result<Ref<CublasLtLibrary>> LoadCublasLt(Ref<CudaContext> context, const char* library_path) {
@@ -269,85 +276,36 @@ Result<std::unique_ptr<LibraryCall>> CreateCublasLtMatmul(Ref<CublasLtLibrary> l
   auto invalid = [&](const std::string& what) {
     return InvalidArgumentError(std::string(where) + ": cuBLASLt matmul: " + what);
   };
-  if (call.element_type() > lib::LibraryElementType::MAX) {
-    return invalid("unknown element type " + std::to_string(static_cast<int>(call.element_type())));
-  }
-  if (call.activation() > lib::LibraryActivation::MAX) {
-    return invalid("unknown activation " + std::to_string(static_cast<int>(call.activation())));
-  }
-  if (call.m() == 0 || call.n() == 0 || call.k() == 0 || call.batch_count() == 0) {
-    return invalid("m, n, k and batch_count must be >= 1 (m=" + std::to_string(call.m()) +
-                   ", n=" + std::to_string(call.n()) + ", k=" + std::to_string(call.k()) +
-                   ", batch_count=" + std::to_string(call.batch_count()) + ")");
-  }
-  if (call.batch_count() > static_cast<uint32_t>(std::numeric_limits<int32_t>::max())) {
-    return invalid("batch_count " + std::to_string(call.batch_count()) +
+  // Binding indices, sizes, layouts and the bytes each binding must hold.
+  KILN_ASSIGN_OR_RETURN(utils::MatmulSpec spec, utils::ValidateMatmulCall(call, info, where));
+  if (spec.batch_count > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
+    return invalid("batch_count " + std::to_string(spec.batch_count) +
                    " exceeds cuBLASLt's 2^31 - 1");
   }
   const uint32_t binding_count = static_cast<uint32_t>(info.layout.bindings.size());
   auto matmul = std::make_unique<CublasLtMatmul>(std::move(library), binding_count);
   CublasLtMatmul& mm = *matmul;
-  mm.bindings_ = {call.a(), call.b(), call.c(), call.d(), call.bias()};
+  mm.required_ = spec.required;
+  mm.bindings_ = {spec.a, spec.b, spec.c, spec.d, spec.bias};
+  mm.element_ = ElementTypeOf(spec.element_type);
+  mm.m_ = spec.m;
+  mm.n_ = spec.n;
+  mm.k_ = spec.k;
+  mm.batch_count_ = static_cast<uint32_t>(spec.batch_count);
+  mm.transpose_a_ = spec.transpose_a;
+  mm.transpose_b_ = spec.transpose_b;
+  mm.batch_strides_ = {spec.batch_stride_a, spec.batch_stride_b, spec.batch_stride_c,
+                       spec.batch_stride_d, 0};
+  mm.lds_ = {spec.lda, spec.ldb, spec.ldc, spec.ldd, 0};
+  const std::array<uint64_t, kRoleCount> offsets = {spec.offset_a, spec.offset_b, spec.offset_c,
+                                                    spec.offset_d, 0};
   for (int role = 0; role < kRoleCount; ++role) {
-    const int32_t binding = mm.bindings_[role];
-    const bool optional = role == kC || role == kBias;
-    if (optional && binding == -1) continue;
-    if (binding < 0 || static_cast<uint32_t>(binding) >= binding_count) {
-      return invalid(std::string("operand ") + kRoleNames[role] + " names binding " +
-                     std::to_string(binding) + ", but the export has " +
-                     std::to_string(binding_count) + " binding" + (binding_count == 1 ? "" : "s") +
-                     (optional ? " (-1: none)" : ""));
+    // Both below 2^63 bytes: the spec checked the operand's last element.
+    mm.offset_bytes_[role] = offsets[role] * spec.element_bytes;
+    const uint64_t low_bit = mm.offset_bytes_[role] & (~mm.offset_bytes_[role] + 1);
+    if (low_bit != 0 && low_bit < kOperandAlignment) {
+      mm.alignments_[role] = static_cast<uint32_t>(low_bit);
     }
-  }
-  const int32_t d = mm.bindings_[kD];
-  if (info.layout.bindings[d].read_only) {
-    return invalid("the result d is binding " + std::to_string(d) + ", which is read-only");
-  }
-  for (Role role : {kA, kB, kBias}) {
-    if (mm.bindings_[role] == d) {
-      return invalid(std::string("the result d and operand ") + kRoleNames[role] +
-                     " are both binding " + std::to_string(d) +
-                     " (a matmul cannot read what it writes)");
-    }
-  }
-  mm.element_ = ElementTypeOf(call.element_type());
-  mm.m_ = call.m();
-  mm.n_ = call.n();
-  mm.k_ = call.k();
-  mm.batch_count_ = call.batch_count();
-  mm.transpose_a_ = call.transpose_a();
-  mm.transpose_b_ = call.transpose_b();
-  mm.batch_strides_ = {call.batch_stride_a(), call.batch_stride_b(), call.batch_stride_c(),
-                       call.batch_stride_d(), 0};
-  if (mm.bindings_[kC] == d && mm.batch_count_ > 1 &&
-      mm.batch_strides_[kC] != mm.batch_strides_[kD]) {
-    return invalid("the addend c is the result d in place (binding " + std::to_string(d) +
-                   ") with another batch stride (" + std::to_string(mm.batch_strides_[kC]) +
-                   " vs " + std::to_string(mm.batch_strides_[kD]) + ")");
-  }
-  // The elements each operand spans: the last batch's matrix after
-  // batch_count - 1 strides.
-  const std::array<uint64_t, kRoleCount> matrix = {mm.m_ * mm.k_, mm.k_ * mm.n_, mm.m_ * mm.n_,
-                                                   mm.m_ * mm.n_, mm.n_};
-  if (mm.batch_count_ > 1 && mm.batch_strides_[kD] < matrix[kD]) {
-    return invalid("the result's batch stride " + std::to_string(mm.batch_strides_[kD]) +
-                   " is less than its " + std::to_string(matrix[kD]) +
-                   " elements per batch (the batches would overwrite each other)");
-  }
-  for (int role = 0; role < kRoleCount; ++role) {
-    if (mm.bindings_[role] < 0) continue;
-    const uint64_t batches = role == kBias ? 0 : mm.batch_count_ - 1;
-    std::optional<uint64_t> elements = MulAdd(batches, mm.batch_strides_[role], matrix[role]);
-    std::optional<uint64_t> bytes =
-        elements ? MulAdd(*elements, mm.element_.bytes, 0) : std::nullopt;
-    if (!bytes || *bytes > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      return invalid(std::string("operand ") + kRoleNames[role] +
-                     " spans more than 2^63 bytes (m=" + std::to_string(mm.m_) +
-                     ", n=" + std::to_string(mm.n_) + ", k=" + std::to_string(mm.k_) +
-                     ", batch_count=" + std::to_string(mm.batch_count_) + ")");
-    }
-    uint64_t& required = mm.required_[mm.bindings_[role]];
-    required = std::max(required, *bytes);
   }
   const bool f32 = call.element_type() == lib::LibraryElementType::F32;
   mm.compute_ = f32 && call.allow_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
@@ -379,6 +337,7 @@ Result<std::unique_ptr<LibraryCall>> CreateCublasLtMatmul(Ref<CublasLtLibrary> l
   if (mm.bindings_[kC] >= 0) text += " +C";
   if (call.activation() == lib::LibraryActivation::Relu) text += " relu";
   if (call.activation() == lib::LibraryActivation::GeluTanh) text += " gelu_tanh";
+  text += spec.layout_description;
   Status created = mm.CreateLayouts();
   if (!created.ok()) return created.WithContext(std::string(where) + ": " + text);
   return std::unique_ptr<LibraryCall>(std::move(matmul));

@@ -111,6 +111,20 @@ Result<std::unique_ptr<LibraryCall>> CreateLibraryCall(const fb::Export& e,
     return InvalidArgumentError(call_where + ": must hold exactly one of matmul and convolution (" +
                                 (call->matmul() ? "it has both" : "it has neither") + ")");
   }
+  // cuDNN's convolutions read and write NCHW: an operand in the cpu
+  // driver's blocked layout (library_call.fbs) would compute garbage.
+  if (const lib::ConvolutionCall* convolution = call->convolution()) {
+    const std::pair<const char*, bool> layouts[] = {{"x", convolution->x_blocked()},
+                                                    {"y", convolution->y_blocked()},
+                                                    {"z", convolution->z_blocked()}};
+    for (const auto& [operand, blocked] : layouts) {
+      if (!blocked) continue;
+      return InvalidArgumentError(
+          call_where + ".convolution: " + operand + " is in the blocked layout (" + operand +
+          "_blocked), which only the cpu driver's oneDNN calls read; cuDNN's take NCHW "
+          "(kiln-compile marks blocked layouts only where cuda is not a target)");
+    }
+  }
   if (!libraries.enabled()) return std::unique_ptr<LibraryCall>();
   Result<std::unique_ptr<LibraryCall>> created = std::unique_ptr<LibraryCall>();
   if (call->matmul() != nullptr) {

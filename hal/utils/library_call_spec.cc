@@ -109,6 +109,44 @@ Status CheckBindings(std::span<const Operand> operands, const Operand& result,
   return OkStatus();
 }
 
+// A convolution's blocked operands (ConvolutionSpec::x_blocked, ...):
+// present, with whole blocks of channels, and one layout per binding.
+Status CheckBlockedLayouts(const ConvolutionSpec& cv, const std::string& where) {
+  const struct {
+    const char* field;
+    bool blocked;
+    int32_t binding;
+    uint64_t channels;
+    const char* channel_field;
+  } operands[] = {{"x", cv.x_blocked, cv.x, cv.c, "c"},
+                  {"y", cv.y_blocked, cv.y, cv.k, "k"},
+                  {"z", cv.z_blocked, cv.z, cv.k, "k"}};
+  for (const auto& operand : operands) {
+    if (!operand.blocked) continue;
+    if (operand.binding < 0) {
+      return InvalidArgumentError(where + ": " + operand.field +
+                                  "_blocked is set, but the call has no " + operand.field);
+    }
+    if (operand.channels % kBlockedChannels != 0) {
+      return InvalidArgumentError(where + ": " + operand.field + "_blocked needs a multiple of " +
+                                  std::to_string(kBlockedChannels) + " channels, but " +
+                                  operand.channel_field + " = " + std::to_string(operand.channels) +
+                                  " (the blocked layout nChw{8,16}c would be padded)");
+    }
+  }
+  for (const auto& a : operands) {
+    for (const auto& b : operands) {
+      if (&a < &b && a.binding >= 0 && a.binding == b.binding && a.blocked != b.blocked) {
+        return InvalidArgumentError(where + ": " + a.field + " and " + b.field +
+                                    " are both binding " + std::to_string(a.binding) +
+                                    ", but only " + (a.blocked ? a.field : b.field) +
+                                    " is in the blocked layout");
+      }
+    }
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 Result<MatmulSpec> ValidateMatmulCall(const lib::MatmulCall& call, const ExecutableExport& info,
@@ -139,49 +177,91 @@ Result<MatmulSpec> ValidateMatmulCall(const lib::MatmulCall& call, const Executa
   mm.batch_stride_b = call.batch_stride_b();
   mm.batch_stride_c = call.batch_stride_c();
   mm.batch_stride_d = call.batch_stride_d();
+  mm.offset_a = call.offset_a();
+  mm.offset_b = call.offset_b();
+  mm.offset_c = call.offset_c();
+  mm.offset_d = call.offset_d();
   mm.activation = ActivationOf(call.activation());
   const Operand a{"a", mm.a, false}, b{"b", mm.b, false}, c{"c", mm.c, true}, d{"d", mm.d, false},
       bias{"bias", mm.bias, true};
   const Operand operands[] = {a, b, c, d, bias};
   KILN_RETURN_IF_ERROR(CheckBindings(operands, d, c, info, where));
-  if (mm.c == mm.d && mm.batch_count > 1 && mm.batch_stride_c != mm.batch_stride_d) {
-    return InvalidArgumentError(where + ": the addend c is the result d in place (binding " +
-                                std::to_string(mm.d) + ") with another batch stride (" +
-                                std::to_string(mm.batch_stride_c) + " vs " +
-                                std::to_string(mm.batch_stride_d) + ")");
-  }
-  const uint64_t mn = mm.m * mm.n;  // Both < 2^32: no overflow.
-  if (mm.batch_count > 1 && mm.batch_stride_d < mn) {
-    return InvalidArgumentError(where + ": batch_stride_d " + std::to_string(mm.batch_stride_d) +
-                                " is less than the result's " + std::to_string(mn) +
-                                " elements per batch (the batches would overwrite each other)");
-  }
-  // The elements each operand spans: the last batch's matrix after
-  // batch_count - 1 strides.
-  struct Span {
+  // Each operand as stored: rows x cols per batch, rows `ld` apart (all
+  // sizes < 2^32, so rows * cols and the ld defaults fit 64 bits).
+  struct Stored {
     const Operand& operand;
-    uint64_t stride;
-    uint64_t elements;
+    uint64_t rows, cols;
+    uint64_t call_ld;  // 0: packed.
+    uint64_t* ld;
+    uint64_t batch_stride, offset;
   };
-  const Span spans[] = {{a, mm.batch_stride_a, mm.m * mm.k},
-                        {b, mm.batch_stride_b, mm.k * mm.n},
-                        {c, mm.batch_stride_c, mn},
-                        {d, mm.batch_stride_d, mn},
-                        {bias, 0, mm.n}};
+  Stored stored[] = {
+      {a, mm.transpose_a ? mm.k : mm.m, mm.transpose_a ? mm.m : mm.k, call.lda(), &mm.lda,
+       mm.batch_stride_a, mm.offset_a},
+      {b, mm.transpose_b ? mm.n : mm.k, mm.transpose_b ? mm.k : mm.n, call.ldb(), &mm.ldb,
+       mm.batch_stride_b, mm.offset_b},
+      {c, mm.m, mm.n, call.ldc(), &mm.ldc, mm.batch_stride_c, mm.offset_c},
+      {d, mm.m, mm.n, call.ldd(), &mm.ldd, mm.batch_stride_d, mm.offset_d},
+  };
+  for (Stored& x : stored) {
+    *x.ld = x.call_ld == 0 ? x.cols : x.call_ld;
+    if (*x.ld < x.cols) {
+      return InvalidArgumentError(where + ": ld" + x.operand.field + " " + std::to_string(*x.ld) +
+                                  " is less than the " + std::to_string(x.cols) +
+                                  " elements of each row " + x.operand.field +
+                                  " is stored with (its rows would overlap)");
+    }
+  }
+  if (mm.c == mm.d && (mm.ldc != mm.ldd || mm.offset_c != mm.offset_d ||
+                       (mm.batch_count > 1 && mm.batch_stride_c != mm.batch_stride_d))) {
+    return InvalidArgumentError(
+        where + ": the addend c is the result d in place (binding " + std::to_string(mm.d) +
+        ") with another layout (batch stride " + std::to_string(mm.batch_stride_c) + " vs " +
+        std::to_string(mm.batch_stride_d) + ", ld " + std::to_string(mm.ldc) + " vs " +
+        std::to_string(mm.ldd) + ", offset " + std::to_string(mm.offset_c) + " vs " +
+        std::to_string(mm.offset_d) + ")");
+  }
+  // The result's batches must not share an element: one after another
+  // (each past the last row of the one before), or side by side within
+  // each row (attention's heads written into one [seq, heads * head]
+  // matrix).
+  if (mm.batch_count > 1) {
+    const uint64_t stride = mm.batch_stride_d;
+    const std::optional<uint64_t> one_after = MulAdd(mm.m - 1, mm.ldd, mm.n);
+    const std::optional<uint64_t> side_by_side = MulAdd(mm.batch_count - 1, stride, mm.n);
+    const bool after = one_after && stride >= *one_after;
+    const bool beside = stride >= mm.n && side_by_side && *side_by_side <= mm.ldd;
+    if (!after && !beside) {
+      return InvalidArgumentError(where + ": batch_stride_d " + std::to_string(stride) +
+                                  " makes the result's " + std::to_string(mm.batch_count) +
+                                  " batches of " + std::to_string(mm.m) + "x" +
+                                  std::to_string(mm.n) + " (ldd " + std::to_string(mm.ldd) +
+                                  ") overlap (the batches would overwrite each other)");
+    }
+  }
+  // The bytes from each binding's address to the end of the last element
+  // an operand touches: the last batch's last row's last column.
   mm.required.assign(info.layout.bindings.size(), 0);
-  for (const Span& span : spans) {
-    if (span.operand.binding < 0) continue;
-    std::optional<uint64_t> elements = MulAdd(mm.batch_count - 1, span.stride, span.elements);
+  auto require = [&](const Operand& operand, std::optional<uint64_t> elements) -> Status {
     std::optional<uint64_t> bytes = elements ? MulAdd(*elements, mm.element_bytes, 0) : elements;
     if (!bytes) {
       return InvalidArgumentError(
-          where + ": operand " + span.operand.field +
-          " spans more than 2^63 bytes (batch_count=" + std::to_string(mm.batch_count) +
-          ", batch_stride_" + span.operand.field + "=" + std::to_string(span.stride) + ")");
+          where + ": operand " + operand.field +
+          " spans more than 2^63 bytes (batch_count=" + std::to_string(mm.batch_count) + ")");
     }
-    uint64_t& required = mm.required[span.operand.binding];
+    uint64_t& required = mm.required[operand.binding];
     required = std::max(required, *bytes);
+    return OkStatus();
+  };
+  for (const Stored& x : stored) {
+    if (x.operand.binding < 0) continue;
+    std::optional<uint64_t> last_row = MulAdd(x.rows - 1, *x.ld, x.cols);
+    std::optional<uint64_t> batches =
+        last_row ? MulAdd(mm.batch_count - 1, x.batch_stride, *last_row) : last_row;
+    std::optional<uint64_t> elements = batches ? MulAdd(1, x.offset, *batches) : batches;
+    KILN_RETURN_IF_ERROR(require(x.operand, elements));
   }
+  if (mm.bias >= 0) KILN_RETURN_IF_ERROR(require(bias, mm.n));
   std::string& text = mm.description;
   text = "matmul ";
   if (mm.batch_count > 1) text += std::to_string(mm.batch_count) + "x";
@@ -192,6 +272,17 @@ Result<MatmulSpec> ValidateMatmulCall(const lib::MatmulCall& call, const Executa
   if (mm.bias >= 0) text += " +bias";
   if (mm.c >= 0) text += " +C";
   text += ActivationSuffix(mm.activation);
+  for (const auto& [name, value] : {std::pair{"lda", call.lda()},
+                                    {"ldb", call.ldb()},
+                                    {"ldc", call.ldc()},
+                                    {"ldd", call.ldd()},
+                                    {"offset_a", call.offset_a()},
+                                    {"offset_b", call.offset_b()},
+                                    {"offset_c", call.offset_c()},
+                                    {"offset_d", call.offset_d()}}) {
+    if (value != 0) mm.layout_description += std::string(" ") + name + "=" + std::to_string(value);
+  }
+  text += mm.layout_description;
   return mm;
 }
 
@@ -237,6 +328,9 @@ Result<ConvolutionSpec> ValidateConvolutionCall(const lib::ConvolutionCall& call
   cv.z = call.z();
   cv.activation = ActivationOf(call.activation());
   cv.constant_filter = call.constant_filter();
+  cv.x_blocked = call.x_blocked();
+  cv.y_blocked = call.y_blocked();
+  cv.z_blocked = call.z_blocked();
   if (cv.c % cv.groups != 0 || cv.k % cv.groups != 0) {
     return InvalidArgumentError(where + ": groups " + std::to_string(cv.groups) +
                                 " must divide c (" + std::to_string(cv.c) + ") and k (" +
@@ -258,6 +352,7 @@ Result<ConvolutionSpec> ValidateConvolutionCall(const lib::ConvolutionCall& call
       bias{"bias", cv.bias, true}, z{"z", cv.z, true};
   const Operand operands[] = {x, filter, y, bias, z};
   KILN_RETURN_IF_ERROR(CheckBindings(operands, y, z, info, where));
+  KILN_RETURN_IF_ERROR(CheckBlockedLayouts(cv, where));
   struct Span {
     const Operand& operand;
     std::optional<uint64_t> elements;
@@ -290,6 +385,9 @@ Result<ConvolutionSpec> ValidateConvolutionCall(const lib::ConvolutionCall& call
   if (cv.bias >= 0) text += " +bias";
   if (cv.z >= 0) text += " +z";
   text += ActivationSuffix(cv.activation);
+  if (cv.x_blocked) text += " x_blocked";
+  if (cv.y_blocked) text += " y_blocked";
+  if (cv.z_blocked) text += " z_blocked";
   return cv;
 }
 

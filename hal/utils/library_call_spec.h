@@ -34,9 +34,20 @@ struct MatmulSpec {
   bool transpose_a, transpose_b;
   int32_t a, b, c, d, bias;  // Binding indices; c and bias -1 for none.
   uint64_t batch_stride_a, batch_stride_b, batch_stride_c, batch_stride_d;  // Elements.
+  // Each operand's leading dimension (the stride of its stored rows; the
+  // call's 0 resolved to the stored row length) and the offset of its first
+  // element from the binding's address, in elements (library_call.fbs).
+  // Checked: every ld at least its stored row length, C read in place of D
+  // laid out as D, D's rows and batches disjoint, and `required` covering
+  // each operand's last element.
+  uint64_t lda, ldb, ldc, ldd;
+  uint64_t offset_a, offset_b, offset_c, offset_d;
   LibraryActivation activation;
   std::vector<uint64_t> required;  // Bytes per binding of the export.
-  std::string description;         // "matmul 4x256x1024x1024 f32 A^T +bias +C relu".
+  // "matmul 4x256x1024x1024 f32 A^T +bias +C relu", then the layout fields
+  // the call set: layout_description (" lda=2304 offset_b=768", or empty).
+  std::string description;
+  std::string layout_description;
 };
 
 // y = activation(conv(x, w) + bias + z), NCHW, filter KCRS, no padding
@@ -52,9 +63,23 @@ struct ConvolutionSpec {
   // The filter is a program constant (schemas/library_call.fbs): a driver may
   // keep it reordered, per address, for as long as the executable is loaded.
   bool constant_filter = false;
+  // The image, the result and the addend in the blocked layout nChw{B}c
+  // (schemas/library_call.fbs; B is the driver's) instead of NCHW. Checked:
+  // each blocked operand is present with a multiple of kBlockedChannels
+  // channels, and one binding read or written as two operands has one
+  // layout.
+  bool x_blocked = false, y_blocked = false, z_blocked = false;
   std::vector<uint64_t> required;  // Bytes per binding of the export.
-  std::string description;         // "convolution 1x64x56x56 k64 3x3 s1 d1 f32 +bias relu".
+  // "convolution 1x64x56x56 k64 3x3 s1 d1 f32 +bias relu", then
+  // " x_blocked y_blocked z_blocked" for the blocked operands.
+  std::string description;
+  bool any_blocked() const { return x_blocked || y_blocked || z_blocked; }
 };
+
+// A blocked operand's channel count is a multiple of this: every block size
+// a driver may choose (8, 16) divides it, so the blocked layout holds no
+// padding and takes exactly NCHW's bytes.
+constexpr uint64_t kBlockedChannels = 16;
 
 // `where` prefixes errors ("system-elf-x86_64 executable 'e' export 0 'f'
 // library_call.matmul").

@@ -50,6 +50,9 @@ struct Matmul {
   int32_t a = -1, b = -1, d = -1, bias = -1, c = -1;
   uint64_t stride_a = 0, stride_b = 0, stride_c = 0, stride_d = 0;
   lib::LibraryActivation activation = lib::LibraryActivation::None;
+  // Strided operands (0: packed at the binding's start).
+  uint64_t lda = 0, ldb = 0, ldc = 0, ldd = 0;
+  uint64_t offset_a = 0, offset_b = 0, offset_c = 0, offset_d = 0;
 };
 
 // A ConvolutionCall's fields.
@@ -60,6 +63,7 @@ struct Convolution {
   int32_t x = -1, filter = -1, y = -1, bias = -1, z = -1;
   lib::LibraryActivation activation = lib::LibraryActivation::None;
   bool constant_filter = false;
+  bool x_blocked = false, y_blocked = false, z_blocked = false;
 };
 
 flatbuffers::Offset<lib::LibraryCall> BuildCall(flatbuffers::FlatBufferBuilder& fbb,
@@ -85,6 +89,14 @@ flatbuffers::Offset<lib::LibraryCall> BuildCall(flatbuffers::FlatBufferBuilder& 
     b.add_batch_stride_c(mm->stride_c);
     b.add_batch_stride_d(mm->stride_d);
     b.add_activation(mm->activation);
+    b.add_lda(mm->lda);
+    b.add_ldb(mm->ldb);
+    b.add_ldc(mm->ldc);
+    b.add_ldd(mm->ldd);
+    b.add_offset_a(mm->offset_a);
+    b.add_offset_b(mm->offset_b);
+    b.add_offset_c(mm->offset_c);
+    b.add_offset_d(mm->offset_d);
     matmul = b.Finish();
   }
   if (cv != nullptr) {
@@ -109,6 +121,9 @@ flatbuffers::Offset<lib::LibraryCall> BuildCall(flatbuffers::FlatBufferBuilder& 
     b.add_z(cv->z);
     b.add_activation(cv->activation);
     b.add_constant_filter(cv->constant_filter);
+    b.add_x_blocked(cv->x_blocked);
+    b.add_y_blocked(cv->y_blocked);
+    b.add_z_blocked(cv->z_blocked);
     convolution = b.Finish();
   }
   return lib::CreateLibraryCall(fbb, matmul, convolution);
@@ -159,22 +174,28 @@ float Activate(float x, lib::LibraryActivation activation) {
 }
 
 // The reference of a matmul call over `buffers` (indexed by binding): D.
+// Each operand's element (b, row, col) as stored is at
+// offset + b * batch stride + row * ld + col (ld 0: the row length).
 std::vector<float> ReferenceMatmul(const Matmul& mm, const std::vector<std::vector<float>>& buf) {
   std::vector<float> d = buf[mm.d];
+  const uint64_t lda = mm.lda ? mm.lda : (mm.transpose_a ? mm.m : mm.k);
+  const uint64_t ldb = mm.ldb ? mm.ldb : (mm.transpose_b ? mm.k : mm.n);
+  const uint64_t ldc = mm.ldc ? mm.ldc : mm.n, ldd = mm.ldd ? mm.ldd : mm.n;
   for (uint32_t b = 0; b < mm.batch_count; ++b) {
     for (uint32_t i = 0; i < mm.m; ++i) {
       for (uint32_t j = 0; j < mm.n; ++j) {
         double sum = 0;
         for (uint32_t p = 0; p < mm.k; ++p) {
-          const float a =
-              buf[mm.a][b * mm.stride_a + (mm.transpose_a ? p * mm.m + i : i * mm.k + p)];
-          const float w =
-              buf[mm.b][b * mm.stride_b + (mm.transpose_b ? j * mm.k + p : p * mm.n + j)];
+          const float a = buf[mm.a][mm.offset_a + b * mm.stride_a +
+                                    (mm.transpose_a ? p * lda + i : i * lda + p)];
+          const float w = buf[mm.b][mm.offset_b + b * mm.stride_b +
+                                    (mm.transpose_b ? j * ldb + p : p * ldb + j)];
           sum += static_cast<double>(a) * w;
         }
         if (mm.bias >= 0) sum += buf[mm.bias][j];
-        if (mm.c >= 0) sum += buf[mm.c][b * mm.stride_c + i * mm.n + j];
-        d[b * mm.stride_d + i * mm.n + j] = Activate(static_cast<float>(sum), mm.activation);
+        if (mm.c >= 0) sum += buf[mm.c][mm.offset_c + b * mm.stride_c + i * ldc + j];
+        d[mm.offset_d + b * mm.stride_d + i * ldd + j] =
+            Activate(static_cast<float>(sum), mm.activation);
       }
     }
   }
@@ -377,6 +398,51 @@ TEST_P(CpuLibraryCallTest, MatmulAddendAliasingTheResult) {
   ExpectNear(ReadBuffer<float>(*cd), ReferenceMatmul(mm, in));
 }
 
+// Attention's matmuls on strided operands: the query and key heads read in
+// place from one qkv binding ([seq, 3 * heads * head]), the scores
+// QK^T, then the heads of AV written side by side into rows of
+// heads * head (ldd), with an addend read likewise strided. Elements the
+// calls must not touch (between the heads' rows, past the offsets) keep
+// their values.
+TEST_P(CpuLibraryCallTest, MatmulStridedOperands) {
+  KILN_REQUIRE_ONEDNN();
+  Ref<Device> device = CreateDevice();
+  constexpr uint32_t kSeq = 12, kHeads = 3, kHead = 8, kHidden = kHeads * kHead;
+  // Scores: batch = heads; A = q (offset 0), B = k (offset kHidden) stored
+  // [seq, head] per head, read transposed; both rows 3 * kHidden apart.
+  Matmul scores;
+  scores.m = kSeq, scores.n = kSeq, scores.k = kHead, scores.batch_count = kHeads;
+  scores.transpose_b = true;
+  scores.a = 0, scores.b = 0, scores.d = 1;
+  scores.lda = scores.ldb = 3 * kHidden;
+  scores.offset_b = kHidden;
+  scores.stride_a = scores.stride_b = kHead;
+  scores.stride_d = kSeq * kSeq;
+  const std::vector<std::vector<float>> in = {Values(kSeq * 3 * kHidden, 41),
+                                              std::vector<float>(kHeads * kSeq * kSeq, 0.0f)};
+  ExpectNear(Run(*device, {true, false}, &scores, nullptr, in, 1), ReferenceMatmul(scores, in));
+  // AV with a residual: A = probabilities [heads, seq, seq], B = v (offset
+  // 2 * kHidden), D and C heads side by side in [seq, hidden] rows at an
+  // offset of one row (the first row and the elements after the last
+  // stay).
+  Matmul heads;
+  heads.m = kSeq, heads.n = kHead, heads.k = kSeq, heads.batch_count = kHeads;
+  heads.a = 1, heads.b = 0, heads.c = 2, heads.d = 3;
+  heads.ldb = 3 * kHidden, heads.offset_b = 2 * kHidden, heads.stride_b = kHead;
+  heads.stride_a = kSeq * kSeq;
+  heads.ldc = heads.ldd = kHidden;
+  heads.offset_c = heads.offset_d = kHidden;
+  heads.stride_c = heads.stride_d = kHead;
+  heads.activation = lib::LibraryActivation::Relu;
+  const size_t rows = (kSeq + 2) * kHidden;
+  const std::vector<std::vector<float>> in2 = {in[0], Values(kHeads * kSeq * kSeq, 42),
+                                               Values(rows, 43), std::vector<float>(rows, 5.0f)};
+  const std::vector<float> expected = ReferenceMatmul(heads, in2);
+  EXPECT_EQ(expected[0], 5.0f);
+  EXPECT_EQ(expected[rows - 1], 5.0f);
+  ExpectNear(Run(*device, {true, true, true, false}, &heads, nullptr, in2, 3), expected);
+}
+
 TEST_P(CpuLibraryCallTest, ConvolutionStrideDilationBiasAddendRelu) {
   KILN_REQUIRE_ONEDNN();
   Ref<Device> device = CreateDevice();
@@ -449,6 +515,157 @@ TEST_P(CpuLibraryCallTest, ConvolutionWithAConstantFilterInOneDnnLayouts) {
   }
 }
 
+#if defined(KILN_HAVE_ONEDNN)
+// NCHW `plain` ([n, c, h, w]) in the blocked activation layout nChw{block}c.
+std::vector<float> ToBlocked(const std::vector<float>& plain, uint32_t n, uint32_t c, uint32_t h,
+                             uint32_t w, uint32_t block) {
+  std::vector<float> out(plain.size());
+  for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t j = 0; j < c; ++j) {
+      for (uint32_t p = 0; p < h * w; ++p) {
+        out[((static_cast<size_t>(i) * (c / block) + j / block) * h * w + p) * block + j % block] =
+            plain[(static_cast<size_t>(i) * c + j) * h * w + p];
+      }
+    }
+  }
+  return out;
+}
+
+// Convolutions whose image, result and addend stay in the blocked layout
+// between calls (x_blocked, y_blocked, z_blocked): a 3x3 convolution writes
+// its result blocked, a 1x1 one reads it as both its image and its residual
+// (two bindings of one buffer), and writes its result NCHW, or blocked (the
+// addend then read by a binary post-op) for a third call to read; an NCHW
+// addend starts a blocked result; a blocked addend updated in place. Each
+// blocked buffer holds exactly the reference in nChw{B}c (B: 16 on AVX-512,
+// else 8), and each NCHW result the reference.
+TEST_P(CpuLibraryCallTest, ConvolutionsChainedInTheBlockedLayout) {
+  KILN_REQUIRE_ONEDNN();
+  Ref<Device> device = CreateDevice();
+  const uint32_t block =
+      static_cast<uint32_t>(Unwrap(cpu::OnednnLibrary::Load(1))->channel_block());
+  ASSERT_TRUE(block == 8 || block == 16) << block;
+  // Dispatches `cv` on `buffers` (by binding) and waits.
+  auto dispatch = [&](const Convolution& cv, const std::vector<bool>& read_only,
+                      const std::vector<Ref<Buffer>>& buffers) {
+    Ref<Executable> executable = Unwrap(device->CreateExecutable(
+        cpu::HostElfFormat(), BuildCallExecutable(library_, read_only, nullptr, &cv)));
+    std::vector<BufferRef> bindings;
+    for (const Ref<Buffer>& buffer : buffers) bindings.push_back(BufferRef::Of(buffer));
+    Ref<CommandBuffer> cb = Unwrap(device->CreateCommandBuffer(CommandBufferMode::kOneShot));
+    const uint32_t constants[] = {static_cast<uint32_t>(cv.y)};
+    KILN_ASSERT_OK(cb->Begin());
+    KILN_ASSERT_OK(cb->Dispatch(executable, 0, {1, 1, 1}, constants, bindings));
+    KILN_ASSERT_OK(cb->End());
+    KILN_ASSERT_OK(testing::SubmitAndWait(*device, cb));
+  };
+  const uint32_t k = 32, p = 7;
+  const size_t y_count = k * p * p;
+
+  // 1: x [1, 16, 9, 9] NCHW -> 3x3 -> y1 [1, 32, 7, 7] blocked.
+  Convolution first;
+  first.c = 16, first.h = 9, first.w = 9, first.k = k, first.r = 3, first.s = 3;
+  first.x = 0, first.filter = 1, first.bias = 2, first.y = 3;
+  first.activation = lib::LibraryActivation::Relu;
+  first.constant_filter = true;
+  first.y_blocked = true;
+  const std::vector<std::vector<float>> in1 = {Values(16 * 9 * 9, 70), Values(k * 16 * 9, 71),
+                                               Values(k, 72), std::vector<float>(y_count, 0.0f)};
+  const std::vector<float> y1 = ReferenceConvolution(first, in1);
+  std::vector<Ref<Buffer>> b1;
+  for (const std::vector<float>& values : in1) b1.push_back(MakeBuffer(*device, values));
+  dispatch(first, {true, true, true, false}, b1);
+  const Ref<Buffer> y1_buffer = b1[3];
+  ExpectNear(ReadBuffer<float>(*y1_buffer), ToBlocked(y1, 1, k, p, p, block));
+
+  // 2: y2 = relu(conv1x1(y1) + bias + y1), y1 read blocked as x and as z.
+  Convolution second;
+  second.c = k, second.h = p, second.w = p, second.k = k, second.r = 1, second.s = 1;
+  second.x = 0, second.filter = 1, second.bias = 2, second.z = 3, second.y = 4;
+  second.activation = lib::LibraryActivation::Relu;
+  second.constant_filter = true;
+  second.x_blocked = second.z_blocked = true;
+  const std::vector<std::vector<float>> in2 = {y1, Values(k * k, 73), Values(k, 74), y1,
+                                               std::vector<float>(y_count, 0.0f)};
+  const std::vector<float> y2 = ReferenceConvolution(second, in2);
+  const Ref<Buffer> filter2 = MakeBuffer(*device, in2[1]), bias2 = MakeBuffer(*device, in2[2]);
+  {
+    SCOPED_TRACE("blocked x and z, NCHW y");
+    Ref<Buffer> out = MakeBuffer(*device, in2[4]);
+    dispatch(second, {true, true, true, true, false}, {y1_buffer, filter2, bias2, y1_buffer, out});
+    ExpectNear(ReadBuffer<float>(*out), y2);
+  }
+  {
+    SCOPED_TRACE("blocked x, z and y; then a third call reads y blocked");
+    Convolution blocked = second;
+    blocked.y_blocked = true;
+    Ref<Buffer> out = MakeBuffer(*device, in2[4]);
+    dispatch(blocked, {true, true, true, true, false}, {y1_buffer, filter2, bias2, y1_buffer, out});
+    ExpectNear(ReadBuffer<float>(*out), ToBlocked(y2, 1, k, p, p, block));
+    Convolution third;
+    third.c = k, third.h = p, third.w = p, third.k = 16, third.r = 3, third.s = 3;
+    third.x = 0, third.filter = 1, third.y = 2;
+    third.x_blocked = true;
+    const std::vector<std::vector<float>> in3 = {y2, Values(16 * k * 9, 75),
+                                                 std::vector<float>(16 * 5 * 5, 0.0f)};
+    Ref<Buffer> filter3 = MakeBuffer(*device, in3[1]), out3 = MakeBuffer(*device, in3[2]);
+    dispatch(third, {true, true, false}, {out, filter3, out3});
+    ExpectNear(ReadBuffer<float>(*out3), ReferenceConvolution(third, in3));
+  }
+  {
+    SCOPED_TRACE("NCHW z starts a blocked y");
+    Convolution mixed = second;
+    mixed.z_blocked = false;
+    mixed.y_blocked = true;
+    const std::vector<float> z = Values(y_count, 76);
+    std::vector<std::vector<float>> in = in2;
+    in[3] = z;
+    Ref<Buffer> z_buffer = MakeBuffer(*device, z), out = MakeBuffer(*device, in2[4]);
+    dispatch(mixed, {true, true, true, true, false}, {y1_buffer, filter2, bias2, z_buffer, out});
+    ExpectNear(ReadBuffer<float>(*out),
+               ToBlocked(ReferenceConvolution(second, in), 1, k, p, p, block));
+  }
+  {
+    SCOPED_TRACE("blocked z updated in place");
+    Convolution in_place = second;
+    in_place.z = in_place.y = 3;
+    in_place.y_blocked = true;
+    const std::vector<float> z = Values(y_count, 77);
+    std::vector<std::vector<float>> in = {y1, in2[1], in2[2], z};
+    Ref<Buffer> zy = MakeBuffer(*device, ToBlocked(z, 1, k, p, p, block));
+    dispatch(in_place, {true, true, true, false}, {y1_buffer, filter2, bias2, zy});
+    ExpectNear(ReadBuffer<float>(*zy),
+               ToBlocked(ReferenceConvolution(in_place, in), 1, k, p, p, block));
+  }
+}
+
+// A call with a blocked operand never runs its kernel alone: where oneDNN
+// is loaded but does not make it (f16), the load fails; where no call runs
+// in oneDNN (calls off, the library absent), the kernel runs as every
+// other export's does.
+TEST_P(CpuLibraryCallTest, BlockedConvolutionNeverFallsBackAlone) {
+  KILN_REQUIRE_ONEDNN();
+  Convolution cv;
+  cv.element_type = lib::LibraryElementType::F16;
+  cv.c = 16, cv.h = 5, cv.w = 5, cv.k = 16, cv.r = 3, cv.s = 3;
+  cv.x = 0, cv.filter = 1, cv.y = 2;
+  cv.y_blocked = true;
+  Ref<Device> device = CreateDevice();
+  Status status = Load(*device, {true, true, false}, nullptr, &cv);
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition) << status.ToString();
+  EXPECT_NE(status.message().find("its export's kernel cannot stand in for it"), std::string::npos)
+      << status.message();
+  const std::vector<std::vector<float>> in = {std::vector<float>(16 * 25, 1.0f),
+                                              std::vector<float>(16 * 16 * 9, 1.0f),
+                                              std::vector<float>(16 * 9, 0.0f)};
+  const std::vector<float> sentinel(16 * 9, kSentinel);
+  Ref<Device> off = CreateDevice(/*library_calls=*/false);
+  EXPECT_EQ(Run(*off, {true, true, false}, nullptr, &cv, in, 2), sentinel);
+  Ref<Device> absent = CreateDevice(true, "libabsent.so");
+  EXPECT_EQ(Run(*absent, {true, true, false}, nullptr, &cv, in, 2), sentinel);
+}
+#endif  // KILN_HAVE_ONEDNN
+
 // The kernel runs where calls are off, the library is absent, or oneDNN
 // does not make the call (f16).
 TEST_P(CpuLibraryCallTest, KernelRunsWithoutTheLibrary) {
@@ -500,6 +717,30 @@ TEST_P(CpuLibraryCallTest, MalformedCallsFailTheLoad) {
     bad = mm;
     bad.batch_count = 4, bad.stride_d = 16, bad.stride_a = uint64_t{1} << 62;
     expect_invalid(&bad, nullptr, {true, true, false}, "operand a spans more than 2^63 bytes");
+    // Strided operands: an ld shorter than the stored rows, an offset past
+    // 2^63 bytes, the result's batches or rows overlapping, C in place of D
+    // in another layout.
+    bad = mm;
+    bad.lda = 3;
+    expect_invalid(&bad, nullptr, {true, true, false},
+                   "lda 3 is less than the 4 elements of each row a is stored with");
+    bad = mm;
+    bad.transpose_b = true, bad.k = 6, bad.ldb = 5;
+    expect_invalid(&bad, nullptr, {true, true, false},
+                   "ldb 5 is less than the 6 elements of each row b is stored with");
+    bad = mm;
+    bad.offset_b = uint64_t{1} << 62;
+    expect_invalid(&bad, nullptr, {true, true, false}, "operand b spans more than 2^63 bytes");
+    bad = mm;
+    bad.ldd = uint64_t{1} << 62;
+    expect_invalid(&bad, nullptr, {true, true, false}, "operand d spans more than 2^63 bytes");
+    bad = mm;
+    bad.batch_count = 2, bad.ldd = 6, bad.stride_d = 3;  // Heads of 4 columns, 3 apart.
+    expect_invalid(&bad, nullptr, {true, true, false}, "batch_stride_d 3 makes the result's");
+    bad = mm;
+    bad.c = 2, bad.ldc = 8;
+    expect_invalid(&bad, nullptr, {true, true, false},
+                   "the addend c is the result d in place (binding 2) with another layout");
     expect_invalid(nullptr, nullptr, {true, true, false}, "it has neither");
     Convolution cv;
     cv.n = 1, cv.c = 4, cv.h = 5, cv.w = 5, cv.k = 6, cv.r = 3, cv.s = 3;
@@ -517,6 +758,27 @@ TEST_P(CpuLibraryCallTest, MalformedCallsFailTheLoad) {
     bad_cv = cv;
     bad_cv.z = 3;
     expect_invalid(nullptr, &bad_cv, {true, true, false}, "z names binding 3");
+    // Blocked layouts: whole blocks of 16 channels, an operand that exists,
+    // one layout per binding.
+    bad_cv = cv;
+    bad_cv.x_blocked = true;
+    expect_invalid(nullptr, &bad_cv, {true, true, false},
+                   "x_blocked needs a multiple of 16 channels, but c = 4");
+    bad_cv = cv;
+    bad_cv.k = 8, bad_cv.y_blocked = true;
+    expect_invalid(nullptr, &bad_cv, {true, true, false},
+                   "y_blocked needs a multiple of 16 channels, but k = 8");
+    bad_cv = cv;
+    bad_cv.k = 16, bad_cv.z_blocked = true;
+    expect_invalid(nullptr, &bad_cv, {true, true, false},
+                   "z_blocked is set, but the call has no z");
+    Convolution in_place;
+    in_place.c = 16, in_place.h = 5, in_place.w = 5, in_place.k = 16, in_place.r = 3,
+    in_place.s = 3;
+    in_place.x = 0, in_place.filter = 1, in_place.y = 2, in_place.z = 2;
+    in_place.y_blocked = true;
+    expect_invalid(nullptr, &in_place, {true, true, false},
+                   "y and z are both binding 2, but only y is in the blocked layout");
   }
 }
 
@@ -539,6 +801,39 @@ TEST_P(CpuLibraryCallTest, TooSmallBindingIsADispatchError) {
   EXPECT_NE(status.message().find("needs 64 bytes from the binding's offset; the range has 60"),
             std::string::npos)
       << status.message();
+}
+
+// A strided operand's last element (offset, ld, batch stride) must lie
+// inside its binding's range: 2 batches of A, 24 elements apart, with ld 6
+// at offset 3 end at element 3 + 24 + 3 * 6 + 4 = 49 (196 bytes), one past
+// a 48-element range.
+TEST_P(CpuLibraryCallTest, StridedOperandPastTheBindingIsADispatchError) {
+  KILN_REQUIRE_ONEDNN();
+  Ref<Device> device = CreateDevice();
+  Matmul mm;
+  mm.m = 4, mm.n = 4, mm.k = 4, mm.batch_count = 2;
+  mm.a = 0, mm.b = 1, mm.d = 2;
+  mm.lda = 6, mm.offset_a = 3, mm.stride_a = 24, mm.stride_d = 16;
+  Ref<Executable> executable = Unwrap(device->CreateExecutable(
+      cpu::HostElfFormat(), BuildCallExecutable(library_, {true, true, false}, &mm, nullptr)));
+  for (const size_t a_elements : {size_t{48}, size_t{49}}) {
+    Ref<Buffer> a = MakeBuffer(*device, Values(a_elements, 44));
+    Ref<Buffer> b = MakeBuffer(*device, Values(32, 45));
+    Ref<Buffer> d = MakeBuffer(*device, std::vector<float>(32, 0.0f));
+    Ref<CommandBuffer> cb = Unwrap(device->CreateCommandBuffer(CommandBufferMode::kOneShot));
+    KILN_ASSERT_OK(cb->Begin());
+    const uint32_t constants[] = {2};
+    const BufferRef bindings[] = {BufferRef::Of(a), BufferRef::Of(b), BufferRef::Of(d)};
+    Status status = cb->Dispatch(executable, 0, {1, 1, 1}, constants, bindings);
+    if (a_elements == 49) {
+      EXPECT_TRUE(status.ok()) << status.ToString();
+      continue;
+    }
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << status.ToString();
+    EXPECT_NE(status.message().find("needs 196 bytes from the binding's offset; the range has 192"),
+              std::string::npos)
+        << status.message();
+  }
 }
 
 TEST(CpuLibraryCallProbeTest, ListDevicesNamesTheLibrary) {

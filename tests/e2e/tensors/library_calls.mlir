@@ -7,8 +7,9 @@
 // kernel: the two must agree on every device. On cuda the first runs the
 // library (kiln-dump-module lists the calls), on cpu oneDNN where the
 // driver has it; on vulkan both are generated kernels. Inputs are sines of
-// their indices, computed on the device. By default the convolution (112
-// output pixels) becomes im2col + a GEMM library's matmul
+// their indices, computed on the device. By default where cuda is a
+// target the convolution (112 output pixels) becomes im2col + a GEMM
+// library's matmul
 // (--kiln-convolutions-to-matmuls), whose epilogue stays a generated
 // kernel (its bias runs along the stored matrix's rows); with
 // --im2col-max-pixels=-1 it stays a convolution library's call.

@@ -61,10 +61,15 @@ struct MatmulSpec {
   int32_t a = 0, b = 1, d = 2, bias = -1, c = -1;
   uint64_t stride_a = 0, stride_b = 0, stride_c = 0, stride_d = 0;
   lib::LibraryActivation activation = lib::LibraryActivation::None;
+  // Strided operands (library_call.fbs; 0: packed at the binding's start).
+  uint64_t lda = 0, ldb = 0, ldd = 0, offset_a = 0, offset_b = 0, offset_d = 0;
   std::vector<bool> read_only = {true, true, false};
   // Hostile variants.
   bool with_convolution = false;
   bool without_matmul = false;
+  // A convolution (instead of the matmul) whose result is in the cpu
+  // driver's blocked layout, which cuDNN cannot write.
+  bool blocked_convolution = false;
 };
 
 std::vector<uint8_t> BuildExecutable(const MatmulSpec& spec) {
@@ -94,10 +99,31 @@ std::vector<uint8_t> BuildExecutable(const MatmulSpec& spec) {
     mm.add_batch_stride_c(spec.stride_c);
     mm.add_batch_stride_d(spec.stride_d);
     mm.add_activation(spec.activation);
+    mm.add_lda(spec.lda);
+    mm.add_ldb(spec.ldb);
+    mm.add_ldd(spec.ldd);
+    mm.add_offset_a(spec.offset_a);
+    mm.add_offset_b(spec.offset_b);
+    mm.add_offset_d(spec.offset_d);
     matmul = mm.Finish();
   }
   flatbuffers::Offset<lib::ConvolutionCall> convolution = 0;
   if (spec.with_convolution) convolution = lib::CreateConvolutionCall(builder);
+  if (spec.blocked_convolution) {
+    lib::ConvolutionCallBuilder conv(builder);
+    conv.add_n(1);
+    conv.add_c(16);
+    conv.add_h(4);
+    conv.add_w(4);
+    conv.add_k(16);
+    conv.add_r(1);
+    conv.add_s(1);
+    conv.add_x(0);
+    conv.add_filter(1);
+    conv.add_y(2);
+    conv.add_y_blocked(true);
+    convolution = conv.Finish();
+  }
   auto call = lib::CreateLibraryCall(builder, matmul, convolution);
   std::vector<flatbuffers::Offset<fb::Binding>> bindings;
   for (bool read_only : spec.read_only) bindings.push_back(fb::CreateBinding(builder, read_only));
@@ -312,6 +338,30 @@ class LibraryCallTest : public ::testing::TestWithParam<bool> {
     ExpectNear(Decode(Download(*buffers[spec.d]), spec.type), Reference(spec, operands), rtol);
   }
 
+  // Dispatches `spec` once on `values` (one buffer per binding, as
+  // `spec.type`) and returns binding spec.d; empty where cuBLASLt is
+  // missing (cublaslt_missing_ set).
+  std::vector<float> RunStrided(const MatmulSpec& spec,
+                                const std::vector<std::vector<float>>& values) {
+    Ref<Executable> executable = Load(spec);
+    if (!executable || cublaslt_missing_) return {};
+    std::vector<Ref<Buffer>> buffers;
+    std::vector<BufferRef> refs;
+    for (const std::vector<float>& v : values) {
+      buffers.push_back(Upload(*device_, Encode(v, spec.type)));
+      refs.push_back(BufferRef::Of(buffers.back()));
+    }
+    Result<Ref<CommandBuffer>> cb = device_->CreateCommandBuffer(CommandBufferMode::kOneShot);
+    EXPECT_TRUE(cb.ok());
+    if (!cb.ok()) return {};
+    Status status = (*cb)->Begin();
+    if (status.ok()) status = (*cb)->Dispatch(executable, 0, {1, 1, 1}, {}, refs);
+    if (status.ok()) status = (*cb)->End();
+    if (status.ok()) status = SubmitAndWait(*device_, *cb);
+    EXPECT_TRUE(status.ok()) << status.ToString();
+    return Decode(Download(*buffers[spec.d]), spec.type);
+  }
+
   Ref<Device> device_;
   bool cublaslt_missing_ = false;
 };
@@ -322,6 +372,75 @@ TEST_P(LibraryCallTest, F32MatchesReference) {
   spec.n = 65;
   spec.k = 17;
   RunAndCompare(spec, 1e-5);
+}
+
+// Attention's matmuls reading and writing strided operands (the layout
+// fields of library_call.fbs): the scores QK^T with the query and key heads
+// read in place from one qkv binding ([seq, 3 * hidden]; the key at offset
+// hidden, transposed), then AV with the value heads from the same binding
+// and the heads written side by side into rows of hidden elements at an
+// offset of 4 elements (8 bytes in f16: less aligned than cuBLASLt's
+// default 16, so the plan asks for 8). Elements outside the written heads
+// keep their zeros. f32 and f16.
+TEST_P(LibraryCallTest, StridedOperandsOfOneBinding) {
+  constexpr uint32_t kSeq = 64, kHeads = 4, kHead = 32, kHidden = kHeads * kHead;
+  for (lib::LibraryElementType type :
+       {lib::LibraryElementType::F32, lib::LibraryElementType::F16}) {
+    SCOPED_TRACE(type == lib::LibraryElementType::F32 ? "f32" : "f16");
+    const double rtol = type == lib::LibraryElementType::F32 ? 1e-5 : 1e-2;
+    const std::vector<float> qkv = Values(kSeq * 3 * kHidden, 11, type);
+    MatmulSpec scores;
+    scores.type = type;
+    scores.m = kSeq, scores.n = kSeq, scores.k = kHead, scores.batch = kHeads;
+    scores.transpose_b = true;
+    scores.a = 0, scores.b = 0, scores.d = 1;
+    scores.read_only = {true, false};
+    scores.lda = scores.ldb = 3 * kHidden;
+    scores.offset_b = kHidden;
+    scores.stride_a = scores.stride_b = kHead;
+    scores.stride_d = kSeq * kSeq;
+    std::vector<float> want(kHeads * kSeq * kSeq, 0.0f);
+    for (uint32_t h = 0; h < kHeads; ++h) {
+      for (uint32_t i = 0; i < kSeq; ++i) {
+        for (uint32_t j = 0; j < kSeq; ++j) {
+          double sum = 0;
+          for (uint32_t p = 0; p < kHead; ++p) {
+            sum += double{qkv[i * 3 * kHidden + h * kHead + p]} *
+                   qkv[kHidden + j * 3 * kHidden + h * kHead + p];
+          }
+          want[(h * kSeq + i) * kSeq + j] = static_cast<float>(sum);
+        }
+      }
+    }
+    std::vector<float> got = RunStrided(scores, {qkv, std::vector<float>(want.size(), 0.0f)});
+    if (cublaslt_missing_) GTEST_SKIP() << "libcublasLt.so.13 is not usable here";
+    ExpectNear(got, want, rtol);
+
+    MatmulSpec heads;
+    heads.type = type;
+    heads.m = kSeq, heads.n = kHead, heads.k = kSeq, heads.batch = kHeads;
+    heads.a = 0, heads.b = 1, heads.d = 2;
+    heads.stride_a = kSeq * kSeq;
+    heads.ldb = 3 * kHidden, heads.offset_b = 2 * kHidden, heads.stride_b = kHead;
+    heads.ldd = kHidden, heads.offset_d = 4, heads.stride_d = kHead;
+    const std::vector<float> probs = Values(kHeads * kSeq * kSeq, 12, type);
+    std::vector<float> rows((kSeq + 1) * kHidden, 0.0f);
+    for (uint32_t h = 0; h < kHeads; ++h) {
+      for (uint32_t i = 0; i < kSeq; ++i) {
+        for (uint32_t j = 0; j < kHead; ++j) {
+          double sum = 0;
+          for (uint32_t p = 0; p < kSeq; ++p) {
+            sum += double{probs[(h * kSeq + i) * kSeq + p]} *
+                   qkv[2 * kHidden + p * 3 * kHidden + h * kHead + j];
+          }
+          rows[4 + i * kHidden + h * kHead + j] = static_cast<float>(sum);
+        }
+      }
+    }
+    got = RunStrided(heads, {probs, qkv, std::vector<float>(rows.size(), 0.0f)});
+    ExpectNear(got, rows, rtol);
+    for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(got[i], 0.0f) << "element " << i;
+  }
 }
 
 TEST_P(LibraryCallTest, F32BiasRelu) {
@@ -663,6 +782,13 @@ TEST(LibraryCallLoadTest, MalformedCallsAreRefused) {
   spec.read_only = {true, true, true};
   cases.push_back({"read-only result", spec, "read-only"});
   spec = MatmulSpec();
+  spec.m = spec.n = spec.k = 8;
+  spec.lda = 7;
+  cases.push_back({"ld below the row length", spec, "lda 7 is less than the 8 elements"});
+  spec = MatmulSpec();
+  spec.offset_b = uint64_t{1} << 62;
+  cases.push_back({"offset past 2^63 bytes", spec, "operand b spans more than 2^63 bytes"});
+  spec = MatmulSpec();
   spec.d = 0;
   spec.read_only = {false, true, false};
   cases.push_back({"result aliases an input", spec, "both binding 0"});
@@ -672,6 +798,11 @@ TEST(LibraryCallLoadTest, MalformedCallsAreRefused) {
   spec = MatmulSpec();
   spec.without_matmul = true;
   cases.push_back({"neither", spec, "exactly one"});
+  spec = MatmulSpec();
+  spec.without_matmul = true;
+  spec.blocked_convolution = true;
+  cases.push_back({"a blocked convolution", spec,
+                   "convolution: y is in the blocked layout (y_blocked), which only the cpu"});
   for (const Case& c : cases) {
     Result<Ref<Executable>> loaded =
         device->CreateExecutable("cuda-nvptx-fb", BuildExecutable(c.spec));

@@ -22,6 +22,26 @@ hal.executable.source private @library attributes {
 
 // -----
 
+// Strided operands (attention's scores read from one qkv binding): the
+// layout fields travel to the binary, and the config text names them.
+
+#sm_75 = #hal.executable.target<"cuda", "cuda-nvptx-fb", {target_arch = "sm_75"}>
+#layout = #hal.pipeline.layout<constants = 1, bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>]>
+
+// CHECK-LABEL: hal.executable private @strided
+// CHECK: kiln.config = "target_arch = [sm_75], @mul: cublasLt matmul 12x128x128x64 f16 transpose_b lda=2304 ldb=2304 offset_b=768"
+hal.executable.source private @strided attributes {
+  objects = #hal.executable.objects<{#sm_75 = [#hal.executable.object<{path = "Inputs/kernels.ptx"}>]}>
+} {
+  hal.executable.export public @mul ordinal(0) layout(#layout) attributes {
+    kiln.library_call = {kind = "matmul", element_type = "f16", m = 128, n = 128, k = 64,
+                         batch_count = 12, transpose_b = true, a = 0, b = 0, d = 1,
+                         batch_stride_a = 64, batch_stride_b = 64, batch_stride_d = 16384,
+                         lda = 2304, ldb = 2304, offset_b = 768}}
+}
+
+// -----
+
 #sm_75 = #hal.executable.target<"cuda", "cuda-nvptx-fb", {target_arch = "sm_75"}>
 #layout = #hal.pipeline.layout<constants = 1, bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>]>
 // expected-error @+1 {{export @mul: kiln.library_call (matmul) field 'm' = 0 is outside [1, 4294967295]}}
@@ -48,12 +68,12 @@ hal.executable.source private @binding_out_of_range attributes {
 
 #sm_75 = #hal.executable.target<"cuda", "cuda-nvptx-fb", {target_arch = "sm_75"}>
 #layout = #hal.pipeline.layout<constants = 1, bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>]>
-// expected-error @+1 {{export @mul: kiln.library_call (matmul) has an unknown field 'lda'}}
+// expected-error @+1 {{export @mul: kiln.library_call (matmul) has an unknown field 'alpha'}}
 hal.executable.source private @unknown_field attributes {
   objects = #hal.executable.objects<{#sm_75 = [#hal.executable.object<{path = "Inputs/kernels.ptx"}>]}>
 } {
   hal.executable.export public @mul ordinal(0) layout(#layout) attributes {
-    kiln.library_call = {kind = "matmul", element_type = "f32", m = 2, n = 2, k = 2, a = 0, b = 0, d = 1, lda = 3}}
+    kiln.library_call = {kind = "matmul", element_type = "f32", m = 2, n = 2, k = 2, a = 0, b = 0, d = 1, alpha = 3}}
 }
 
 // -----

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Writes resnet_stage.mlir: ResNet-50's first two stages (conv2_x at 56x56,
+conv3_x at 28x28: seven bottlenecks, 23 convolutions) as kiln compiles an
+imported model: each convolution a linalg.conv_2d_nchw_fchw with its batch
+norm folded into a bias, the bias, residual and ReLU one linalg.generic
+after it, 3x3 convolutions reading a tensor.pad of their input, filters and
+biases immutable util globals (splats of 1 / fan-in, so values stay in
+range; oneDNN's time does not depend on them).
+
+    python3 tests/benchmarks/resnet_stage/make_resnet_stage.py > \\
+        tests/benchmarks/resnet_stage/resnet_stage.mlir
+
+The function @resnet_stage takes the 1x64x56x56 image the stem's max pool
+makes (kiln-benchmark-module --input=1x64x56x56xf32=0.5).
+"""
+import sys
+
+
+class Writer:
+    def __init__(self):
+        self.globals = []
+        self.body = []
+        self.count = 0
+
+    def name(self, prefix):
+        self.count += 1
+        return "%%%s%d" % (prefix, self.count)
+
+    def conv(self, x, shape, k, r, stride, relu, residual=None):
+        """Appends conv(x) + bias (+ residual) (then ReLU); returns (value, shape)."""
+        n, c, h, w = shape
+        index = len(self.globals) // 2
+        fan_in = c * r * r
+        self.globals.append("util.global private @w%d = dense<%.6e> : tensor<%dx%dx%dx%dxf32>" %
+                            (index, 1.0 / fan_in, k, c, r, r))
+        self.globals.append("util.global private @b%d = dense<1.000000e-02> : tensor<%dxf32>" %
+                            (index, k))
+        b = self.body
+        if r > 1:
+            pad = r // 2
+            padded = self.name("pad")
+            b.append("  %s = tensor.pad %s low[0, 0, %d, %d] high[0, 0, %d, %d] {" %
+                     (padded, x, pad, pad, pad, pad))
+            b.append("  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):")
+            b.append("    tensor.yield %zero : f32")
+            b.append("  } : tensor<%dx%dx%dx%dxf32> to tensor<%dx%dx%dx%dxf32>" %
+                     (n, c, h, w, n, c, h + 2 * pad, w + 2 * pad))
+            x, h, w = padded, h + 2 * pad, w + 2 * pad
+        p, q = (h - r) // stride + 1, (w - r) // stride + 1
+        out = "tensor<%dx%dx%dx%dxf32>" % (n, k, p, q)
+        f, bias = self.name("f"), self.name("bias")
+        b.append("  %s = util.global.load @w%d : tensor<%dx%dx%dx%dxf32>" % (f, index, k, c, r, r))
+        b.append("  %s = util.global.load @b%d : tensor<%dxf32>" % (bias, index, k))
+        empty, init, conv = self.name("e"), self.name("i"), self.name("conv")
+        b.append("  %s = tensor.empty() : %s" % (empty, out))
+        b.append("  %s = linalg.fill ins(%%zero : f32) outs(%s : %s) -> %s" % (init, empty, out, out))
+        b.append("  %s = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, "
+                 "strides = dense<%d> : tensor<2xi64>} ins(%s, %s : tensor<%dx%dx%dx%dxf32>, "
+                 "tensor<%dx%dx%dx%dxf32>) outs(%s : %s) -> %s" %
+                 (conv, stride, x, f, n, c, h, w, k, c, r, r, init, out, out))
+        ins = [conv, bias] + ([residual] if residual else [])
+        types = [out, "tensor<%dxf32>" % k] + ([out] if residual else [])
+        maps = ["#id", "#ch"] + (["#id"] if residual else []) + ["#id"]
+        y = self.name("y")
+        b.append("  %s = linalg.generic {indexing_maps = [%s], iterator_types = [\"parallel\", "
+                 "\"parallel\", \"parallel\", \"parallel\"]} ins(%s : %s) outs(%s : %s) {" %
+                 (y, ", ".join(maps), ", ".join(ins), ", ".join(types), empty, out))
+        args = ["%a", "%b"] + (["%z"] if residual else []) + ["%o"]
+        b.append("  ^bb0(%s):" % ", ".join(a + ": f32" for a in args))
+        b.append("    %s0 = arith.addf %%a, %%b : f32" % y)
+        last = "%s0" % y
+        if residual:
+            b.append("    %s1 = arith.addf %s, %%z : f32" % (y, last))
+            last = "%s1" % y
+        if relu:
+            b.append("    %s2 = arith.maximumf %s, %%zero : f32" % (y, last))
+            last = "%s2" % y
+        b.append("    linalg.yield %s : f32" % last)
+        b.append("  } -> %s" % out)
+        return y, (n, k, p, q)
+
+    def bottleneck(self, x, shape, mid, out, stride):
+        a, a_shape = self.conv(x, shape, mid, 1, 1, True)
+        b, b_shape = self.conv(a, a_shape, mid, 3, stride, True)
+        identity = x
+        if stride != 1 or shape[1] != out:
+            identity, _ = self.conv(x, shape, out, 1, stride, False)
+        return self.conv(b, b_shape, out, 1, 1, True, residual=identity)
+
+
+def main():
+    wr = Writer()
+    x, shape = "%x", (1, 64, 56, 56)
+    for stage, (blocks, mid, out, stride) in enumerate([(3, 64, 256, 1), (4, 128, 512, 2)]):
+        for block in range(blocks):
+            x, shape = wr.bottleneck(x, shape, mid, out, stride if block == 0 else 1)
+    out = "tensor<%dx%dx%dx%dxf32>" % shape
+    lines = [
+        "// ResNet-50's conv2_x and conv3_x stages (generated by make_resnet_stage.py;",
+        "// tests/benchmarks/README.md).",
+        "#id = affine_map<(n, c, h, w) -> (n, c, h, w)>",
+        "#ch = affine_map<(n, c, h, w) -> (c)>",
+    ] + wr.globals + [
+        "func.func @resnet_stage(%%x: tensor<1x64x56x56xf32>) -> %s {" % out,
+        "  %zero = arith.constant 0.0 : f32",
+    ] + wr.body + ["  return %s : %s" % (x, out), "}"]
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
