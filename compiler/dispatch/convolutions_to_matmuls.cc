@@ -17,18 +17,21 @@
 // at that size. (IREE's and TVM's GPU pipelines lower convolutions to
 // matmuls through im2col for the same reason.)
 //
-// Not for cpu alone (the pipeline leaves this pass out there), where even
-// the 1x1 convolutions stay convolutions: oneDNN then runs every
-// convolution of a CNN directly, its activations kept in its blocked layout
-// from one call to the next (--kiln-select-library-calls,
-// blocked-activations), the bias fused, where a 1x1 convolution as a matmul
-// reads and writes NCHW and leaves the bias to a generated kernel. ResNet-50's
-// first two stages (tests/benchmarks/resnet_stage, 23 convolutions, 15 of
-// them 1x1 of stride 1) on the 2-core AVX-512 machine, kiln-benchmark-module,
-// median ms per call over interleaved runs, 2 threads / 1 thread:
+// For cpu alone only the 1x1 convolutions of stride 1 become matmuls by
+// default (im2col-max-pixels 0). Keeping them convolutions too (-1) with
+// their activations in oneDNN's blocked layout from one call to the next
+// (--blocked-activations) saves the reorders but not the time on the lent
+// machine. ResNet-50's first two stages (tests/benchmarks/resnet_stage, 23
+// convolutions, 15 of them 1x1 of stride 1) on the 2-core AVX-512 machine,
+// kiln-benchmark-module, median ms per call over interleaved runs, 2
+// threads / 1 thread:
 //   1x1 ones matmuls, the rest convolutions, NCHW between calls   14.6 / 21.3
 //   every one a convolution, NCHW between calls                   15.6 / 26
 //   every one a convolution, blocked between calls                13.7 / 21.4
+// and the whole ResNet-50 on the lent machine's 16 cores (ms, alternating
+// runs of kiln-benchmark-module --task_topology_group_count=16, two
+// sessions): 1x1 ones matmuls 13.1, 13.6 | 14.5, 14.4, 13.3, 15.1 against
+// every one a blocked convolution 13.9, 12.9 | 14.8, 16.3, 15.5, 15.2.
 //
 //   %y = linalg.conv_2d_nchw_fchw {strides = 1} ins(%x, %w : 1xCxHxW, KxCx1x1)
 //   ->

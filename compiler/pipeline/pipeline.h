@@ -62,17 +62,19 @@ struct PipelineOptions {
   // output pixels become im2col + matmul (--im2col-max-pixels;
   // compiler/dispatch/convolutions_to_matmuls.cc); 1x1 ones always do,
   // unless it is negative. Unset: every convolution where cuda is a target
-  // (cuBLASLt after im2col beats cuDNN at batch 1), and none for cpu alone
-  // (-1): oneDNN's direct convolutions in its blocked layouts beat im2col +
-  // its matmul there (ResNet-50 on 16 cores: 12.4 ms against 15.9), and with
-  // the activations kept blocked between calls (blocked_activations) its
-  // 1x1 convolutions beat its matmuls too (convolutions_to_matmuls.cc;
-  // tests/benchmarks/README.md).
+  // (cuBLASLt after im2col beats cuDNN at batch 1), and only the 1x1 ones
+  // of stride 1 for cpu alone (0): oneDNN's direct convolutions in its
+  // blocked layouts beat im2col + its matmul there (ResNet-50 on 16 cores:
+  // 12.4 ms against 15.9), and its matmuls do the 1x1 ones as fast as its
+  // convolutions with the activations kept blocked (-1 with
+  // blocked_activations; convolutions_to_matmuls.cc, tests/benchmarks/README.md).
   std::optional<int64_t> im2col_max_pixels;
   // With library calls: convolution results that only convolution calls
   // read stay in the cpu driver's blocked layout between them
   // (--blocked-activations; compiler/dispatch/select_library_calls.cc).
-  // Unset: where cpu is a target and cuda is not (cuDNN reads NCHW only).
+  // Off unless set, and only where cpu is a target and cuda is not (cuDNN
+  // reads NCHW only); pair it with im2col_max_pixels = -1, or the 1x1
+  // convolutions that would chain are matmuls.
   std::optional<bool> blocked_activations;
   // When set, executable objects are read through this instead of the file
   // system (the fuzzer's stand-in bytes).

@@ -101,14 +101,14 @@ int Run(int argc, char** argv) {
       cl::desc("With library calls: strided or RxS convolutions with at most this many output "
                "pixels (batch x height x width) run as im2col + a GEMM library's matmul (1x1 "
                "ones of stride 1 always do; 0: only those; negative: none). Default: every "
-               "convolution where cuda is a target, none (-1) for cpu alone (oneDNN's direct "
-               "convolutions, activations kept in its blocked layout)"));
+               "convolution where cuda is a target, 0 for cpu alone (oneDNN's direct "
+               "convolutions, its matmuls for the 1x1 ones)"));
   static cl::opt<bool> blocked_activations(
       "blocked-activations",
       cl::desc("With library calls: convolution results that only other convolution calls "
                "read stay in oneDNN's blocked layout (nChw16c) between them on the cpu device, "
-               "with no reorder. Default: on where cpu is a target and cuda is not (cuDNN "
-               "reads NCHW only)"));
+               "with no reorder (pair with --im2col-max-pixels=-1, which keeps 1x1 ones "
+               "convolutions). Default: off; never where cuda is a target (cuDNN reads NCHW)"));
   static cl::opt<std::string> module_name(
       "module-name", cl::desc("Module name (default: the module's @name, else 'module')"));
   static cl::opt<bool> strip_debug_info("strip-debug-info", cl::init(false),

@@ -147,22 +147,23 @@ RESIDUAL = """  {out} = linalg.generic {{indexing_maps = [#id, #ch, #id, #id], i
 HEADER = """// Two ResNet bottlenecks in a row on the cpu: 1x1 -> zero padding -> 3x3
 // -> 1x1 + residual, each convolution with its bias and ReLU, 16 and 32
 // channels (whole blocks of 16), filters immutable globals. Compiled for cpu
-// alone, each convolution is a oneDNN convolution (kiln.library = "always":
-// the 1x1 ones are below the size a library call takes by default), and
-// the results that only convolution calls read stay in oneDNN's blocked
-// layout between them (--kiln-select-library-calls, blocked-activations):
+// alone with --im2col-max-pixels=-1, each convolution is a oneDNN
+// convolution (kiln.library = "always": the 1x1 ones are below the size a
+// library call takes by default), and with --blocked-activations the
+// results that only convolution calls read stay in oneDNN's blocked layout
+// between them (--kiln-select-library-calls, blocked-activations):
 // each 3x3's result (the next 1x1's image) and the first bottleneck's
 // result (the second's image and residual); the 1x1 results that the zero
 // padding reads, the image (a global) and the second bottleneck's result
 // (checked) stay NCHW. The result against the same bottlenecks as generated
 // kernels (NCHW throughout) and against the values that
 // tests/e2e/Inputs/make_blocked_bottleneck.py (which writes this file)
-// computes in double precision; the same with --blocked-activations=false.
+// computes in double precision; the same without --blocked-activations.
 // REQUIRES: device-cpu
-// RUN: %kiln-compile %s --iree-hal-target-backends=llvm-cpu -o %t.kmod
+// RUN: %kiln-compile %s --iree-hal-target-backends=llvm-cpu --blocked-activations --im2col-max-pixels=-1 -o %t.kmod
 // RUN: %kiln-check-module --device=%device --module=%t.kmod | FileCheck %s --check-prefix=CHECKS
 // RUN: %kiln-dump-module %t.kmod | FileCheck %s --check-prefix=DUMP
-// RUN: %kiln-compile %s --iree-hal-target-backends=llvm-cpu --blocked-activations=false -o %t.plain.kmod
+// RUN: %kiln-compile %s --iree-hal-target-backends=llvm-cpu --im2col-max-pixels=-1 -o %t.plain.kmod
 // RUN: %kiln-check-module --device=%device --module=%t.plain.kmod | FileCheck %s --check-prefix=CHECKS
 // RUN: %kiln-dump-module %t.plain.kmod | FileCheck %s --check-prefix=PLAIN
 

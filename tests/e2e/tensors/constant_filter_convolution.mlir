@@ -2,8 +2,8 @@
 // --kiln-select-library-calls marks its call constant_filter, and the cpu
 // driver runs it in oneDNN's own layouts (the image reordered in and the
 // result out at every call, the filter once). Compiled for cpu alone, a 3x3
-// convolution stays a convolution (--im2col-max-pixels defaults to -1
-// there: none becomes a matmul). With its bias, residual and
+// convolution stays a convolution (--im2col-max-pixels defaults to 0 there:
+// only 1x1 ones of stride 1 become matmuls). With its bias, residual and
 // ReLU, against the same convolution marked kiln.library = "none" (its
 // generated kernel), on every device; called twice, so that the second
 // call reuses the reordered filter.
