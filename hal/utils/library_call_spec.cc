@@ -205,6 +205,12 @@ Result<MatmulSpec> ValidateMatmulCall(const lib::MatmulCall& call, const Executa
   };
   for (Stored& x : stored) {
     *x.ld = x.call_ld == 0 ? x.cols : x.call_ld;
+    // The libraries take an ld as a signed 64-bit count; an operand of one
+    // row never multiplies it into its extent, so bound it here.
+    if (*x.ld > (uint64_t{1} << 62)) {
+      return InvalidArgumentError(where + ": ld" + x.operand.field + " " + std::to_string(*x.ld) +
+                                  " is more than 2^62 elements");
+    }
     if (*x.ld < x.cols) {
       return InvalidArgumentError(where + ": ld" + x.operand.field + " " + std::to_string(*x.ld) +
                                   " is less than the " + std::to_string(x.cols) +

@@ -735,6 +735,9 @@ TEST_P(CpuLibraryCallTest, MalformedCallsFailTheLoad) {
     bad.ldd = uint64_t{1} << 62;
     expect_invalid(&bad, nullptr, {true, true, false}, "operand d spans more than 2^63 bytes");
     bad = mm;
+    bad.m = 1, bad.lda = uint64_t{1} << 63;  // One row: the extent never multiplies it.
+    expect_invalid(&bad, nullptr, {true, true, false}, "lda 9223372036854775808 is more than 2^62");
+    bad = mm;
     bad.batch_count = 2, bad.ldd = 6, bad.stride_d = 3;  // Heads of 4 columns, 3 apart.
     expect_invalid(&bad, nullptr, {true, true, false}, "batch_stride_d 3 makes the result's");
     bad = mm;
