@@ -16,6 +16,12 @@
 //   %m = linalg.generic {mul-add contraction} ins(%p, %w) ...  // stays
 //   %r = linalg.generic {add bias} ins(%m, %b) ...
 //   %s = linalg.generic {relu} ins(%r) ...  // fuses into the bias add
+//
+// A linalg op that a pattern replaces passes its `kiln.library` choice (a
+// matmul marked "none" or "always", library_calls.h) on to the linalg op
+// that computes its replacement: reshape fusion rewrites a named
+// batch_matmul whose result is expanded into a generic on the expanded
+// shape, and upstream's rewrite keeps no attribute of the op it replaces.
 #include "compiler/input/passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -61,6 +67,26 @@ bool FusesInto(mlir::OpOperand* fused) {
   return !consumer || !mlir::linalg::isaContractionOpInterface(consumer);
 }
 
+// Carries `kiln.library` from each replaced linalg op to the linalg op its
+// replacement values come from, through the reshapes reshape fusion puts
+// between them.
+struct KeepLibraryChoice : mlir::RewriterBase::Listener {
+  void notifyOperationReplaced(mlir::Operation* op, mlir::ValueRange replacement) override {
+    auto choice = op->getAttrOfType<mlir::StringAttr>("kiln.library");
+    if (!choice || !llvm::isa<mlir::linalg::LinalgOp>(op)) return;
+    for (mlir::Value value : replacement) {
+      mlir::Operation* def = value.getDefiningOp();
+      while (
+          llvm::isa_and_nonnull<mlir::tensor::ExpandShapeOp, mlir::tensor::CollapseShapeOp>(def)) {
+        def = def->getOperand(0).getDefiningOp();
+      }
+      if (llvm::isa_and_nonnull<mlir::linalg::LinalgOp>(def) && !def->hasAttr("kiln.library")) {
+        def->setAttr("kiln.library", choice);
+      }
+    }
+  }
+};
+
 struct FuseElementwisePass
     : mlir::PassWrapper<FuseElementwisePass, mlir::OperationPass<mlir::func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FuseElementwisePass)
@@ -82,13 +108,14 @@ struct FuseElementwisePass
     mlir::linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
     mlir::tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
     mlir::tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
-    context->getLoadedDialect<mlir::linalg::LinalgDialect>()->getCanonicalizationPatterns(
-        patterns);
+    context->getLoadedDialect<mlir::linalg::LinalgDialect>()->getCanonicalizationPatterns(patterns);
     mlir::linalg::populateConstantFoldLinalgOperations(patterns, FusesInto);
     // Top-down, as upstream's pass does, for compile time.
+    KeepLibraryChoice keep_library_choice;
     if (mlir::failed(mlir::applyPatternsGreedily(
             getOperation(), std::move(patterns),
-            mlir::GreedyRewriteConfig().setUseTopDownTraversal()))) {
+            mlir::GreedyRewriteConfig().setUseTopDownTraversal().setListener(
+                &keep_library_choice)))) {
       return signalPassFailure();
     }
   }

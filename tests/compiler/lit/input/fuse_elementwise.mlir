@@ -88,3 +88,22 @@ func.func @shared_bias(%x: tensor<8x16xf32>, %w1: tensor<16x32xf32>, %w2: tensor
   } -> tensor<8x32xf32>
   return %y1, %y2 : tensor<8x32xf32>, tensor<8x32xf32>
 }
+
+// -----
+
+// Reshape fusion rewrites a named batch_matmul whose result is expanded
+// into a generic on the expanded shape; its kiln.library choice goes with
+// it (a matmul marked "none" keeps its generated kernel).
+// CHECK-LABEL: func.func @library_choice_through_reshape
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]
+// CHECK-SAME: attrs = {kiln.library = "none"}
+// CHECK-NOT: linalg.batch_matmul
+func.func @library_choice_through_reshape(%x: tensor<4x32x16xf32>, %w: tensor<4x16x32xf32>) -> tensor<1x4x32x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x32x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x32x32xf32>) -> tensor<4x32x32xf32>
+  %mm = linalg.batch_matmul {kiln.library = "none"} ins(%x, %w : tensor<4x32x16xf32>, tensor<4x16x32xf32>) outs(%f : tensor<4x32x32xf32>) -> tensor<4x32x32xf32>
+  %r = tensor.expand_shape %mm [[0, 1], [2], [3]] output_shape [1, 4, 32, 32] : tensor<4x32x32xf32> into tensor<1x4x32x32xf32>
+  return %r : tensor<1x4x32x32xf32>
+}
