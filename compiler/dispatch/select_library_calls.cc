@@ -107,11 +107,7 @@ struct SelectLibraryCallsPass
       auto kind = call ? call.getAs<mlir::StringAttr>("kind") : nullptr;
       auto filter = call ? call.getAs<mlir::IntegerAttr>("filter") : nullptr;
       if (!kind || kind.getValue() != "convolution" || !filter) return;
-      // Tensor arguments are the export's bindings, in order.
-      llvm::SmallVector<mlir::Value> tensors;
-      for (mlir::Value argument : dispatch.getArguments()) {
-        if (llvm::isa<mlir::TensorType>(argument.getType())) tensors.push_back(argument);
-      }
+      llvm::SmallVector<mlir::Value> tensors = BoundTensors(dispatch);
       bool is_constant = false;
       const int64_t binding = filter.getInt();
       if (binding >= 0 && binding < static_cast<int64_t>(tensors.size())) {

@@ -132,11 +132,12 @@ mlir::FailureOr<ExecutableInfo> DescribeExecutable(HAL::ExecutableSourceOp op) {
           library.element_type = text.str();
         } else if (name == "activation" && text) {
           library.activation = text.str();
-        } else if (auto flag = llvm::dyn_cast<mlir::BoolAttr>(value);
-                   flag && name == "generated_on_gpu") {
-          library.generated_on_gpu = flag.getValue();
         } else if (auto flag = llvm::dyn_cast<mlir::BoolAttr>(value)) {
-          library.fields[name.str()] = flag.getValue() ? 1 : 0;
+          if (name == "generated_on_gpu") {
+            library.generated_on_gpu = flag.getValue();  // The target's choice, not a field.
+          } else {
+            library.fields[name.str()] = flag.getValue() ? 1 : 0;
+          }
         } else if (auto number = llvm::dyn_cast<mlir::IntegerAttr>(value)) {
           library.fields[name.str()] = number.getInt();
         } else {

@@ -413,14 +413,7 @@ Result<dnnl_memory_desc_t> PlainDesc(const OnednnSymbols& s, std::vector<int64_t
 
 Result<dnnl_memory_desc_t> AnyDesc(const OnednnSymbols& s, std::vector<int64_t> dims,
                                    const std::string& what) {
-  dnnl_memory_desc_t desc = {};
-  dnnl_dims_t d = {};
-  for (size_t i = 0; i < dims.size(); ++i) d[i] = dims[i];
-  KILN_RETURN_IF_ERROR(
-      AsUnimplemented(s.Check(s.dnnl_memory_desc_init_by_tag(&desc, static_cast<int>(dims.size()),
-                                                             d, dnnl_f32, dnnl_format_tag_any),
-                              what + ": dnnl_memory_desc_init_by_tag")));
-  return desc;
+  return TagDesc(s, std::move(dims), dnnl_format_tag_any, what);
 }
 
 Result<dnnl_memory_desc_t> TagDesc(const OnednnSymbols& s, std::vector<int64_t> dims,
