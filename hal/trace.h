@@ -46,7 +46,11 @@
 //
 // Whether or not spans are recorded, the trace counts the nanoseconds the
 // host spent waiting on fences (WaitNanoseconds): a call's host time is its
-// wall time minus that wait, at the cost of two clock reads per wait.
+// wall time minus that wait, at the cost of two clock reads per wait. It
+// counts the nanoseconds spent in queue submissions too
+// (SubmitNanoseconds: a driver's patching, graph launch and signaling),
+// which splits a call's host time into the driver's share and the rest
+// (the VM, the HAL module's imports).
 // Recording a span takes a lock; a trace is shared by every context and
 // thread that use it.
 #pragma once
@@ -116,6 +120,11 @@ class Trace : public RefObject {
   // Counts a wait of `nanoseconds` on a fence.
   void AddWait(int64_t nanoseconds) { wait_ns_.fetch_add(nanoseconds, std::memory_order_relaxed); }
   int64_t WaitNanoseconds() const { return wait_ns_.load(std::memory_order_relaxed); }
+  // Counts a queue submission of `nanoseconds` (hal.device.queue.execute).
+  void AddSubmit(int64_t nanoseconds) {
+    submit_ns_.fetch_add(nanoseconds, std::memory_order_relaxed);
+  }
+  int64_t SubmitNanoseconds() const { return submit_ns_.load(std::memory_order_relaxed); }
 
   // The spans recorded so far, in the order they were added.
   std::vector<Span> Spans() const;
@@ -127,6 +136,7 @@ class Trace : public RefObject {
   const bool record_spans_;
   const Clock::time_point origin_;
   std::atomic<int64_t> wait_ns_{0};
+  std::atomic<int64_t> submit_ns_{0};
   mutable std::mutex mutex_;
   std::vector<Span> spans_;
   size_t dropped_ = 0;

@@ -733,8 +733,10 @@ Status DeviceQueueExecute(HalState& state, Args args, Results) {
   }
   if (status.ok()) {
     ScopedHostSpan span(state.trace.get(), "submit");
+    const int64_t start_ns = state.trace ? state.trace->Now() : 0;
     status =
         (*device)->QueueExecute(*wait, **signal, std::span(command_buffer, 1), state.binding_table);
+    if (state.trace) state.trace->AddSubmit(state.trace->Now() - start_ns);
   }
   state.binding_table.clear();
   return status;

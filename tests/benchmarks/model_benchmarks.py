@@ -265,6 +265,10 @@ def kiln_benchmark(folder, kmod, params, function, device, args):
     host_means = [b["host_time_mean_us"] for b in runs if "host_time_mean_us" in b]
     if host_means:
         result["host_time_mean_us"] = statistics.median(host_means)
+    submits = [b["submit_time_us"] for b in runs if "submit_time_us" in b]
+    if submits:
+        result["submit_time_us"] = statistics.median(submits)
+        result["host_samples_us"] = hosts
     return result
 
 
@@ -560,17 +564,19 @@ def gpu_tables(rows, info, args):
             PEERS[fastest] if fastest else "—", ratio, check_cell(kiln)))
     lines += ["", "Host µs per call (goal: kiln under %g µs for a static-shape model)." %
               GOAL_HOST_US, "",
-              "| model | kiln host_time_us (median call) | kiln host_time_mean_us | "
+              "| model | kiln host_time_us (median call) | kiln submit_time_us (its driver share) | "
+              "kiln host_time_mean_us | "
               "kiln process CPU (includes the spinning wait) | " +
               " | ".join("%s issue" % PEERS[p] for p in args.peers) + " |",
-              "| --- | --- | --- | --- | " + " | ".join("---" for _ in args.peers) + " |"]
+              "| --- | --- | --- | --- | --- | " + " | ".join("---" for _ in args.peers) + " |"]
     for r in rows:
         kiln = r.get("kiln") or {}
         ok = "error" not in kiln
         host = fmt_us(kiln.get("host_time_us")) if ok and "host_time_us" in kiln else \
             "not reported by the tool"
-        lines.append("| %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (
             r["model"], host if ok else "—",
+            fmt_us(kiln.get("submit_time_us")) if ok and "submit_time_us" in kiln else "—",
             fmt_us(kiln.get("host_time_mean_us")) if ok and "host_time_mean_us" in kiln else "—",
             fmt_us(kiln.get("process_cpu_us")) if ok else "—",
             " | ".join(cell(r.get("torch", {}).get(p), [], "issue_us") if

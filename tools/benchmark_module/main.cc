@@ -29,7 +29,9 @@
 // which counts the CPU driver's worker threads). Counters per call:
 // host_time_us, the median over the loop's calls of the wall time less the
 // time spent waiting on fences (the host's own share: VM, recording,
-// submission), host_time_mean_us (their mean), and wait_us. --trace=FILE
+// submission), host_time_mean_us (their mean), submit_time_us (the median
+// call's time in queue submissions: the driver's patching, graph launch and
+// signaling, part of the host time), and wait_us. --trace=FILE
 // writes a Chrome trace (tools/common/trace_file.h) of the run: load,
 // initialize, the call made before timing ("first call"), every timed call
 // with its record, submit and wait, and the device time of each dispatch
@@ -111,6 +113,7 @@ struct Session {
   // The host time of each call of the running loop (RunTarget); kept
   // between loops so that its storage is allocated before timing.
   std::vector<int64_t> host_ns;
+  std::vector<int64_t> submit_ns;  // The same calls' time in queue submissions.
 };
 
 // The exports to time: the one --function names, or every export that takes
@@ -200,21 +203,26 @@ Status Prepare(const BenchmarkOptions& options, hal::DriverRegistry& registry, S
 // time less the time it spent waiting on fences (what the host itself
 // spends: the VM, recording, submission); `host_time_mean_us`, their mean
 // (which a single preemption of the process during the loop can double);
-// and `wait_us`, the mean wait.
+// `submit_time_us`, the median of the calls' time in queue submissions; and
+// `wait_us`, the mean wait.
 void RunTarget(benchmark::State& state, Session* session, Target* target) {
   hal::Trace& trace = *session->trace;
   const std::string call_name = "call @" + target->name;
   const int64_t wait_before = trace.WaitNanoseconds();
   const int64_t loop_start = trace.Now();
   std::vector<int64_t>& host_ns = session->host_ns;
+  std::vector<int64_t>& submit_ns = session->submit_ns;
   host_ns.clear();
+  submit_ns.clear();
   for (auto _ : state) {
     const int64_t call_start = trace.Now();
     const int64_t call_wait = trace.WaitNanoseconds();
+    const int64_t call_submit = trace.SubmitNanoseconds();
     Status status =
         vm::InvokeWithStack(target->function, target->arguments, target->results, *session->stack);
     const int64_t call_end = trace.Now();
     host_ns.push_back(call_end - call_start - (trace.WaitNanoseconds() - call_wait));
+    submit_ns.push_back(trace.SubmitNanoseconds() - call_submit);
     if (trace.recording()) trace.AddHostSpan(call_name, call_start, {}, call_end);
     if (!status.ok()) {
       if (!session->failure) session->failure = status;
@@ -224,10 +232,14 @@ void RunTarget(benchmark::State& state, Session* session, Target* target) {
   }
   const double wait_us = static_cast<double>(trace.WaitNanoseconds() - wait_before) / 1000.0;
   const double wall_us = static_cast<double>(trace.Now() - loop_start) / 1000.0;
+  auto median_us = [](std::vector<int64_t>& values) {
+    auto middle = values.begin() + static_cast<ptrdiff_t>(values.size() / 2);
+    std::nth_element(values.begin(), middle, values.end());
+    return static_cast<double>(*middle) / 1000.0;
+  };
   if (!host_ns.empty()) {
-    auto middle = host_ns.begin() + static_cast<ptrdiff_t>(host_ns.size() / 2);
-    std::nth_element(host_ns.begin(), middle, host_ns.end());
-    state.counters["host_time_us"] = static_cast<double>(*middle) / 1000.0;
+    state.counters["host_time_us"] = median_us(host_ns);
+    state.counters["submit_time_us"] = median_us(submit_ns);
   }
   state.counters["host_time_mean_us"] =
       benchmark::Counter(wall_us - wait_us, benchmark::Counter::kAvgIterations);
@@ -244,6 +256,7 @@ Status Run(const BenchmarkOptions& options) {
   }
   Session session;
   session.host_ns.reserve(size_t{1} << 18);
+  session.submit_ns.reserve(size_t{1} << 18);
   session.trace = hal::Trace::Create(
       /*record_spans=*/!options.trace_path.empty() || options.print_statistics);
   Status prepared = Prepare(options, registry, session);
