@@ -86,7 +86,7 @@ Status CudaDevice::QueueExecute(const Fence& wait, const Fence& signal,
                                 std::span<const Ref<Buffer>> binding_table) {
   return utils::QueueExecute<CudaCommandBuffer>(
       Objects{*context_}, wait, signal, command_buffers, binding_table,
-      [&](CudaSubmission submission) {
+      [&](CudaSubmission&& submission) {
         // After the HAL's checks of the table: a library call may need more
         // of a slot than the range its dispatch names.
         for (size_t i = 0; i < submission.command_buffers.size(); ++i) {

@@ -122,18 +122,40 @@ Status CudaQueue::PumpLocked(Callbacks* due, const CudaSubmission* report) {
   return reported;
 }
 
-Status CudaQueue::Submit(CudaSubmission submission) {
+Status CudaQueue::Submit(CudaSubmission&& submission) {
   Callbacks due;
   Status status;
+  bool handled = false;  // Issued or failed without the deferred list.
   {
     std::lock_guard<std::mutex> lock(mutex_);
     // Keeps the list of traced submissions short when nobody flushes.
     if (!timers_.empty()) FlushTraceLocked();
-    deferred_.push_back(std::move(submission));
-    // Only a submission at the front can be issued now; one behind a
-    // deferred submission keeps its place in the order.
-    const CudaSubmission* mine = deferred_.size() == 1 ? &deferred_.front() : nullptr;
-    status = PumpLocked(&due, mine);
+    if (deferred_.empty() && !callback_registered_) {
+      // Nothing queued before it (the common case: a program's call whose
+      // waits are met): issued without passing through the deferred list,
+      // as PumpLocked would issue it, or failed as it would fail it.
+      Status failure;
+      CudaSemaphore* blocker = nullptr;
+      uint64_t value = 0;
+      switch (ResolveWaits(submission, &failure, &blocker, &value)) {
+        case Readiness::kReady:
+          status = Issue(submission, &due);
+          break;
+        case Readiness::kFailed:
+          FailSignals(submission, failure);
+          break;
+        case Readiness::kBlocked:
+          break;
+      }
+      handled = blocker == nullptr;
+    }
+    if (!handled) {
+      deferred_.push_back(std::move(submission));
+      // Only a submission at the front can be issued now; one behind a
+      // deferred submission keeps its place in the order.
+      const CudaSubmission* mine = deferred_.size() == 1 ? &deferred_.front() : nullptr;
+      status = PumpLocked(&due, mine);
+    }
   }
   for (auto& callback : due) callback();
   return status;

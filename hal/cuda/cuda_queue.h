@@ -50,7 +50,7 @@ class CudaQueue : public RefObject {
 
   // Issues `submission` now, or defers it behind unresolved waits. An error
   // while issuing it now is returned (and fails its signals).
-  Status Submit(CudaSubmission submission);
+  Status Submit(CudaSubmission&& submission);
   // The device is going away (no more submissions): fails the signals of
   // every deferred submission, which nothing would issue, and drops the
   // queue's references to the semaphores they wait on (which hold the queue

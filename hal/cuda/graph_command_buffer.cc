@@ -613,7 +613,7 @@ void GraphCommandBuffer::SelectPlainGraph(std::span<const Ref<Buffer>> table) {
     // The first change of addresses: the graph that ran the old ones is
     // kept, and this table gets a graph of its own (Prepare builds the
     // empty one swapped in).
-    std::swap(plain_, other_plain_);
+    swap(plain_, other_plain_);
     return;
   }
   // The graph whose addresses differ in fewer slots (none: the other one
@@ -626,7 +626,7 @@ void GraphCommandBuffer::SelectPlainGraph(std::span<const Ref<Buffer>> table) {
     }
     return count;
   };
-  if (differing(other_plain_) < differing(plain_)) std::swap(plain_, other_plain_);
+  if (differing(other_plain_) < differing(plain_)) swap(plain_, other_plain_);
 }
 
 Status GraphCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {

@@ -103,6 +103,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hal/cuda/cuda_command_buffer.h"
@@ -113,8 +114,12 @@ namespace kiln::hal::cuda {
 class GraphCommandBuffer final : public CudaCommandBuffer {
  public:
   // Captures kept per library-call dispatch: a loop alternating between two
-  // output buffers needs two, a few more cover ping-pong over several.
-  static constexpr size_t kLibraryCaptureCacheSize = 4;
+  // output buffers needs two; a function called from several places (one
+  // memoized command buffer, the callers' buffers) needs two per caller: a
+  // three-layer MLP whose layer is one function cycles through six, and
+  // with four kept every submit captured again. A capture is a small host
+  // object, the lookup a short scan.
+  static constexpr size_t kLibraryCaptureCacheSize = 16;
 
   // `graph_cache` (the device's; may be null) serves one-shot command
   // buffers only.
@@ -188,6 +193,22 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
     // The workspace id of the captures its library-call nodes run (a
     // one-shot graph may have been built by another command buffer).
     uint64_t workspace_id = 0;
+
+    // Member by member: a call whose output alternates between two buffers
+    // swaps the plain graphs on every submit (SelectPlainGraph), and
+    // std::swap's three moves would allocate (a moved-from deque gets a new
+    // map) and copy every member thrice.
+    friend void swap(Graph& a, Graph& b) noexcept {
+      std::swap(a.graph, b.graph);
+      std::swap(a.exec, b.exec);
+      a.nodes.swap(b.nodes);
+      a.built_lengths.swap(b.built_lengths);
+      a.event_nodes.swap(b.event_nodes);
+      a.span_names.swap(b.span_names);
+      std::swap(a.event_set, b.event_set);
+      a.slot_addresses.swap(b.slot_addresses);
+      std::swap(a.workspace_id, b.workspace_id);
+    }
   };
   static constexpr size_t kNoEventSet = ~size_t{0};
   // Timing events for one traced launch: event_nodes.size() of them.
