@@ -41,6 +41,9 @@ struct HalState {
   // When each command buffer being recorded began (for its "record" span).
   std::vector<std::pair<const CommandBuffer*, int64_t>> recording_since;
   std::vector<FenceSemaphore> fence_semaphores;
+  // hal.device.allocator's result per device, made once: a program asks
+  // for it on every call.
+  std::vector<std::pair<const Device*, Ref<vm::Object>>> allocators;
   std::vector<Ref<vm::Object>> device_refs;
   std::vector<uint32_t> constants;
   std::vector<BufferRef> bindings;         // Empty between calls.
@@ -180,10 +183,18 @@ Status DevicesGet(HalState& state, Args args, Results results) {
   return OkStatus();
 }
 
-Status DeviceAllocator(HalState&, Args args, Results results) {
+Status DeviceAllocator(HalState& state, Args args, Results results) {
   const Ref<Device>* device = nullptr;
   KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
-  results[0] = Wrapped(MakeRef<VmAllocator>(*device));
+  for (const auto& [owner, allocator] : state.allocators) {
+    if (owner == device->get()) {
+      results[0] = Wrapped(allocator);
+      return OkStatus();
+    }
+  }
+  Ref<vm::Object> allocator = MakeRef<VmAllocator>(*device);
+  state.allocators.emplace_back(device->get(), allocator);
+  results[0] = Wrapped(std::move(allocator));
   return OkStatus();
 }
 
