@@ -150,12 +150,18 @@ Result<Ref<BytecodeModule>> BytecodeModule::Load(const Instance& instance, Align
       const schema::Export* e = flat.exports()->Get(i);
       module->exports_.push_back(
           {e->name()->str(), module->functions_[e->function()].signature, i});
+      module->export_functions_.push_back(e->function());
     }
   }
   if (flat.imports()) {
     for (const schema::Import* import : *flat.imports()) {
       module->imports_.push_back(
           {import->name()->str(), import->signature()->str(), import->optional()});
+      SignatureParts parts;
+      (void)ParseSignature(import->signature()->string_view(), &parts);  // Verified.
+      std::vector<ValueType>& types = module->import_types_.emplace_back();
+      for (char c : parts.arguments) types.push_back(ValueTypeOfChar(c));
+      for (char c : parts.results) types.push_back(ValueTypeOfChar(c));
     }
   }
   if (flat.rodata()) {
@@ -209,8 +215,8 @@ Status BytecodeModule::Initialize(ModuleState& state, Stack& stack) {
 Status BytecodeModule::Call(ModuleState& state, uint32_t ordinal, std::span<const Variant> args,
                             std::span<Variant> results, Stack& stack) {
   if (ordinal >= exports_.size()) return NotFoundError("export ordinal out of range");
-  uint32_t function = flat_->exports()->Get(ordinal)->function();
-  return Execute(*this, static_cast<BytecodeModuleState&>(state), function, args, results, stack);
+  return Execute(*this, static_cast<BytecodeModuleState&>(state), export_functions_[ordinal], args,
+                 results, stack);
 }
 
 std::string BytecodeModule::SourceLocation(uint32_t function, uint32_t offset) const {

@@ -72,6 +72,9 @@ class BytecodeModule final : public Module {
   const schema::Module& flat() const { return *flat_; }
   const std::vector<FunctionInfo>& functions() const { return functions_; }
   const FunctionInfo& function(uint32_t ordinal) const { return functions_[ordinal]; }
+  // The value types of import `ordinal`'s arguments followed by its results,
+  // decoded from its signature once at load.
+  const ValueType* import_types(uint32_t ordinal) const { return import_types_[ordinal].data(); }
   const Ref<ByteBuffer>& rodata(uint32_t ordinal) const { return rodata_[ordinal]; }
   const RefType& type(uint32_t ordinal) const { return *types_[ordinal]; }
   std::string_view string(uint32_t ordinal) const { return strings_[ordinal]; }
@@ -98,6 +101,8 @@ class BytecodeModule final : public Module {
   std::vector<FunctionInfo> functions_;
   std::vector<ExportedFunction> exports_;
   std::vector<ImportDecl> imports_;
+  std::vector<std::vector<ValueType>> import_types_;
+  std::vector<uint32_t> export_functions_;  // The function of each export.
   std::vector<Ref<ByteBuffer>> rodata_;
   std::vector<const RefType*> types_;
   std::vector<std::string_view> strings_;

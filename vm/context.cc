@@ -56,13 +56,16 @@ Status Context::Link() {
         // A variadic native export accepts every concrete import signature
         // that extends its fixed prefix (signature.h).
         if (!ImportMatchesExport(import.signature, exported->signature)) {
-          return InvalidArgumentError(
-              "import '" + import.name + "' of module '" + std::string(importer.name()) +
-              "' has signature " + FormatSignature(import.signature) + " but module '" +
-              std::string(module_name) + "' exports it with signature " +
-              FormatSignature(exported->signature));
+          return InvalidArgumentError("import '" + import.name + "' of module '" +
+                                      std::string(importer.name()) + "' has signature " +
+                                      FormatSignature(import.signature) + " but module '" +
+                                      std::string(module_name) + "' exports it with signature " +
+                                      FormatSignature(exported->signature));
         }
-        target = ImportTarget{modules_[e].get(), states_[e].get(), exported->ordinal};
+        // The signatures match, so calls through this import have the shape
+        // the export expects and may take its trusted entry (module.h).
+        target = ImportTarget{modules_[e].get(), states_[e].get(), exported->ordinal,
+                              modules_[e]->GetTrustedEntry(exported->ordinal)};
         break;
       }
       if (!target.resolved() && !import.optional) {

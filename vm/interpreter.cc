@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -118,6 +120,58 @@ inline void StoreVariant(char type, const Variant& value, Slot* slot) {
     default:
       SetRef(&slot->ref, value.ref().get());
       break;
+  }
+}
+
+// Constructs at `at` a Variant of `type` holding the value of `slot`,
+// borrowing a ref rather than retaining it: the caller passes it to an import
+// while the register keeps its reference, and never runs its destructor (the
+// storage is simply reused), so no reference count changes. An import that
+// keeps the value copies the Variant, which retains.
+inline void BorrowSlot(ValueType type, const Slot& slot, Variant* at) {
+  if (type == ValueType::kRef) {  // Most import arguments are refs: tested first.
+    new (at) Variant(Variant::FromRef(Ref<Object>::Adopt(slot.ref)));
+    return;
+  }
+  switch (type) {
+    case ValueType::kI32:
+      new (at) Variant(Variant::I32(slot.i32));
+      break;
+    case ValueType::kI64:
+      new (at) Variant(Variant::I64(slot.i64));
+      break;
+    case ValueType::kF32:
+      new (at) Variant(Variant::F32(slot.f32));
+      break;
+    default:
+      new (at) Variant(Variant::F64(slot.f64));
+      break;
+  }
+}
+
+// Stores `value` (already checked to have the register's type) into `slot`,
+// moving a ref in (the Variant's reference becomes the register's) and
+// releasing the slot's previous one.
+inline void MoveVariantToSlot(Variant& value, Slot* slot) {
+  switch (value.type()) {
+    case ValueType::kI32:
+      slot->i32 = value.i32();
+      break;
+    case ValueType::kI64:
+      slot->i64 = value.i64();
+      break;
+    case ValueType::kF32:
+      slot->f32 = value.f32();
+      break;
+    case ValueType::kF64:
+      slot->f64 = value.f64();
+      break;
+    default: {
+      Object* old = slot->ref;
+      slot->ref = value.TakeRef().Detach();
+      if (old) old->Release();
+      break;
+    }
   }
 }
 
@@ -740,54 +794,64 @@ Status Run(const BytecodeModule& module, BytecodeModuleState& state, uint32_t fu
     {  // Locals with destructors end before the dispatch jump.
       const uint32_t ordinal = U32(1);
       const ImportTarget& target = state.imports()[ordinal];
-      const ImportDecl& decl = module.imports()[ordinal];
       if (!target.resolved()) {
-        TRAP(FailedPreconditionError("call to optional import '" + decl.name +
+        TRAP(FailedPreconditionError("call to optional import '" + module.imports()[ordinal].name +
                                      "' that was not resolved"));
       }
       if (depth >= max_depth) {
         TRAP(ResourceExhaustedError("stack overflow: call depth limit of " +
                                     std::to_string(max_depth) + " exceeded"));
       }
+      // The verifier matched both lists to the import's signature, whose
+      // value types (arguments, then results) were decoded at load.
       const uint8_t* arg_list = pc + kCallArgListOffset;
-      const uint8_t* result_list = arg_list + 1 + 2 * arg_list[0];
       const size_t arg_count = arg_list[0];
+      const uint8_t* result_list = arg_list + 1 + 2 * arg_count;
       const size_t result_count = result_list[0];
-      const std::string_view types = decl.signature;
-      // Small calls marshal through fixed storage; large ones (dispatches)
-      // through the stack's reusable vector, so neither allocates.
-      Variant inline_values[8];
-      std::vector<Variant> large_values;
-      Variant* values = inline_values;
-      if (arg_count + result_count > 8) {
-        large_values = stack.TakeCallValues();
-        large_values.resize(arg_count + result_count);
-        values = large_values.data();
+      const ValueType* types = module.import_types(ordinal);
+      // The values are Variants in the arena right above this frame (they
+      // count as used while the import runs, so an invocation it makes on
+      // this stack starts above them): no allocation, whatever the count.
+      uint8_t* const values_base = reinterpret_cast<uint8_t*>(frame) + fn->frame_bytes;
+      const size_t values_bytes = (arg_count + result_count) * sizeof(Variant);
+      if (values_bytes > static_cast<size_t>(arena_end - values_base)) {
+        TRAP(ResourceExhaustedError("stack overflow: the values of an import call exceed the " +
+                                    std::to_string(arena_capacity) + "-byte stack"));
       }
+      Variant* const values = reinterpret_cast<Variant*>(values_base);
       for (size_t i = 0; i < arg_count; ++i) {
-        values[i] = SlotToVariant(types[i], regs[Load<uint16_t>(arg_list + 1 + 2 * i)]);
+        BorrowSlot(types[i], regs[Load<uint16_t>(arg_list + 1 + 2 * i)], &values[i]);
       }
-      stack.set_used(
-          static_cast<size_t>(reinterpret_cast<uint8_t*>(frame) + fn->frame_bytes - arena));
+      Variant* const result_values = values + arg_count;
+      std::uninitialized_default_construct_n(result_values, result_count);
+      stack.set_used(static_cast<size_t>(values_base + values_bytes - arena));
       stack.set_depth(depth + 1);
       stack.set_budget(budget);
-      Status status = target.module->Call(
-          *target.state, target.ordinal, std::span<const Variant>(values, arg_count),
-          std::span<Variant>(values + arg_count, result_count), stack);
+      const std::span<const Variant> arg_span(values, arg_count);
+      const std::span<Variant> result_span(result_values, result_count);
+      Status status =
+          target.entry.fn
+              ? target.entry.fn(target.entry.data, *target.state, arg_span, result_span, stack)
+              : target.module->Call(*target.state, target.ordinal, arg_span, result_span, stack);
       budget = stack.budget();
-      if (!status.ok()) TRAP(status.WithContext("import '" + decl.name + "' failed"));
-      const std::string_view result_types = types.substr(arg_count + 1);
-      for (size_t i = 0; i < result_count; ++i) {
-        const Variant& value = values[arg_count + i];
-        const ValueType expected = ValueTypeOfChar(result_types[i]);
-        if (value.type() != expected) {
-          TRAP(InternalError("import '" + decl.name + "' returned " + value.ToString() +
-                             " for result " + std::to_string(i) + ", expected " +
-                             std::string(ValueTypeName(expected))));
-        }
-        StoreVariant(result_types[i], value, &regs[Load<uint16_t>(result_list + 1 + 2 * i)]);
+      if (!status.ok()) {
+        std::destroy_n(result_values, result_count);  // What the import set before failing.
+        TRAP(status.WithContext("import '" + module.imports()[ordinal].name + "' failed"));
       }
-      if (values != inline_values) stack.ReturnCallValues(std::move(large_values));
+      for (size_t i = 0; i < result_count; ++i) {
+        Variant& value = result_values[i];
+        const ValueType expected = types[arg_count + i];
+        if (value.type() != expected) {
+          trap_status = InternalError("import '" + module.imports()[ordinal].name + "' returned " +
+                                      value.ToString() + " for result " + std::to_string(i) +
+                                      ", expected " + std::string(ValueTypeName(expected)));
+          std::destroy_n(result_values, result_count);  // Those not moved into registers.
+          goto trap;
+        }
+        MoveVariantToSlot(value, &regs[Load<uint16_t>(result_list + 1 + 2 * i)]);
+      }
+      // No destructors to run: every ref was moved into a register, and a
+      // Variant of any other type holds no ref.
       pc = result_list + 1 + 2 * result_count;
     }
     NEXT();

@@ -13,6 +13,13 @@
 // bytecode offset (and source location when the module has one), followed by
 // one "called from" line per enclosing frame.
 //
+// A call to an import passes its values as Variants laid out in the stack's
+// arena right above the caller's frame (no allocation): ref arguments are lent
+// (the registers keep their references, so no count changes) and ref results
+// are moved into their registers. A linked import is entered through its
+// module's trusted entry when it has one (module.h, TrustedEntry), which
+// skips the checks linking and verification already made.
+//
 // When the stack's options carry an instruction_trace callback, Execute runs
 // a second instantiation of the loop that reports every instruction (function
 // ordinal and bytecode offset) before executing it; without one it runs the

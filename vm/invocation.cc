@@ -36,14 +36,70 @@ Status CheckAndCall(const Function& function, const SignatureParts& parts,
   return function.module->Call(*function.state, function.info->ordinal, arguments, results, stack);
 }
 
+// The value type of a calling-convention character; kNone for anything else
+// ('_', '*', junk).
+inline ValueType TypeOfChar(char c) {
+  switch (c) {
+    case 'i':
+      return ValueType::kI32;
+    case 'I':
+      return ValueType::kI64;
+    case 'f':
+      return ValueType::kF32;
+    case 'F':
+      return ValueType::kF64;
+    case 'r':
+      return ValueType::kRef;
+    default:
+      return ValueType::kNone;
+  }
+}
+
+// Whether `signature` is well formed and `arguments` and `results` match it
+// exactly: one pass over the characters, with no Status or message built.
+// When this holds, ParseSignature and CheckAndCall's checks all pass; when it
+// does not, the caller runs those to say what is wrong.
+bool MatchesExactly(std::string_view signature, std::span<const Variant> arguments,
+                    std::span<const Variant> results) {
+  const size_t argument_count = arguments.size();
+  // One '_' after the arguments, then exactly one character per result
+  // (ParseSignature also bounds both counts by 255).
+  if (argument_count > 255 || results.size() > 255 ||
+      signature.size() != argument_count + 1 + results.size() || signature[argument_count] != '_') {
+    return false;
+  }
+  for (size_t i = 0; i < argument_count; ++i) {
+    const ValueType type = TypeOfChar(signature[i]);
+    if (type == ValueType::kNone || arguments[i].type() != type) return false;
+  }
+  for (char c : signature.substr(argument_count + 1)) {
+    if (TypeOfChar(c) == ValueType::kNone) return false;
+  }
+  return true;
+}
+
+// What InvokeWithStack does when the fast check fails: the full checks, which
+// say what is wrong. Out of line, so the fast path keeps a small frame.
+[[gnu::noinline]] Status ParseCheckAndCall(const Function& function,
+                                           std::span<const Variant> arguments,
+                                           std::span<Variant> results, Stack& stack) {
+  SignatureParts parts;
+  KILN_RETURN_IF_ERROR(ParseSignature(function.info->signature, &parts));
+  return CheckAndCall(function, parts, arguments, results, stack);
+}
+
 }  // namespace
 
 Status InvokeWithStack(const Function& function, std::span<const Variant> arguments,
                        std::span<Variant> results, Stack& stack) {
   if (!function.module || !function.info) return InvalidArgumentError("invalid function");
-  SignatureParts parts;
-  KILN_RETURN_IF_ERROR(ParseSignature(function.info->signature, &parts));
-  return CheckAndCall(function, parts, arguments, results, stack);
+  if (MatchesExactly(function.info->signature, arguments, results)) {
+    // A new top-level invocation gets the whole budget; nested ones share it.
+    if (stack.depth() == 0) stack.ResetBudget();
+    return function.module->Call(*function.state, function.info->ordinal, arguments, results,
+                                 stack);
+  }
+  return ParseCheckAndCall(function, arguments, results, stack);
 }
 
 Result<Ref<List>> Invoke(Context& context, const Function& function, const List& arguments) {

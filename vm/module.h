@@ -42,11 +42,29 @@ struct ImportDecl {
   bool optional = false;
 };
 
+// A way into one export that skips what Module::Call checks about the shape
+// of a call: the argument count, the value types of the arguments the
+// export's signature fixes, and the result count. Only for callers that
+// guarantee those by construction, as the interpreter does for a linked
+// import: Context linking proved the import's signature compatible with the
+// export's, the verifier proved each call site passes and receives exactly
+// the import's values, and the interpreter builds every value from a register
+// of the signature's type. What depends on the values themselves (a ref's
+// type, a variadic tail, ranges) the function still checks.
+struct TrustedEntry {
+  using Fn = Status (*)(const void* data, ModuleState& state, std::span<const Variant> args,
+                        std::span<Variant> results, Stack& stack);
+  Fn fn = nullptr;  // Null: the module offers none, go through Module::Call.
+  const void* data = nullptr;
+};
+
 // Where a resolved import goes.
 struct ImportTarget {
   Module* module = nullptr;
   ModuleState* state = nullptr;
   uint32_t ordinal = 0;
+  // Filled by Context linking once the signatures matched; empty otherwise.
+  TrustedEntry entry;
   bool resolved() const { return module != nullptr; }
 };
 
@@ -67,6 +85,10 @@ class Module : public RefObject {
   // guarantees count and value types); `results` has one slot per result.
   virtual Status Call(ModuleState& state, uint32_t ordinal, std::span<const Variant> args,
                       std::span<Variant> results, Stack& stack) = 0;
+  // The trusted way into export `ordinal` (see TrustedEntry), valid for the
+  // module's lifetime; empty when the module has none (the default) or the
+  // ordinal is out of range.
+  virtual TrustedEntry GetTrustedEntry(uint32_t ordinal) const { return {}; }
 
   // Finds an export by name (with or without a leading '@').
   const ExportedFunction* LookupExport(std::string_view name) const;

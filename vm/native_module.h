@@ -26,11 +26,12 @@
 //   logger->ExportVariadic("concat", "r*_r", &Concat);
 // The signature's arguments end with '*' (signature.h): the export links to
 // every import whose concrete signature extends the fixed prefix ("r", "rI",
-// "rif", ...). The module checks the prefix's value types and the result count
-// before calling; the function checks the tail (Variant::type()) and fills
-// every result, naming the argument index in its errors (the VM adds the
-// import's name). No marshalling happens, so this is also the form for hot
-// paths.
+// "rif", ...). Module::Call checks the prefix's value types and the result
+// count before calling (a call.import of linked bytecode skips that: linking
+// and verification already proved it, see TrustedEntry in module.h); the
+// function checks the tail (Variant::type()) and fills every result, naming
+// the argument index in its errors (the VM adds the import's name). No
+// marshalling happens, so this is also the form for hot paths.
 #pragma once
 
 #include <functional>
@@ -196,31 +197,18 @@ class NativeModule final : public Module {
       }
       return *this;
     }
-    std::string prefix(parts.arguments);
-    const size_t result_count = parts.results.size();
-    const bool variadic = parts.variadic;
-    std::string qualified = name_ + "." + function_name;
+    auto entry = std::make_unique<Entry>();
+    entry->variadic_form = true;
+    entry->variadic = function;
+    entry->qualified = name_ + "." + function_name;
+    // Parsed once here, so a call compares value types without re-reading
+    // the signature.
+    for (char c : parts.arguments) entry->prefix.push_back(ValueTypeOfChar(c));
+    entry->result_count = parts.results.size();
+    entry->open_ended = parts.variadic;
     exports_.push_back(
         {std::move(function_name), std::move(signature), static_cast<uint32_t>(exports_.size())});
-    thunks_.push_back(
-        [function, qualified, prefix, result_count, variadic](
-            State& state, std::span<const Variant> args, std::span<Variant> results) -> Status {
-          if (args.size() < prefix.size() || (!variadic && args.size() != prefix.size()) ||
-              results.size() != result_count) {
-            return InvalidArgumentError("'" + qualified + "' called with " +
-                                        std::to_string(args.size()) + " argument(s) and " +
-                                        std::to_string(results.size()) + " result(s)");
-          }
-          for (size_t i = 0; i < prefix.size(); ++i) {
-            if (args[i].type() != ValueTypeOfChar(prefix[i])) {
-              return InvalidArgumentError("argument " + std::to_string(i) + " of '" + qualified +
-                                          "': expected " +
-                                          std::string(ValueTypeName(ValueTypeOfChar(prefix[i]))) +
-                                          ", got " + args[i].ToString());
-            }
-          }
-          return function(state, args, results);
-        });
+    entries_.push_back(std::move(entry));
     return *this;
   }
 
@@ -232,10 +220,14 @@ class NativeModule final : public Module {
     auto holder = std::make_unique<StateHolder>();
     if (factory_) {
       auto state = factory_();
-      if (!state.ok()) return state.status().WithContext("creating state of module '" + name_ + "'");
+      if (!state.ok()) {
+        return state.status().WithContext("creating state of module '" + name_ + "'");
+      }
       holder->state = std::move(*state);
     } else {
-      if constexpr (std::is_default_constructible_v<State>) holder->state = std::make_unique<State>();
+      if constexpr (std::is_default_constructible_v<State>) {
+        holder->state = std::make_unique<State>();
+      }
     }
     if (!holder->state) return InvalidArgumentError("module '" + name_ + "' produced no state");
     return std::unique_ptr<ModuleState>(std::move(holder));
@@ -243,8 +235,22 @@ class NativeModule final : public Module {
 
   Status Call(ModuleState& state, uint32_t ordinal, std::span<const Variant> args,
               std::span<Variant> results, Stack& stack) override {
-    if (ordinal >= thunks_.size()) return NotFoundError("bad export ordinal");
-    return thunks_[ordinal](*static_cast<StateHolder&>(state).state, args, results);
+    if (ordinal >= entries_.size()) return NotFoundError("bad export ordinal");
+    const Entry& entry = *entries_[ordinal];
+    if (entry.variadic_form) {
+      KILN_RETURN_IF_ERROR(CheckVariadicCall(entry, args, results));
+      return entry.variadic(UserState(state), args, results);
+    }
+    return entry.typed(entry, UserState(state), args, results);
+  }
+
+  // A variadic export is entered without the checks of Call (a linked
+  // import's calls have the shape they check); a typed one still unpacks,
+  // checking each ref's type.
+  TrustedEntry GetTrustedEntry(uint32_t ordinal) const override {
+    if (ordinal >= entries_.size()) return {};
+    const Entry* entry = entries_[ordinal].get();
+    return {entry->variadic_form ? &TrustedVariadic : &TrustedTyped, entry};
   }
 
   // The user state of a context's module state (for tests and hosts).
@@ -254,24 +260,77 @@ class NativeModule final : public Module {
   struct StateHolder final : ModuleState {
     std::unique_ptr<State> state;
   };
-  using Thunk = std::function<Status(State&, std::span<const Variant>, std::span<Variant>)>;
+  // One export. Held by pointer, so TrustedEntry::data stays valid while
+  // more exports are added.
+  struct Entry {
+    bool variadic_form = false;  // Added by ExportVariadic rather than Export.
+    // ExportVariadic: the function, the value types of the signature's fixed
+    // arguments, its result count, and whether it ends with '*'.
+    VariadicFunction variadic = nullptr;
+    std::vector<ValueType> prefix;
+    size_t result_count = 0;
+    bool open_ended = false;
+    // Export: unpacks the arguments (checking count and types), calls the
+    // function `erased` (its type erased, restored by `typed`) and packs the
+    // results.
+    Status (*typed)(const Entry& entry, State& state, std::span<const Variant> args,
+                    std::span<Variant> results) = nullptr;
+    void (*erased)() = nullptr;
+    std::string qualified;  // "module.function", for messages.
+  };
 
   NativeModule(std::string name, StateFactory factory)
       : name_(std::move(name)), factory_(std::move(factory)) {}
+
+  // Call's checks of a variadic export's arguments and result count.
+  static Status CheckVariadicCall(const Entry& entry, std::span<const Variant> args,
+                                  std::span<Variant> results) {
+    const size_t fixed = entry.prefix.size();
+    if (args.size() < fixed || (!entry.open_ended && args.size() != fixed) ||
+        results.size() != entry.result_count) {
+      return InvalidArgumentError("'" + entry.qualified + "' called with " +
+                                  std::to_string(args.size()) + " argument(s) and " +
+                                  std::to_string(results.size()) + " result(s)");
+    }
+    for (size_t i = 0; i < fixed; ++i) {
+      if (args[i].type() != entry.prefix[i]) {
+        return InvalidArgumentError("argument " + std::to_string(i) + " of '" + entry.qualified +
+                                    "': expected " + std::string(ValueTypeName(entry.prefix[i])) +
+                                    ", got " + args[i].ToString());
+      }
+    }
+    return OkStatus();
+  }
+
+  static Status TrustedVariadic(const void* data, ModuleState& state, std::span<const Variant> args,
+                                std::span<Variant> results, Stack&) {
+    return static_cast<const Entry*>(data)->variadic(UserState(state), args, results);
+  }
+  static Status TrustedTyped(const void* data, ModuleState& state, std::span<const Variant> args,
+                             std::span<Variant> results, Stack&) {
+    const Entry& entry = *static_cast<const Entry*>(data);
+    return entry.typed(entry, UserState(state), args, results);
+  }
 
   template <typename R, typename... Args>
   void AddExport(std::string function_name, R (*function)(State&, Args...)) {
     using ResultTuple = typename native_detail::ResultTraits<R>::Tuple;
     std::string signature = std::string{native_detail::TypeChar<Args>()...} + "_" +
                             native_detail::TypeChars(static_cast<ResultTuple*>(nullptr));
-    std::string qualified = name_ + "." + function_name;
-    exports_.push_back({std::move(function_name), std::move(signature),
-                        static_cast<uint32_t>(exports_.size())});
-    thunks_.push_back([function, qualified](State& state, std::span<const Variant> args,
-                                            std::span<Variant> results) -> Status {
-      return Invoke(function, qualified, state, args, results,
-                    std::index_sequence_for<Args...>{});
-    });
+    auto entry = std::make_unique<Entry>();
+    entry->typed = &InvokeTyped<R, Args...>;
+    entry->erased = reinterpret_cast<void (*)()>(function);
+    entry->qualified = name_ + "." + function_name;
+    exports_.push_back(
+        {std::move(function_name), std::move(signature), static_cast<uint32_t>(exports_.size())});
+    entries_.push_back(std::move(entry));
+  }
+
+  template <typename R, typename... Args>
+  static Status InvokeTyped(const Entry& entry, State& state, std::span<const Variant> args,
+                            std::span<Variant> results) {
+    return Invoke(reinterpret_cast<R (*)(State&, Args...)>(entry.erased), entry.qualified, state,
+                  args, results, std::index_sequence_for<Args...>{});
   }
 
   template <typename R, typename... Args, size_t... I>
@@ -284,9 +343,9 @@ class NativeModule final : public Module {
     }
     std::tuple<std::remove_cvref_t<Args>...> unpacked;
     Status status;
-    ((status.ok() ? (void)(status = native_detail::Unpack(args[I], qualified, I,
-                                                          &std::get<I>(unpacked)))
-                  : void()),
+    ((status.ok()
+          ? (void)(status = native_detail::Unpack(args[I], qualified, I, &std::get<I>(unpacked)))
+          : void()),
      ...);
     if (!status.ok()) return status;
     using ResultTuple = typename native_detail::ResultTraits<R>::Tuple;
@@ -322,7 +381,8 @@ class NativeModule final : public Module {
   std::string name_;
   StateFactory factory_;
   std::vector<ExportedFunction> exports_;
-  std::vector<Thunk> thunks_;
+  // One per export, by ordinal.
+  std::vector<std::unique_ptr<Entry>> entries_;
   Status registration_error_;  // The first malformed ExportVariadic signature.
 };
 

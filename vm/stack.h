@@ -13,6 +13,7 @@
 #include <memory>
 #include <string_view>
 #include <vector>
+
 #include "vm/variant.h"
 
 namespace kiln::vm {
@@ -56,7 +57,9 @@ class Stack {
   void Trace(std::string_view line) const;
 
   // --- Used by module implementations. ---
-  // Arena storage: a frame takes `bytes` (a multiple of 8) at `used()`.
+  // Arena storage: a frame takes `bytes` (a multiple of 8) at `used()`; a
+  // call to an import also takes the Variants it passes and receives there,
+  // right above the caller's frame, so those calls do not allocate.
   uint8_t* arena() { return arena_.get(); }
   size_t arena_capacity() const { return options_.arena_bytes; }
   size_t used() const { return used_; }
@@ -67,19 +70,7 @@ class Stack {
   int64_t budget() const { return budget_; }
   void set_budget(int64_t budget) { budget_ = budget; }
   // Refills the budget from the options; done when an invocation starts.
-  void ResetBudget() {
-    budget_ = options_.branch_budget > 0 ? options_.branch_budget : INT64_MAX;
-  }
-  // Argument and result storage for calls to imports with more values than
-  // the interpreter keeps inline (a dispatch passes a dozen or more), reused
-  // so those calls do not allocate. A caller takes the vector (leaving this
-  // one empty, so a nested call through the same stack allocates its own) and
-  // gives it back, cleared, when the call returns.
-  std::vector<Variant> TakeCallValues() { return std::move(call_values_); }
-  void ReturnCallValues(std::vector<Variant> values) {
-    values.clear();
-    call_values_ = std::move(values);
-  }
+  void ResetBudget() { budget_ = options_.branch_budget > 0 ? options_.branch_budget : INT64_MAX; }
 
  private:
   StackOptions options_;
@@ -91,7 +82,6 @@ class Stack {
   size_t used_ = 0;
   int depth_ = 0;
   int64_t budget_ = INT64_MAX;
-  std::vector<Variant> call_values_;
 };
 
 }  // namespace kiln::vm

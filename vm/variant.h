@@ -19,10 +19,30 @@ std::string_view ValueTypeName(ValueType type);  // "none", "i32", ..., "ref"
 class Variant {
  public:
   Variant() : i64_(0) {}
-  static Variant I32(int32_t v) { Variant x; x.type_ = ValueType::kI32; x.i32_ = v; return x; }
-  static Variant I64(int64_t v) { Variant x; x.type_ = ValueType::kI64; x.i64_ = v; return x; }
-  static Variant F32(float v) { Variant x; x.type_ = ValueType::kF32; x.f32_ = v; return x; }
-  static Variant F64(double v) { Variant x; x.type_ = ValueType::kF64; x.f64_ = v; return x; }
+  static Variant I32(int32_t v) {
+    Variant x;
+    x.type_ = ValueType::kI32;
+    x.i32_ = v;
+    return x;
+  }
+  static Variant I64(int64_t v) {
+    Variant x;
+    x.type_ = ValueType::kI64;
+    x.i64_ = v;
+    return x;
+  }
+  static Variant F32(float v) {
+    Variant x;
+    x.type_ = ValueType::kF32;
+    x.f32_ = v;
+    return x;
+  }
+  static Variant F64(double v) {
+    Variant x;
+    x.type_ = ValueType::kF64;
+    x.f64_ = v;
+    return x;
+  }
   // A ref variant; `ref` may be null (a typed null is still a ref).
   static Variant FromRef(Ref<Object> ref) {
     Variant x;
@@ -39,6 +59,10 @@ class Variant {
   float f32() const { return f32_; }
   double f64() const { return f64_; }
   const Ref<Object>& ref() const { return ref_; }
+  // Moves the ref out, leaving a null one (the type stays): for a caller
+  // that consumes the value, such as the interpreter storing an import's
+  // result in a register without a retain and release.
+  Ref<Object> TakeRef() { return std::move(ref_); }
 
   // "i32=5", "f32=1.5", "ref<vm.list>", "ref<null>", "none".
   std::string ToString() const;

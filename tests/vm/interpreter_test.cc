@@ -511,6 +511,35 @@ TEST(InterpreterTest, CallsImportsOfAnotherBytecodeModule) {
             "'lib.boom' at bytecode offset 7: integer division by zero");
 }
 
+TEST(InterpreterTest, ImportedBytecodePassesRefsBothWays) {
+  // lib.swap(a, n, b) = (b, n, a). The call's values sit in the stack's arena
+  // above main's frame while lib runs its frame on the same stack, above
+  // them; each ref ends up counted once per holder.
+  ModuleBuilder lib("lib");
+  FunctionBuilder& swap = lib.AddFunction("swap", "rIr_rIr");
+  swap.EmitReturn({1, 0, 0});
+  lib.AddExport("swap", swap.ordinal());
+  ModuleBuilder builder("main");
+  uint32_t imported = builder.AddImport("lib.swap", "rIr_rIr");
+  AddForwarder(builder, "run", imported, {0, 0, 1}, {1, 0, 0}, "rIr_rIr");
+  Ref<Context> context = MakeContextOrFail(builder, {LoadOrFail(lib)});
+  ASSERT_TRUE(context);
+  Ref<ByteBuffer> a = MakeBuffer({1});
+  Ref<ByteBuffer> b = MakeBuffer({2, 2});
+  {
+    std::vector<Variant> out =
+        CallOrFail(*context, "main.run", {RefOf(a), Variant::I64(-5), RefOf(b)});
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_EQ(out[0].ref().get(), b.get());
+    EXPECT_EQ(out[1].i64(), -5);
+    EXPECT_EQ(out[2].ref().get(), a.get());
+    EXPECT_EQ(a->ref_count(), 2);
+    EXPECT_EQ(b->ref_count(), 2);
+  }
+  EXPECT_EQ(a->ref_count(), 1);
+  EXPECT_EQ(b->ref_count(), 1);
+}
+
 TEST(InterpreterTest, OptionalImportsMayStayUnresolved) {
   ModuleBuilder builder("opt");
   uint32_t missing = builder.AddImport("nowhere.fn", "i_i", /*optional=*/true);

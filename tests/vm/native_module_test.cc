@@ -410,6 +410,24 @@ TEST_F(NativeModuleTest, DirectCallChecksArgumentsAndResultsItself) {
   EXPECT_EQ(results[0].ToString(), "i32=3");
 }
 
+TEST_F(NativeModuleTest, TrustedEntryStillChecksRefTypes) {
+  // The trusted entry a linked import calls skips only what linking proved
+  // (see TrustedEntry); a typed export still checks each ref's type.
+  Stack stack;
+  ModuleState& state = *context_->state_of(0);
+  EXPECT_EQ(native_->GetTrustedEntry(999).fn, nullptr);
+  const TrustedEntry entry = native_->GetTrustedEntry(native_->LookupExport("take_list")->ordinal);
+  ASSERT_NE(entry.fn, nullptr);
+  std::vector<Variant> buffer = {Variant::FromRef(*ByteBuffer::Allocate(4))};
+  std::vector<Variant> results(1);
+  Status status = entry.fn(entry.data, state, buffer, results, stack);
+  EXPECT_EQ(status.message(),
+            "argument 0 of 'native.take_list': expected ref<vm.list>, got ref<vm.buffer>");
+  std::vector<Variant> list = {Variant::FromRef(List::Create())};
+  ASSERT_TRUE(entry.fn(entry.data, state, list, results, stack).ok());
+  EXPECT_EQ(results[0].ToString(), "i32=0");
+}
+
 // ---------------------------------------------------------------------------
 // Per-context state.
 

@@ -87,7 +87,8 @@ void AddForwarder(ModuleBuilder& builder, const std::string& name, uint32_t impo
 // A context of [var, caller]: caller imports `imports` (qualified name,
 // signature) in order and exports a forwarder "f<i>" for each.
 Result<Ref<Context>> MakeCaller(const Ref<NativeModule<SumState>>& var,
-                                const std::vector<std::pair<std::string, std::string>>& imports) {
+                                const std::vector<std::pair<std::string, std::string>>& imports,
+                                ContextOptions options = {}) {
   ModuleBuilder builder("caller");
   for (size_t i = 0; i < imports.size(); ++i) {
     uint32_t import = builder.AddImport(imports[i].first, imports[i].second);
@@ -96,7 +97,7 @@ Result<Ref<Context>> MakeCaller(const Ref<NativeModule<SumState>>& var,
   Ref<Instance> instance = Instance::Create();
   KILN_ASSIGN_OR_RETURN(Ref<BytecodeModule> caller,
                         LoadBytes(*instance, testing::BuildBytes(builder)));
-  return Context::Create(instance, {Ref<Module>(var), Ref<Module>(caller)});
+  return Context::Create(instance, {Ref<Module>(var), Ref<Module>(caller)}, std::move(options));
 }
 
 TEST(VariadicSignatureTest, ParseAndFormat) {
@@ -144,7 +145,7 @@ TEST(VariadicImportTest, ConcreteImportsLinkAndCallWithTheirTails) {
   auto context = MakeCaller(var, {{"var.sum", "i_I"},
                                   {"var.sum", "iiI_I"},
                                   {"var.sum", "iIfF_I"},
-                                  {"var.sum", "iiiiiiiiiiii_I"},  // Past the inline marshalling.
+                                  {"var.sum", "iiiiiiiiiiii_I"},  // As many as a dispatch.
                                   {"var.count", "_i"},
                                   {"var.count", "rIf_i"},
                                   {"var.twice", "i_i"},
@@ -259,6 +260,129 @@ TEST(VariadicImportTest, CallChecksTheFixedPrefixAndResultCount) {
   status = var->Call(**state, sum, args, std::span(&result, 1), stack);
   ASSERT_TRUE(status.ok()) << status.ToString();
   EXPECT_EQ(result.ToString(), "i64=6");
+}
+
+// State of the "keep" module below: what the functions were given.
+struct KeepState {
+  Ref<Object> kept;
+};
+
+// keep.hold(r, r) -> r: keeps its first argument (a copy, which retains) and
+// returns its second.
+Status Hold(KeepState& state, std::span<const Variant> args, std::span<Variant> results) {
+  state.kept = args[0].ref();
+  results[0] = args[1];
+  return OkStatus();
+}
+// keep.fail(r) -> r: sets its result, then fails.
+Status FailAfterResult(KeepState&, std::span<const Variant> args, std::span<Variant> results) {
+  results[0] = args[0];
+  return InvalidArgumentError("failed on purpose");
+}
+// keep.liar() -> r: returns an i32 where its signature says ref.
+Status Liar(KeepState&, std::span<const Variant>, std::span<Variant> results) {
+  results[0] = Variant::I32(7);
+  return OkStatus();
+}
+// keep.silent() -> r: sets no result at all.
+Status Silent(KeepState&, std::span<const Variant>, std::span<Variant>) { return OkStatus(); }
+
+// A context of [keep, caller] where caller forwards "f<i>" to import i.
+Result<Ref<Context>> MakeKeepCaller(Ref<NativeModule<KeepState>>* keep_out,
+                                    const std::vector<std::pair<std::string, std::string>>& imports,
+                                    ContextOptions options = {}) {
+  auto keep = NativeModule<KeepState>::Create("keep", nullptr);
+  keep->ExportVariadic("hold", "rr_r", &Hold)
+      .ExportVariadic("fail", "r_r", &FailAfterResult)
+      .ExportVariadic("liar", "_r", &Liar)
+      .ExportVariadic("silent", "_r", &Silent);
+  *keep_out = keep;
+  ModuleBuilder builder("caller");
+  for (size_t i = 0; i < imports.size(); ++i) {
+    uint32_t import = builder.AddImport(imports[i].first, imports[i].second);
+    AddForwarder(builder, "f" + std::to_string(i), import, imports[i].second);
+  }
+  Ref<Instance> instance = Instance::Create();
+  KILN_ASSIGN_OR_RETURN(Ref<BytecodeModule> caller,
+                        LoadBytes(*instance, testing::BuildBytes(builder)));
+  return Context::Create(instance, {Ref<Module>(keep), Ref<Module>(caller)}, std::move(options));
+}
+
+TEST(VariadicImportTest, RefArgumentsAndResultsKeepCountsBalanced) {
+  // The interpreter lends ref arguments to the import (the registers keep
+  // their references) and moves ref results into registers: whatever the
+  // function copies or returns is counted, and nothing else is.
+  Ref<NativeModule<KeepState>> keep;
+  auto context = MakeKeepCaller(&keep, {{"keep.hold", "rr_r"}, {"keep.fail", "r_r"}});
+  ASSERT_TRUE(context.ok()) << context.status().ToString();
+  KeepState& state = NativeModule<KeepState>::UserState(*(*context)->state_of(0));
+  Ref<ByteBuffer> a = *ByteBuffer::Allocate(1);
+  Ref<ByteBuffer> b = *ByteBuffer::Allocate(2);
+  {
+    auto results = Call(**context, "caller.f0", {Variant::FromRef(a), Variant::FromRef(b)});
+    ASSERT_TRUE(results.ok()) << results.status().ToString();
+    ASSERT_EQ(results->size(), 1u);
+    EXPECT_EQ((*results)[0].ref().get(), b.get());
+    EXPECT_EQ(a->ref_count(), 2) << "`a` and the copy the function kept";
+    EXPECT_EQ(b->ref_count(), 2) << "`b` and the result";
+  }
+  EXPECT_EQ(b->ref_count(), 1);
+  state.kept = nullptr;
+  EXPECT_EQ(a->ref_count(), 1);
+  // A result set before a failure is released with the failure.
+  auto failed = Call(**context, "caller.f1", {Variant::FromRef(a)});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("import 'keep.fail' failed: failed on purpose"),
+            std::string::npos)
+      << failed.status().ToString();
+  EXPECT_EQ(a->ref_count(), 1);
+}
+
+TEST(VariadicImportTest, ResultsOfTheWrongTypeAreAnError) {
+  // A native function's results are still checked against the import's
+  // signature: a wrong or missing one is an error, never a mistyped register.
+  Ref<NativeModule<KeepState>> keep;
+  auto context = MakeKeepCaller(&keep, {{"keep.liar", "_r"}, {"keep.silent", "_r"}});
+  ASSERT_TRUE(context.ok()) << context.status().ToString();
+  auto liar = Call(**context, "caller.f0", {});
+  ASSERT_FALSE(liar.ok());
+  EXPECT_EQ(liar.status().code(), StatusCode::kInternal);
+  EXPECT_NE(
+      liar.status().message().find("import 'keep.liar' returned i32=7 for result 0, expected ref"),
+      std::string::npos)
+      << liar.status().ToString();
+  auto silent = Call(**context, "caller.f1", {});
+  ASSERT_FALSE(silent.ok());
+  EXPECT_NE(silent.status().message().find(
+                "import 'keep.silent' returned none for result 0, expected ref"),
+            std::string::npos)
+      << silent.status().ToString();
+}
+
+TEST(VariadicImportTest, CallValuesPastTheStackArenaAreAStackOverflow) {
+  // The values of an import call live in the stack's arena above the
+  // caller's frame: 12 arguments and a result need 13 Variants there.
+  const std::vector<std::pair<std::string, std::string>> imports = {{"var.sum", "iiiiiiiiiiii_I"}};
+  std::vector<Variant> args;
+  for (int i = 1; i <= 12; ++i) args.push_back(Variant::I32(i));
+  const size_t frame_bytes = kFrameHeaderBytes + 8 * 13;  // 12 i32 and 1 i64 registers.
+  ContextOptions options;
+  options.stack.arena_bytes = frame_bytes + 13 * sizeof(Variant) - 8;
+  auto tight = MakeCaller(MakeVar(), imports, options);
+  ASSERT_TRUE(tight.ok()) << tight.status().ToString();
+  auto results = Call(**tight, "caller.f0", args);
+  ASSERT_FALSE(results.ok());
+  EXPECT_EQ(results.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(results.status().message(),
+            "function 'caller.f0' at bytecode offset 0: stack overflow: the values of an import "
+            "call exceed the " +
+                std::to_string(options.stack.arena_bytes) + "-byte stack");
+  options.stack.arena_bytes += 8;  // Exactly enough.
+  auto fits = MakeCaller(MakeVar(), imports, options);
+  ASSERT_TRUE(fits.ok()) << fits.status().ToString();
+  results = Call(**fits, "caller.f0", args);
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  EXPECT_EQ((*results)[0].ToString(), "i64=77");  // 1 * (2 + ... + 12).
 }
 
 }  // namespace
