@@ -215,6 +215,12 @@ main() {
       fi
       header "building (${BUILD_DIR})"
       cmake --build "${BUILD_DIR}"
+      # LeakSanitizer (GCC 12's) misreads the dynamic-TLS vector of a thread
+      # once dlopen-ed libraries with TLS (oneDNN, libgomp) are in it, and its
+      # tracer dies with SIGSEGV at exit ("Tracer caught signal 11", a
+      # garbage "DTLS" range): e2e tensors/constant_filter_convolution.mlir
+      # did. Leak checking stays on; only __tls_get_addr is not intercepted.
+      export ASAN_OPTIONS="${ASAN_OPTIONS:+${ASAN_OPTIONS}:}intercept_tls_get_addr=0"
       run_tests "${BUILD_DIR}" "$@"
       ;;
     help | -h | --help)
