@@ -37,22 +37,10 @@ Status CheckAndCall(const Function& function, const SignatureParts& parts,
 }
 
 // The value type of a calling-convention character; kNone for anything else
-// ('_', '*', junk).
+// ('_', '*', junk), which ValueTypeOfChar would take for a ref.
 inline ValueType TypeOfChar(char c) {
-  switch (c) {
-    case 'i':
-      return ValueType::kI32;
-    case 'I':
-      return ValueType::kI64;
-    case 'f':
-      return ValueType::kF32;
-    case 'F':
-      return ValueType::kF64;
-    case 'r':
-      return ValueType::kRef;
-    default:
-      return ValueType::kNone;
-  }
+  const bool typed = c == 'i' || c == 'I' || c == 'f' || c == 'F' || c == 'r';
+  return typed ? ValueTypeOfChar(c) : ValueType::kNone;
 }
 
 // Whether `signature` is well formed and `arguments` and `results` match it

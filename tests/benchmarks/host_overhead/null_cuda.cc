@@ -41,6 +41,8 @@
 #include <utility>
 #include <vector>
 
+#include "hal/cuda/cuda_symbols.h"  // KILN_CUDA_SYMBOLS: the entry points kiln resolves.
+
 // The opaque handle types <cuda.h> declares, defined here. Functions before
 // modules: a module owns its functions.
 struct CUctx_st {
@@ -92,73 +94,14 @@ struct CUmemPoolHandle_st {
 
 namespace {
 
-// X(name): every entry point this driver hands out, by the unversioned name
-// kiln looks up; `&name` is the variant the header's macro names
-// (cuMemAlloc_v2), which is the one a driver returns for CUDA_VERSION.
-#define NULL_CUDA_FUNCTIONS(X)          \
-  X(cuGetProcAddress)                   \
-  X(cuInit)                             \
-  X(cuGetErrorName)                     \
-  X(cuGetErrorString)                   \
-  X(cuDeviceGetCount)                   \
-  X(cuDeviceGet)                        \
-  X(cuDeviceGetName)                    \
-  X(cuDeviceGetAttribute)               \
-  X(cuDevicePrimaryCtxRetain)           \
-  X(cuDevicePrimaryCtxRelease)          \
-  X(cuCtxSetCurrent)                    \
-  X(cuCtxGetCurrent)                    \
-  X(cuMemAlloc)                         \
-  X(cuMemAllocManaged)                  \
-  X(cuMemFree)                          \
-  X(cuMemHostAlloc)                     \
-  X(cuMemFreeHost)                      \
-  X(cuMemHostGetDevicePointer)          \
-  X(cuMemcpyHtoD)                       \
-  X(cuMemcpyDtoH)                       \
-  X(cuMemcpyAsync)                      \
-  X(cuMemsetD8Async)                    \
-  X(cuMemsetD16Async)                   \
-  X(cuMemsetD32Async)                   \
-  X(cuMemAllocAsync)                    \
-  X(cuMemFreeAsync)                     \
-  X(cuDeviceGetDefaultMemPool)          \
-  X(cuMemPoolSetAttribute)              \
-  X(cuModuleLoadDataEx)                 \
-  X(cuModuleUnload)                     \
-  X(cuModuleGetFunction)                \
-  X(cuFuncGetAttribute)                 \
-  X(cuFuncSetAttribute)                 \
-  X(cuLaunchKernel)                     \
-  X(cuStreamCreate)                     \
-  X(cuStreamDestroy)                    \
-  X(cuStreamSynchronize)                \
-  X(cuStreamWaitEvent)                  \
-  X(cuEventCreate)                      \
-  X(cuEventDestroy)                     \
-  X(cuEventRecord)                      \
-  X(cuEventQuery)                       \
-  X(cuEventSynchronize)                 \
-  X(cuEventElapsedTime)                 \
-  X(cuGraphCreate)                      \
-  X(cuGraphDestroy)                     \
-  X(cuGraphAddKernelNode)               \
-  X(cuGraphAddMemsetNode)               \
-  X(cuGraphAddMemcpyNode)               \
-  X(cuGraphAddEmptyNode)                \
-  X(cuGraphInstantiateWithFlags)        \
-  X(cuGraphExecDestroy)                 \
-  X(cuGraphLaunch)                      \
-  X(cuGraphUpload)                      \
-  X(cuGraphExecKernelNodeSetParams)     \
-  X(cuGraphExecMemcpyNodeSetParams)     \
-  X(cuGraphExecMemsetNodeSetParams)     \
-  X(cuGraphAddChildGraphNode)           \
-  X(cuGraphExecChildGraphNodeSetParams) \
-  X(cuGraphAddEventRecordNode)          \
-  X(cuGraphExecEventRecordNodeSetEvent) \
-  X(cuStreamBeginCapture)               \
-  X(cuStreamEndCapture)
+// X(name): every entry point this driver hands out: cuGetProcAddress and
+// the list kiln resolves (KILN_CUDA_SYMBOLS, so a symbol kiln adds fails to
+// build here until it has a stub), by the unversioned name kiln looks up;
+// `&name` is the variant the header's macro names (cuMemAlloc_v2), which is
+// the one a driver returns for CUDA_VERSION.
+#define NULL_CUDA_FUNCTIONS(X) \
+  X(cuGetProcAddress)          \
+  KILN_CUDA_SYMBOLS(X)
 
 // --- Call counts (KILN_NULL_CUDA_COUNTS=1) -----------------------------------
 
