@@ -18,13 +18,14 @@ namespace kiln {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design.
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design.
   Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design.
     if (status_.ok()) status_ = InternalError("Result constructed from an OK status");
   }
 
   bool ok() const { return value_.has_value(); }
-  const Status& status() const { return status_; }
+  const Status& status() const& { return status_; }
+  Status status() && { return std::move(status_); }
 
   T& value() & { return *value_; }
   const T& value() const& { return *value_; }
@@ -46,7 +47,8 @@ class [[nodiscard]] Result {
 #define KILN_CONCAT_(a, b) KILN_CONCAT_INNER_(a, b)
 #define KILN_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                                \
-  if (!tmp.ok()) return tmp.status();               \
+  if (!tmp.ok()) [[unlikely]]                       \
+    return std::move(tmp).status();                 \
   lhs = std::move(tmp).value()
 // Declares/assigns `lhs` from a Result, returning its Status on failure.
 #define KILN_ASSIGN_OR_RETURN(lhs, expr) \

@@ -361,7 +361,7 @@ class NativeModule final : public Module {
     } else if constexpr (std::is_same_v<R, Status>) {
       Status s = function(state, std::move(std::get<I>(unpacked))...);
       return s.ok() ? s : failed(s);
-    } else if constexpr (native_detail::IsRef<R>::value || !requires { &R::status; }) {
+    } else if constexpr (native_detail::IsRef<R>::value || !requires(const R& r) { r.status(); }) {
       results[0] = native_detail::Pack(function(state, std::move(std::get<I>(unpacked))...));
       return OkStatus();
     } else {
