@@ -34,6 +34,9 @@ struct HalState {
     const Device* device;
     Ref<Semaphore> semaphore;
     uint64_t value;
+    // The last fence made on `semaphore`, as the VM holds it: handed out
+    // again (its one timepoint moved on) once nothing else holds it.
+    Ref<vm::Object> last_fence;
   };
   std::vector<Ref<Device>> devices;
   Ref<ParameterIndex> parameters;  // Never null (empty when none were given).
@@ -52,11 +55,54 @@ struct HalState {
 };
 
 // ---------------------------------------------------------------------------
-// Argument access. Every check builds its message only when it fails.
+// Argument access. Every check builds its message only when it fails, in the
+// cold, out-of-line functions below: a call's host time on a GPU follows how
+// many cache lines its path touches (the host finds its caches cold after
+// waiting for the device), so the checks on that path stay a few
+// instructions each and the message code stays out of their lines.
 
-Status ArgError(size_t index, std::string_view role, std::string_view what) {
+[[gnu::cold, gnu::noinline]] Status ArgError(size_t index, std::string_view role,
+                                             std::string_view what) {
   return InvalidArgumentError("argument " + std::to_string(index) + " (" + std::string(role) +
                               "): " + std::string(what));
+}
+
+// Argument `index` is not a ref of `expected` (or is null where that is not
+// allowed).
+[[gnu::cold, gnu::noinline]] Status RefArgError(Args args, size_t index, std::string_view role,
+                                                const vm::RefType& expected) {
+  return ArgError(index, role,
+                  "expected " + std::string(expected.name) + ", got " + args[index].ToString());
+}
+
+[[gnu::cold, gnu::noinline]] Status I64ArgError(Args args, size_t index, std::string_view role) {
+  return ArgError(index, role, "expected i64, got " + args[index].ToString());
+}
+
+[[gnu::cold, gnu::noinline]] Status DimArgError(Args args, size_t first, size_t i,
+                                                bool any_allowed) {
+  const Variant& value = args[first + i];
+  return ArgError(first + i, "dim " + std::to_string(i),
+                  value.type() != ValueType::kI64
+                      ? "expected i64, got " + value.ToString()
+                      : std::to_string(value.i64()) + " is negative" +
+                            (any_allowed ? " (only -1, any size, is allowed)" : ""));
+}
+
+[[gnu::cold, gnu::noinline]] Status NegativeSizeError(size_t index, std::string_view role,
+                                                      int64_t value, bool whole_allowed) {
+  return ArgError(index, role,
+                  std::to_string(value) + " is negative" +
+                      (whole_allowed ? " (only -1, the whole buffer, is allowed)" : ""));
+}
+
+[[gnu::cold, gnu::noinline]] Status ElementTypeArgError(Args args, size_t index) {
+  if (args[index].type() != ValueType::kI32) {
+    return ArgError(index, "element type", "expected i32, got " + args[index].ToString());
+  }
+  char hex[16];
+  std::snprintf(hex, sizeof(hex), "0x%08X", static_cast<uint32_t>(args[index].i32()));
+  return ArgError(index, "element type", "unknown element type encoding " + std::string(hex));
 }
 
 // The holder (VmHalObject<T>, VmAllocator or ByteBuffer) in ref argument
@@ -77,8 +123,7 @@ Status GetHolder(Args args, size_t index, std::string_view role, bool nullable,
       return OkStatus();
     }
   }
-  return ArgError(index, role,
-                  "expected " + std::string(Holder::Type().name) + ", got " + value.ToString());
+  return RefArgError(args, index, role, Holder::Type());
 }
 
 // The HAL object of type T in argument `index` (never null).
@@ -108,9 +153,7 @@ Status GetText(Args args, size_t index, std::string_view role, std::string_view*
 
 // An i64 argument of a variadic tail (whose type the VM does not know).
 Status GetI64(Args args, size_t index, std::string_view role, int64_t* out) {
-  if (args[index].type() != ValueType::kI64) {
-    return ArgError(index, role, "expected i64, got " + args[index].ToString());
-  }
+  if (args[index].type() != ValueType::kI64) return I64ArgError(args, index, role);
   *out = args[index].i64();
   return OkStatus();
 }
@@ -123,11 +166,7 @@ Status GetDim(Args args, size_t first, size_t i, bool any_allowed, int64_t* out)
     *out = value.i64();
     return OkStatus();
   }
-  return ArgError(first + i, "dim " + std::to_string(i),
-                  value.type() != ValueType::kI64
-                      ? "expected i64, got " + value.ToString()
-                      : std::to_string(value.i64()) + " is negative" +
-                            (any_allowed ? " (only -1, any size, is allowed)" : ""));
+  return DimArgError(args, first, i, any_allowed);
 }
 
 // A byte offset or length (i64): non-negative, or -1 for "the whole rest"
@@ -143,20 +182,14 @@ Status GetSize(Args args, size_t index, std::string_view role, bool whole_allowe
     *out = kWholeBuffer;
     return OkStatus();
   }
-  return ArgError(index, role,
-                  std::to_string(value) + " is negative" +
-                      (whole_allowed ? " (only -1, the whole buffer, is allowed)" : ""));
+  return NegativeSizeError(index, role, value, whole_allowed);
 }
 
 Status GetElementType(Args args, size_t index, ElementType* out) {
-  if (args[index].type() != ValueType::kI32) {
-    return ArgError(index, "element type", "expected i32, got " + args[index].ToString());
-  }
+  if (args[index].type() != ValueType::kI32) return ElementTypeArgError(args, index);
   ElementType type = static_cast<ElementType>(static_cast<uint32_t>(args[index].i32()));
   if (type == ElementType::kNone || FormatElementType(type) == "none") {
-    char hex[16];
-    std::snprintf(hex, sizeof(hex), "0x%08X", static_cast<uint32_t>(type));
-    return ArgError(index, "element type", "unknown element type encoding " + std::string(hex));
+    return ElementTypeArgError(args, index);
   }
   *out = type;
   return OkStatus();
@@ -385,6 +418,25 @@ std::string ExpectedTensor(Args dims, ElementType type) {
   return text + std::string(FormatElementType(type)) + ">";
 }
 
+// hal.buffer_view.assert's error: the program's input is not the tensor it declares.
+[[gnu::cold, gnu::noinline]] Status AssertMismatchError(Args args, std::string_view message,
+                                                        ElementType type, const BufferView* view) {
+  const Args dims = args.subspan(3);
+  const Variant& value = args[0];
+  std::string got;
+  if (view) {
+    got = view->ShapeString();
+  } else if (value.is_ref() && value.ref()) {
+    got = "a " + std::string(value.ref()->type().name) + " (not a tensor)";
+  } else if (value.is_ref()) {
+    got = "null";
+  } else {
+    got = value.ToString();
+  }
+  return InvalidArgumentError(std::string(message) + ": expected " + ExpectedTensor(dims, type) +
+                              ", got " + got);
+}
+
 Status BufferViewAssert(HalState&, Args args, Results) {
   std::string_view message;
   KILN_RETURN_IF_ERROR(GetText(args, 1, "message", &message));
@@ -400,24 +452,13 @@ Status BufferViewAssert(HalState&, Args args, Results) {
   const Variant& value = args[0];
   const BufferView* view =
       value.is_ref() ? UnwrapFromVm<BufferView>(value.ref().get()).get() : nullptr;
-  bool matches = view && IsCompatibleElementType(type, view->element_type()) &&
-                 view->rank() == dims.size();
+  bool matches =
+      view && IsCompatibleElementType(type, view->element_type()) && view->rank() == dims.size();
   for (size_t i = 0; matches && i < dims.size(); ++i) {
     matches = dims[i].i64() == -1 || dims[i].i64() == view->dim(i);
   }
   if (matches) return OkStatus();
-  std::string got;
-  if (view) {
-    got = view->ShapeString();
-  } else if (value.is_ref() && value.ref()) {
-    got = "a " + std::string(value.ref()->type().name) + " (not a tensor)";
-  } else if (value.is_ref()) {
-    got = "null";
-  } else {
-    got = value.ToString();
-  }
-  return InvalidArgumentError(std::string(message) + ": expected " + ExpectedTensor(dims, type) +
-                              ", got " + got);
+  return AssertMismatchError(args, message, type, view);
 }
 
 // ---------------------------------------------------------------------------
@@ -678,40 +719,67 @@ Status FenceCreate(HalState& state, Args args, Results results) {
   if (entry == nullptr || !reached.ok() || *reached != entry->value) {
     KILN_ASSIGN_OR_RETURN(Ref<Semaphore> semaphore, (*device)->CreateSemaphore(0));
     if (entry == nullptr) entry = &state.fence_semaphores.emplace_back();
-    *entry = {device->get(), std::move(semaphore), 0};
+    *entry = {device->get(), std::move(semaphore), 0, nullptr};
+  }
+  // A program makes a fence per call and drops it before the next: when
+  // nothing but this entry holds the last one (its wrapper and the fence
+  // itself), no one can observe it any more, and moving its timepoint on
+  // (same semaphore, a larger value: Insert keeps the larger) makes the new
+  // fence without three allocations per call.
+  if (entry->last_fence && entry->last_fence->ref_count() == 1) {
+    const Ref<Fence>& last = static_cast<const VmHalObject<Fence>*>(entry->last_fence.get())->get();
+    if (last->ref_count() == 1 && last->timepoints().size() == 1 &&
+        last->timepoints()[0].semaphore == entry->semaphore) {
+      last->Insert(entry->semaphore, ++entry->value);
+      results[0] = Wrapped(entry->last_fence);
+      return OkStatus();
+    }
   }
   Ref<Fence> fence = MakeRef<Fence>();
   fence->Insert(entry->semaphore, ++entry->value);
-  results[0] = Wrapped(WrapForVm(std::move(fence)));
+  entry->last_fence = WrapForVm(std::move(fence));
+  results[0] = Wrapped(entry->last_fence);
   return OkStatus();
+}
+
+[[gnu::cold, gnu::noinline]] Status NegativeTimeoutError(int64_t timeout_ms) {
+  return ArgError(1, "timeout",
+                  std::to_string(timeout_ms) + " ms is negative (-1 waits without limit)");
+}
+
+// The traced wait: its span, and the dispatch spans the wait saw complete.
+[[gnu::noinline]] Status TracedWait(HalState& state, const Fence& fence, Timeout timeout) {
+  const int64_t start_ns = state.trace->Now();
+  Status status = fence.Wait(timeout);
+  const int64_t end_ns = state.trace->Now();
+  state.trace->AddWait(end_ns - start_ns);  // The span and the count agree.
+  if (state.trace->recording()) {
+    state.trace->AddHostSpan("wait", start_ns, {}, end_ns);
+    // Devices that read their timers only when asked add their dispatch
+    // spans now (after the span above, so the flush's own time is not
+    // counted as waiting).
+    for (const Ref<Device>& device : state.devices) device->FlushTrace();
+  }
+  return status;
 }
 
 Status FenceAwait(HalState& state, Args args, Results) {
   const Ref<Fence>* fence = nullptr;
   KILN_RETURN_IF_ERROR(Get(args, 0, "fence", &fence));
   const int64_t timeout_ms = args[1].i64();
-  if (timeout_ms < -1) {
-    return ArgError(1, "timeout",
-                    std::to_string(timeout_ms) + " ms is negative (-1 waits without limit)");
-  }
+  if (timeout_ms < -1) return NegativeTimeoutError(timeout_ms);
   // Beyond what nanoseconds hold (292 years) is as good as forever.
   constexpr int64_t kMaxMs = INT64_MAX / 1000000;
   const Timeout timeout = timeout_ms == -1 || timeout_ms > kMaxMs
                               ? kInfiniteTimeout
                               : Timeout(std::chrono::milliseconds(timeout_ms));
   if (!state.trace) return (*fence)->Wait(timeout);
-  const int64_t start_ns = state.trace->Now();
-  Status status = (*fence)->Wait(timeout);
-  const int64_t end_ns = state.trace->Now();
-  state.trace->AddWait(end_ns - start_ns);  // The span and the count agree.
-  state.trace->AddHostSpan("wait", start_ns, {}, end_ns);
-  // The work the wait saw complete: devices that read their timers only
-  // when asked add its dispatch spans now (after the span above, so the
-  // flush's own time is not counted as waiting).
-  if (state.trace->recording()) {
-    for (const Ref<Device>& device : state.devices) device->FlushTrace();
-  }
-  return status;
+  return TracedWait(state, **fence, timeout);
+}
+
+[[gnu::cold, gnu::noinline]] Status BindingSlotArgError(Args args, size_t index, size_t slot) {
+  return ArgError(index, "binding-table slot " + std::to_string(slot),
+                  "expected hal.buffer or null, got " + args[index].ToString());
 }
 
 // Submits a command buffer with the binding table in arguments 4.. (none
@@ -736,8 +804,7 @@ Status DeviceQueueExecute(HalState& state, Args args, Results) {
     const Variant& value = args[i];
     const vm::Object* object = value.is_ref() ? value.ref().get() : nullptr;
     if (!value.is_ref() || (object && &object->type() != &VmBuffer::Type())) {
-      status = ArgError(i, "binding-table slot " + std::to_string(i - kFirstSlot),
-                        "expected hal.buffer or null, got " + value.ToString());
+      status = BindingSlotArgError(args, i, i - kFirstSlot);
       break;
     }
     state.binding_table.push_back(object ? static_cast<const VmBuffer*>(object)->get() : nullptr);

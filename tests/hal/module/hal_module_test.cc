@@ -904,6 +904,41 @@ TEST_P(HalModuleTest, FenceCreateReusesASemaphoreOnlyOnceItsFencesAreReached) {
   EXPECT_EQ(status.code(), StatusCode::kDeadlineExceeded) << status.ToString();
 }
 
+TEST_P(HalModuleTest, FenceCreateHandsOutADroppedFenceAgainAtItsNextTimepoint) {
+  const Variant device = Variant::FromRef(WrapDevice(device_));
+  auto create = [&]() -> Variant {
+    auto fence = CallHal("fence.create", {device}, 1);
+    EXPECT_TRUE(fence.ok()) << fence.status().ToString();
+    return fence.ok() ? (*fence)[0] : Variant::FromRef(nullptr);
+  };
+  Variant first = create();
+  const vm::Object* first_object = first.ref().get();
+  Ref<Fence> fence = UnwrapFence(first);
+  ASSERT_TRUE(fence);
+  KILN_ASSERT_OK(fence->Signal());
+  // Still held (here and by `fence`): the next fence is another object.
+  Variant second = create();
+  EXPECT_NE(second.ref().get(), first_object);
+  Ref<Fence> second_fence = UnwrapFence(second);
+  KILN_ASSERT_OK(second_fence->Signal());
+  const uint64_t second_value = second_fence->timepoints()[0].value;
+  const vm::Object* second_object = second.ref().get();
+  // Dropped by every holder: the same object comes back, moved on to the
+  // semaphore's next timepoint, which nothing has signaled.
+  second_fence = nullptr;
+  second = Variant::FromRef(nullptr);
+  Variant third = create();
+  EXPECT_EQ(third.ref().get(), second_object);
+  Ref<Fence> third_fence = UnwrapFence(third);
+  ASSERT_EQ(third_fence->timepoints().size(), 1u);
+  EXPECT_EQ(third_fence->timepoints()[0].value, second_value + 1);
+  Status status = CallHalError("fence.await", {third, Variant::I64(0)});
+  EXPECT_EQ(status.code(), StatusCode::kDeadlineExceeded) << status.ToString();
+  KILN_ASSERT_OK(third_fence->Signal());
+  auto reached = CallHal("fence.await", {third, Variant::I64(0)}, 0);
+  EXPECT_TRUE(reached.ok()) << reached.status().ToString();
+}
+
 TEST_P(HalModuleTest, ArgumentErrorsNameTheArgument) {
   const Variant device = Variant::FromRef(WrapDevice(device_));
   const Variant null = Variant::FromRef(nullptr);
