@@ -1,5 +1,6 @@
 #include "hal/command_buffer.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -206,11 +207,54 @@ void CommandBuffer::KeepSlotUses(std::span<const SlotUse> uses) {
     if (distinct_slot_uses_.emplace(use.slot, use.offset, use.length, use.usage, use.alignment)
             .second) {
       slot_uses_.push_back(use);
+      AddSlotNeeds(use);
     }
   }
 }
 
+void CommandBuffer::AddSlotNeeds(const SlotUse& use) {
+  SlotNeeds* needs = nullptr;
+  for (SlotNeeds& n : slot_needs_) {
+    if (n.slot == use.slot) needs = &n;
+  }
+  if (needs == nullptr) needs = &slot_needs_.emplace_back(SlotNeeds{use.slot});
+  // CheckBufferUse passes a use exactly when the buffer allows its usage,
+  // offset <= byte length, and then (a length given) length <= byte length
+  // - offset, i.e. offset + length <= byte length, or (to the end) nothing
+  // more; and the resolved length is a multiple of the alignment.
+  needs->usage |= use.usage;
+  if (use.length == kWholeBuffer) {
+    needs->has_whole_buffer_use = true;
+    needs->last_whole_offset = std::max(needs->last_whole_offset, use.offset);
+    if (use.alignment != 1) needs->check_each_use = true;
+    return;
+  }
+  size_t end = 0;
+  if (use.length % use.alignment != 0 || __builtin_add_overflow(use.offset, use.length, &end)) {
+    needs->check_each_use = true;
+    return;
+  }
+  needs->end = std::max(needs->end, end);
+}
+
+bool CommandBuffer::SlotNeedsMet(std::span<const Ref<Buffer>> binding_table) const {
+  for (const SlotNeeds& needs : slot_needs_) {
+    if (needs.check_each_use || needs.slot >= binding_table.size()) return false;
+    const Buffer* buffer = binding_table[needs.slot].get();
+    if (buffer == nullptr || (buffer->allowed_usage() & needs.usage) != needs.usage ||
+        needs.end > buffer->byte_length() ||
+        (needs.has_whole_buffer_use && needs.last_whole_offset > buffer->byte_length())) {
+      return false;
+    }
+  }
+  return true;
+}
+
 Status CommandBuffer::ValidateBindingTable(std::span<const Ref<Buffer>> binding_table) const {
+  if (SlotNeedsMet(binding_table)) [[likely]]
+    return OkStatus();
+  // A use fails (or a slot's uses are checked alone): the first use that
+  // fails, in recording order, names the error.
   for (const SlotUse& use : slot_uses_) {
     if (use.slot >= binding_table.size() || !binding_table[use.slot]) {
       return InvalidArgumentError(

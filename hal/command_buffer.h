@@ -168,10 +168,35 @@ class CommandBuffer : public RefObject {
   // first one recorded names them, so a submit checks each once.
   void KeepSlotUses(std::span<const SlotUse> uses);
 
+  // What the uses of one slot need of its buffer, together: the table
+  // passes every use of the slot exactly when its buffer is there, allows
+  // `usage`, holds `end` bytes and, for the uses that run to the end of the
+  // buffer, starts no later than its end. ValidateBindingTable checks a
+  // submit's table against these, one per slot (a model's recording uses a
+  // slot in many ranges: one per dispatch of an arena), and the uses one by
+  // one, as before, only for an error that names the first failing use.
+  struct SlotNeeds {
+    uint32_t slot;
+    BufferUsageBits usage = 0;
+    // Set when a use has a check the summary cannot state (a use to the end
+    // of the buffer with an alignment above 1: the remaining length decides;
+    // a length that is not a multiple of its alignment or whose end
+    // overflows: it always fails): the slot's uses are checked one by one.
+    bool check_each_use = false;
+    bool has_whole_buffer_use = false;
+    size_t end = 0;                // The largest offset + length of the uses with a length.
+    size_t last_whole_offset = 0;  // The largest offset of the uses to the end.
+  };
+  void AddSlotNeeds(const SlotUse& use);
+  // Whether every slot use passes under `binding_table` (the summaries say
+  // exactly that); false when one of them fails or must be checked alone.
+  bool SlotNeedsMet(std::span<const Ref<Buffer>> binding_table) const;
+
   CommandBufferMode mode_;
   State state_ = State::kInitial;
   std::atomic<bool> submitted_{false};  // One-shot: accepted by a queue.
   std::vector<SlotUse> slot_uses_;
+  std::vector<SlotNeeds> slot_needs_;  // One per slot slot_uses_ name.
   // (slot, offset, length, usage, alignment) of each of slot_uses_.
   std::set<std::tuple<uint32_t, size_t, size_t, BufferUsageBits, size_t>> distinct_slot_uses_;
   std::vector<BufferRef> resolved_bindings_;  // Dispatch's scratch, empty between calls.

@@ -44,7 +44,10 @@ class Fence : public RefObject {
   // OK once every timepoint is reached; the first failure or
   // DEADLINE_EXCEEDED otherwise. The timeout covers the whole fence.
   Status Wait(Timeout timeout) const {
-    auto start = std::chrono::steady_clock::now();
+    // The clock is read only for a finite timeout (an infinite wait, a
+    // program's fence.await, spares the call).
+    const auto start = timeout != kInfiniteTimeout ? std::chrono::steady_clock::now()
+                                                   : std::chrono::steady_clock::time_point();
     for (const Timepoint& t : timepoints_) {
       Timeout left = timeout;
       if (timeout != kInfiniteTimeout) {

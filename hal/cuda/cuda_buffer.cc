@@ -11,8 +11,8 @@ std::string SizeText(size_t size) { return std::to_string(size) + " bytes"; }
 
 }  // namespace
 
-Result<Ref<CudaBuffer>> CudaBuffer::Allocate(Ref<CudaContext> context, const BufferParams& params,
-                                             size_t size) {
+Result<Ref<CudaBuffer>> CudaBuffer::Allocate(const Ref<CudaContext>& context,
+                                             const BufferParams& params, size_t size) {
   KILN_RETURN_IF_ERROR(context->health());
   KILN_RETURN_IF_ERROR(context->MakeCurrent());
   const CudaSymbols& s = context->symbols();
@@ -60,11 +60,12 @@ Result<Ref<CudaBuffer>> CudaBuffer::Allocate(Ref<CudaContext> context, const Buf
   return buffer;
 }
 
-Result<Ref<CudaBuffer>> CudaBuffer::AllocateAsync(Ref<CudaContext> context,
+Result<Ref<CudaBuffer>> CudaBuffer::AllocateAsync(const Ref<CudaContext>& context,
                                                   const BufferParams& params, size_t size) {
-  if ((params.memory_type & kMemoryTypeHostVisible) || !context->supports_memory_pools()) {
+  if ((params.memory_type & kMemoryTypeHostVisible) || !context->supports_memory_pools())
+      [[unlikely]] {
     // Pools hold device memory only; other kinds are ready at once.
-    return Allocate(std::move(context), params, size);
+    return Allocate(context, params, size);
   }
   KILN_RETURN_IF_ERROR(context->health());
   KILN_RETURN_IF_ERROR(context->MakeCurrent());

@@ -34,11 +34,11 @@ class CudaBuffer final : public Buffer {
  public:
   enum class Kind : uint8_t { kDevice, kManaged, kPinnedHost, kStreamOrdered };
 
-  static Result<Ref<CudaBuffer>> Allocate(Ref<CudaContext> context, const BufferParams& params,
-                                          size_t size);
+  static Result<Ref<CudaBuffer>> Allocate(const Ref<CudaContext>& context,
+                                          const BufferParams& params, size_t size);
   // Allocates on the device's stream, ordered after the work enqueued so far.
-  static Result<Ref<CudaBuffer>> AllocateAsync(Ref<CudaContext> context, const BufferParams& params,
-                                               size_t size);
+  static Result<Ref<CudaBuffer>> AllocateAsync(const Ref<CudaContext>& context,
+                                               const BufferParams& params, size_t size);
   ~CudaBuffer() override;
 
   const CudaContext& context() const { return *context_; }
@@ -54,9 +54,9 @@ class CudaBuffer final : public Buffer {
   Status WriteAllocation(size_t allocation_offset, std::span<const uint8_t> data) override;
 
  private:
-  CudaBuffer(Ref<CudaContext> context, Kind kind, MemoryTypeBits memory_type, BufferUsageBits usage,
-             size_t size)
-      : Buffer(memory_type, usage, size), context_(std::move(context)), kind_(kind) {}
+  CudaBuffer(const Ref<CudaContext>& context, Kind kind, MemoryTypeBits memory_type,
+             BufferUsageBits usage, size_t size)
+      : Buffer(memory_type, usage, size), context_(context), kind_(kind) {}
 
   // Stream-ordered: gives the block to the context's cache, or to CUDA's
   // pool when the cache is full (CUDA's answer; CUDA_SUCCESS when cached).

@@ -58,7 +58,7 @@ Status CudaCommandBuffer::CheckBuffer(const BufferRef& ref, const utils::BufferS
   return TooSmallError(site.Describe(), *call, required, ref.length);
 }
 
-Status CudaCommandBuffer::CheckLibraryBindings(std::span<const Ref<Buffer>> binding_table) const {
+Status CudaCommandBuffer::CheckLibrarySlotUses(std::span<const Ref<Buffer>> binding_table) const {
   const utils::CommandList& list = command_list();
   for (const LibrarySlotUse& use : library_slot_uses_) {
     const auto& dispatch = std::get<utils::DispatchCommand>(list[use.command]);

@@ -70,7 +70,12 @@ class CudaCommandBuffer : public utils::DeferredCommandBuffer {
   // Checks that each binding-table slot a library call uses holds the
   // bytes the call needs (the device calls it at submit, after
   // ValidateBindingTable).
-  Status CheckLibraryBindings(std::span<const Ref<Buffer>> binding_table) const;
+  Status CheckLibraryBindings(std::span<const Ref<Buffer>> binding_table) const {
+    // Inline: most command buffers' library calls use no slot (or there
+    // are none), and every submit asks.
+    if (library_slot_uses_.empty()) return OkStatus();
+    return CheckLibrarySlotUses(binding_table);
+  }
   // Dispatches that run a library call, and the workspace bytes they share.
   size_t library_call_count() const { return library_call_count_; }
   size_t workspace_bytes() const { return workspace_ ? workspace_->byte_length() : 0; }
@@ -142,6 +147,8 @@ class CudaCommandBuffer : public utils::DeferredCommandBuffer {
     uint64_t required;
   };
   std::vector<LibrarySlotUse> library_slot_uses_;
+  // CheckLibraryBindings of a command buffer with library_slot_uses_.
+  Status CheckLibrarySlotUses(std::span<const Ref<Buffer>> binding_table) const;
   std::vector<CUdeviceptr> library_addresses_;  // EnqueueLibraryCall's scratch.
 };
 

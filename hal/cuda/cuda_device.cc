@@ -1,5 +1,8 @@
 #include "hal/cuda/cuda_device.h"
 
+#include <type_traits>
+#include <typeinfo>
+
 #include "hal/cuda/graph_command_buffer.h"
 #include "hal/cuda/stream_command_buffer.h"
 #include "hal/utils/submission.h"
@@ -67,7 +70,10 @@ struct CudaDevice::Objects {
   std::string_view owner() const { return "this CUDA device"; }
   Status health() const { return context.health(); }
   bool OwnsSemaphore(const Semaphore& semaphore, utils::SemaphoreRole) const {
-    return dynamic_cast<const CudaSemaphore*>(&semaphore) != nullptr;
+    // CudaSemaphore is final: comparing the dynamic type is exact, and
+    // cheaper than dynamic_cast's walk of the hierarchy.
+    static_assert(std::is_final_v<CudaSemaphore>);
+    return typeid(semaphore) == typeid(CudaSemaphore);
   }
   bool OwnsBuffer(const Buffer& buffer) const {
     return CudaAllocationOf(buffer, context) != nullptr;
@@ -76,42 +82,56 @@ struct CudaDevice::Objects {
     return cuda::ForeignBufferError(buffer, context, where);
   }
   CudaCommandBuffer* OwnCommandBuffer(CommandBuffer& command_buffer) const {
-    auto* own = dynamic_cast<CudaCommandBuffer*>(&command_buffer);
-    return own != nullptr && &own->context() == &context ? own : nullptr;
+    // The CUDA command buffers are the two final classes below (as
+    // dynamic_cast<CudaCommandBuffer*> would find, for less).
+    static_assert(std::is_final_v<GraphCommandBuffer> && std::is_final_v<StreamCommandBuffer>);
+    const std::type_info& type = typeid(command_buffer);
+    if (type != typeid(GraphCommandBuffer) && type != typeid(StreamCommandBuffer)) return nullptr;
+    auto* own = static_cast<CudaCommandBuffer*>(&command_buffer);
+    return &own->context() == &context ? own : nullptr;
   }
 };
 
 Status CudaDevice::QueueExecute(const Fence& wait, const Fence& signal,
                                 std::span<const Ref<CommandBuffer>> command_buffers,
                                 std::span<const Ref<Buffer>> binding_table) {
-  return utils::QueueExecute<CudaCommandBuffer>(
-      Objects{*context_}, wait, signal, command_buffers, binding_table,
-      [&](CudaSubmission&& submission) {
-        // After the HAL's checks of the table: a library call may need more
-        // of a slot than the range its dispatch names.
-        for (size_t i = 0; i < submission.command_buffers.size(); ++i) {
-          Status fits = submission.command_buffers[i]->CheckLibraryBindings(binding_table);
-          if (!fits.ok()) {
-            return fits.WithContext("QueueExecute: command buffer " + std::to_string(i));
-          }
-        }
-        submission.trace = attached_trace();
-        return queue_->Submit(std::move(submission));
-      });
+  KILN_RETURN_IF_ERROR(utils::CheckQueueExecute<CudaCommandBuffer>(Objects{*context_}, wait, signal,
+                                                                   command_buffers, binding_table));
+  return utils::SubmitClaimingOneShots(command_buffers, [&]() -> Status {
+    // After the HAL's checks of the table: a library call may need more
+    // of a slot than the range its dispatch names.
+    for (size_t i = 0; i < command_buffers.size(); ++i) {
+      Status fits = static_cast<const CudaCommandBuffer&>(*command_buffers[i])
+                        .CheckLibraryBindings(binding_table);
+      if (!fits.ok()) [[unlikely]] {
+        return fits.WithContext("QueueExecute: command buffer " + std::to_string(i));
+      }
+    }
+    // The queue takes the fences, command buffers and table as they are
+    // (CudaSubmission): issued within Submit, or copied if deferred.
+    const Ref<Trace> trace = attached_trace();
+    return queue_->Submit({.waits = wait.timepoints(),
+                           .signals = signal.timepoints(),
+                           .command_buffers = command_buffers,
+                           .binding_table = binding_table,
+                           .released = nullptr,
+                           .trace = trace.get()});
+  });
 }
 
 void CudaDevice::FlushTrace() { queue_->FlushTrace(); }
 
 Result<Ref<Buffer>> CudaDevice::QueueAlloca(const Fence& wait, const Fence& signal,
                                             const BufferParams& params, size_t size) {
-  KILN_ASSIGN_OR_RETURN(CudaSubmission submission,
-                        utils::PrepareQueueOperation<CudaCommandBuffer>(
-                            Objects{*context_}, "QueueAlloca", wait, signal));
+  KILN_RETURN_IF_ERROR(utils::CheckQueueOperation(Objects{*context_}, "QueueAlloca", wait, signal));
   // The memory is taken from the pool now, in stream order (it is only
   // reserved earlier than the waits ask, never used before them); the
   // submission orders the signal after the waits.
   KILN_ASSIGN_OR_RETURN(Ref<CudaBuffer> buffer, CudaBuffer::AllocateAsync(context_, params, size));
-  KILN_RETURN_IF_ERROR(queue_->Submit(std::move(submission)));
+  KILN_RETURN_IF_ERROR(queue_->Submit({.waits = wait.timepoints(),
+                                       .signals = signal.timepoints(),
+                                       .command_buffers = {},
+                                       .binding_table = {}}));
   return Ref<Buffer>(std::move(buffer));
 }
 
@@ -120,13 +140,18 @@ Status CudaDevice::QueueDealloca(const Fence& wait, const Fence& signal, Ref<Buf
   const CudaBuffer* allocation = CudaAllocationOf(*buffer, *context_);
   if (allocation == nullptr)
     return ForeignBufferError(*buffer, *context_, "QueueDealloca: the buffer");
-  KILN_ASSIGN_OR_RETURN(CudaSubmission submission,
-                        utils::PrepareQueueOperation<CudaCommandBuffer>(
-                            Objects{*context_}, "QueueDealloca", wait, signal));
-  if (allocation->kind() == CudaBuffer::Kind::kStreamOrdered) {
-    submission.released = Ref<Buffer>(const_cast<CudaBuffer*>(allocation));
-  }
-  return queue_->Submit(std::move(submission));
+  KILN_RETURN_IF_ERROR(
+      utils::CheckQueueOperation(Objects{*context_}, "QueueDealloca", wait, signal));
+  // `buffer` holds the allocation until Submit returns; a deferred
+  // submission holds it itself.
+  CudaBuffer* released = allocation->kind() == CudaBuffer::Kind::kStreamOrdered
+                             ? const_cast<CudaBuffer*>(allocation)
+                             : nullptr;
+  return queue_->Submit({.waits = wait.timepoints(),
+                         .signals = signal.timepoints(),
+                         .command_buffers = {},
+                         .binding_table = {},
+                         .released = released});
 }
 
 }  // namespace kiln::hal::cuda

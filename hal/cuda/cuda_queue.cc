@@ -2,112 +2,132 @@
 
 #include <variant>
 
+#include "hal/utils/submission.h"
+
 namespace kiln::hal::cuda {
 
 namespace {
 
-void FailSignals(const CudaSubmission& submission, const Status& status) {
-  utils::CompleteSignals(submission.signals, status);
+void FailSignals(std::span<const Fence::Timepoint> signals, const Status& status) {
+  utils::CompleteSignals(signals, status);
 }
 
 }  // namespace
 
-CudaQueue::Readiness CudaQueue::ResolveWaits(CudaSubmission& submission, Status* failure,
+CudaQueue::Deferred::Deferred(const CudaSubmission& submission, size_t resolved_waits) {
+  waits.assign(submission.waits.begin() + static_cast<ptrdiff_t>(resolved_waits),
+               submission.waits.end());
+  signals.assign(submission.signals.begin(), submission.signals.end());
+  command_buffers.assign(submission.command_buffers.begin(), submission.command_buffers.end());
+  binding_table.assign(submission.binding_table.begin(), submission.binding_table.end());
+  released = Ref<Buffer>(submission.released);
+  trace = Ref<Trace>(submission.trace);
+}
+
+CudaSubmission CudaQueue::Deferred::view() const {
+  // `released` holds only what a CudaSubmission put there: a CudaBuffer.
+  return {
+      waits,      signals, command_buffers, binding_table, static_cast<CudaBuffer*>(released.get()),
+      trace.get()};
+}
+
+CudaQueue::Readiness CudaQueue::ResolveWaits(std::span<const Fence::Timepoint> waits,
+                                             size_t* resolved, Status* failure,
                                              CudaSemaphore** blocker, uint64_t* value) {
-  // Resolved waits are dropped, so a deferred submission does not enqueue
-  // a cross-device wait twice.
-  auto& waits = submission.waits;
-  for (size_t i = 0; i < waits.size();) {
-    auto* semaphore = static_cast<CudaSemaphore*>(waits[i].semaphore.get());
-    CudaSemaphore::WaitResolution resolution = semaphore->ResolveWait(waits[i].value, *context_);
+  for (*resolved = 0; *resolved < waits.size(); ++*resolved) {
+    const Fence::Timepoint& wait = waits[*resolved];
+    auto* semaphore = static_cast<CudaSemaphore*>(wait.semaphore.get());
+    CudaSemaphore::WaitResolution resolution = semaphore->ResolveWait(wait.value, *context_);
     switch (resolution.kind) {
       case CudaSemaphore::WaitResolution::kReady:
-        waits.erase(waits.begin() + static_cast<ptrdiff_t>(i));
         continue;
       case CudaSemaphore::WaitResolution::kFailed:
         *failure = resolution.failure;
         return Readiness::kFailed;
       case CudaSemaphore::WaitResolution::kUnresolved:
         *blocker = semaphore;
-        *value = waits[i].value;
+        *value = wait.value;
         return Readiness::kBlocked;
     }
   }
   return Readiness::kReady;
 }
 
-Status CudaQueue::Issue(CudaSubmission& submission, Callbacks* due) {
-  Status status = context_->health();
-  if (status.ok()) status = context_->MakeCurrent();
+Status CudaQueue::IssueTraced(const CudaSubmission& submission) {
+  bool dispatches = false;
+  for (const Ref<CommandBuffer>& command_buffer : submission.command_buffers) {
+    const auto& own = static_cast<const CudaCommandBuffer&>(*command_buffer);
+    for (const utils::Command& command : own.command_list().commands()) {
+      dispatches = dispatches || std::holds_alternative<utils::DispatchCommand>(command);
+    }
+  }
   std::unique_ptr<CudaDispatchTimer> timer;
-  if (status.ok() && submission.trace) {
-    bool dispatches = false;
-    for (const Ref<CudaCommandBuffer>& command_buffer : submission.command_buffers) {
-      for (const utils::Command& command : command_buffer->command_list().commands()) {
-        dispatches = dispatches || std::holds_alternative<utils::DispatchCommand>(command);
-      }
-    }
-    if (dispatches) {
-      Result<std::unique_ptr<CudaDispatchTimer>> started =
-          CudaDispatchTimer::Start(context_, submission.trace);
-      if (started.ok()) {
-        timer = std::move(*started);
-      } else {
-        status = started.status();
-      }
-    }
+  if (dispatches) {
+    KILN_ASSIGN_OR_RETURN(timer, CudaDispatchTimer::Start(context_, Ref<Trace>(submission.trace)));
   }
-  for (const Ref<CudaCommandBuffer>& command_buffer : submission.command_buffers) {
-    if (!status.ok()) break;
-    status = timer ? command_buffer->IssueTraced(submission.binding_table, *timer)
-                   : command_buffer->Issue(submission.binding_table);
+  for (const Ref<CommandBuffer>& command_buffer : submission.command_buffers) {
+    auto& own = static_cast<CudaCommandBuffer&>(*command_buffer);
+    KILN_RETURN_IF_ERROR(timer ? own.IssueTraced(submission.binding_table, *timer)
+                               : own.Issue(submission.binding_table));
   }
-  if (status.ok() && timer) status = timer->Finish();
-  if (status.ok() && timer) timers_.push_back(std::move(timer));
-  if (status.ok() && submission.released) {
-    status = static_cast<CudaBuffer*>(submission.released.get())->FreeAsync();
-  }
-  if (!status.ok()) {
-    FailSignals(submission, status);
-    return status;
-  }
-  const CudaSymbols& s = context_->symbols();
-  for (const Fence::Timepoint& t : submission.signals) {
-    Result<CUevent> event = context_->AcquireEvent();
-    if (event.ok()) {
-      Status recorded = context_->Check(s.cuEventRecord(*event, context_->stream()),
-                                        "cuEventRecord (signaling a semaphore)");
-      if (!recorded.ok()) {
-        context_->ReleaseEvent(*event);
-        event = recorded;
-      }
-    }
-    if (!event.ok()) {
-      FailSignals(submission, event.status());
-      return event.status();
-    }
-    static_cast<CudaSemaphore*>(t.semaphore.get())->AddPending(t.value, *event, context_, due);
+  if (timer) {
+    KILN_RETURN_IF_ERROR(timer->Finish());
+    timers_.push_back(std::move(timer));
   }
   return OkStatus();
 }
 
-Status CudaQueue::PumpLocked(Callbacks* due, const CudaSubmission* report) {
+Status CudaQueue::Issue(const CudaSubmission& submission, Callbacks* due) {
+  Status status = context_->health();
+  if (status.ok()) status = context_->MakeCurrent();
+  if (status.ok()) [[likely]] {
+    if (submission.trace != nullptr) [[unlikely]] {
+      status = IssueTraced(submission);
+    } else {
+      for (const Ref<CommandBuffer>& command_buffer : submission.command_buffers) {
+        status = static_cast<CudaCommandBuffer&>(*command_buffer).Issue(submission.binding_table);
+        if (!status.ok()) break;
+      }
+    }
+  }
+  if (status.ok() && submission.released != nullptr) status = submission.released->FreeAsync();
+  if (!status.ok()) [[unlikely]] {
+    FailSignals(submission.signals, status);
+    return status;
+  }
+  for (const Fence::Timepoint& t : submission.signals) {
+    Status recorded =
+        static_cast<CudaSemaphore*>(t.semaphore.get())->RecordSignal(t.value, context_, due);
+    if (!recorded.ok()) [[unlikely]] {
+      FailSignals(submission.signals, recorded);
+      return recorded;
+    }
+  }
+  return OkStatus();
+}
+
+Status CudaQueue::PumpLocked(Callbacks* due, const Deferred* report) {
   Status reported;
   while (!deferred_.empty() && !callback_registered_) {
-    CudaSubmission& front = deferred_.front();
+    Deferred& front = deferred_.front();
     Status failure;
     CudaSemaphore* blocker = nullptr;
     uint64_t value = 0;
-    switch (ResolveWaits(front, &failure, &blocker, &value)) {
+    size_t resolved = 0;
+    const Readiness readiness = ResolveWaits(front.waits, &resolved, &failure, &blocker, &value);
+    // Resolved waits are dropped, so a deferred submission does not enqueue
+    // a cross-device wait twice.
+    front.waits.erase(front.waits.begin(), front.waits.begin() + static_cast<ptrdiff_t>(resolved));
+    switch (readiness) {
       case Readiness::kReady: {
         // A failure fails the submission's signals: that is how a deferred
         // submission reports it; the caller's own gets the status too.
-        Status issued = Issue(front, due);
+        Status issued = Issue(front.view(), due);
         if (&front == report) reported = issued;
         break;
       }
       case Readiness::kFailed:
-        FailSignals(front, failure);
+        FailSignals(front.signals, failure);
         break;
       case Readiness::kBlocked:
         if (!blocker->NotifyWhenResolvable(
@@ -122,27 +142,29 @@ Status CudaQueue::PumpLocked(Callbacks* due, const CudaSubmission* report) {
   return reported;
 }
 
-Status CudaQueue::Submit(CudaSubmission&& submission) {
+Status CudaQueue::Submit(const CudaSubmission& submission) {
   Callbacks due;
   Status status;
-  bool handled = false;  // Issued or failed without the deferred list.
   {
     std::lock_guard<std::mutex> lock(mutex_);
     // Keeps the list of traced submissions short when nobody flushes.
     if (!timers_.empty()) FlushTraceLocked();
-    if (deferred_.empty() && !callback_registered_) {
+    bool handled = false;  // Issued or failed without the deferred list.
+    size_t resolved = 0;
+    if (deferred_.empty() && !callback_registered_) [[likely]] {
       // Nothing queued before it (the common case: a program's call whose
       // waits are met): issued without passing through the deferred list,
-      // as PumpLocked would issue it, or failed as it would fail it.
+      // and without a copy, as PumpLocked would issue it, or failed as it
+      // would fail it.
       Status failure;
       CudaSemaphore* blocker = nullptr;
       uint64_t value = 0;
-      switch (ResolveWaits(submission, &failure, &blocker, &value)) {
+      switch (ResolveWaits(submission.waits, &resolved, &failure, &blocker, &value)) {
         case Readiness::kReady:
           status = Issue(submission, &due);
           break;
         case Readiness::kFailed:
-          FailSignals(submission, failure);
+          FailSignals(submission.signals, failure);
           break;
         case Readiness::kBlocked:
           break;
@@ -150,14 +172,15 @@ Status CudaQueue::Submit(CudaSubmission&& submission) {
       handled = blocker == nullptr;
     }
     if (!handled) {
-      deferred_.push_back(std::move(submission));
+      // Copied without the waits resolved above (enqueued once).
+      deferred_.emplace_back(submission, resolved);
       // Only a submission at the front can be issued now; one behind a
       // deferred submission keeps its place in the order.
-      const CudaSubmission* mine = deferred_.size() == 1 ? &deferred_.front() : nullptr;
+      const Deferred* mine = deferred_.size() == 1 ? &deferred_.front() : nullptr;
       status = PumpLocked(&due, mine);
     }
   }
-  for (auto& callback : due) callback();
+  utils::RunCallbacks(due);
   return status;
 }
 
@@ -182,7 +205,7 @@ void CudaQueue::FlushTraceLocked() {
 }
 
 void CudaQueue::Shutdown() {
-  std::deque<CudaSubmission> abandoned;
+  std::deque<Deferred> abandoned;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     abandoned.swap(deferred_);
@@ -193,7 +216,7 @@ void CudaQueue::Shutdown() {
   }
   const Status aborted =
       AbortedError("the CUDA device was destroyed before the submission could run");
-  for (const CudaSubmission& submission : abandoned) FailSignals(submission, aborted);
+  for (const Deferred& submission : abandoned) FailSignals(submission.signals, aborted);
 }
 
 void CudaQueue::OnResolvable() {
@@ -204,7 +227,7 @@ void CudaQueue::OnResolvable() {
     Status ignored = PumpLocked(&due);
     (void)ignored;
   }
-  for (auto& callback : due) callback();
+  utils::RunCallbacks(due);
 }
 
 }  // namespace kiln::hal::cuda

@@ -26,6 +26,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "hal/cuda/cuda_buffer.h"
@@ -34,23 +35,39 @@
 #include "hal/cuda/cuda_dispatch_timer.h"
 #include "hal/cuda/cuda_semaphore.h"
 #include "hal/fence.h"
+#include "hal/trace.h"
 #include "hal/utils/dispatch_spans.h"
 #include "hal/utils/submission.h"
 
 namespace kiln::hal::cuda {
 
-// Waits and signals are CudaSemaphores (CudaDevice checks); `released`, when
-// set, is a stream-ordered CudaBuffer that queue_dealloca frees on the
-// stream.
-using CudaSubmission = utils::Submission<CudaCommandBuffer>;
+// A queue operation as CudaDevice hands it to the queue: views of the
+// caller's fences, command buffers and binding table, valid for the Submit
+// call only. A submission whose waits are met (every call of a model) is
+// issued within Submit, so it is never copied: copying would cost heap
+// allocations at every call. Only one that the queue defers is copied
+// (CudaQueue::Deferred). Waits and signals are CudaSemaphores and the
+// command buffers CudaCommandBuffers of the queue's device (CudaDevice
+// checks).
+struct CudaSubmission {
+  std::span<const Fence::Timepoint> waits;
+  std::span<const Fence::Timepoint> signals;
+  std::span<const Ref<CommandBuffer>> command_buffers;
+  std::span<const Ref<Buffer>> binding_table;
+  // QueueDealloca: the stream-ordered buffer it frees on the stream.
+  CudaBuffer* released = nullptr;
+  // QueueExecute: the trace its dispatches' device spans go to (the
+  // device's attached trace when submitted; null: not measured).
+  Trace* trace = nullptr;
+};
 
 class CudaQueue : public RefObject {
  public:
   explicit CudaQueue(Ref<CudaContext> context) : context_(std::move(context)) {}
 
-  // Issues `submission` now, or defers it behind unresolved waits. An error
-  // while issuing it now is returned (and fails its signals).
-  Status Submit(CudaSubmission&& submission);
+  // Issues `submission` now, or defers it (a copy) behind unresolved waits.
+  // An error while issuing it now is returned (and fails its signals).
+  Status Submit(const CudaSubmission& submission);
   // The device is going away (no more submissions): fails the signals of
   // every deferred submission, which nothing would issue, and drops the
   // queue's references to the semaphores they wait on (which hold the queue
@@ -62,27 +79,39 @@ class CudaQueue : public RefObject {
 
  private:
   using Callbacks = std::vector<std::function<void()>>;
+  // A submission the queue holds until its waits resolve: CudaSubmission's
+  // views copied into the drivers' common holder (`waits`: those not
+  // resolved yet; `released`: a CudaBuffer).
+  struct Deferred : utils::Submission<CommandBuffer> {
+    explicit Deferred(const CudaSubmission& submission, size_t resolved_waits);
+    CudaSubmission view() const;
+  };
   enum class Readiness { kReady, kFailed, kBlocked };
-  // Resolves the submission's waits as far as they go; on kBlocked,
-  // *blocker/*value say what it waits for.
-  Readiness ResolveWaits(CudaSubmission& submission, Status* failure, CudaSemaphore** blocker,
-                         uint64_t* value);
+  // Resolves `waits` in order as far as they go; *resolved counts those
+  // resolved (a cross-device wait is enqueued once: callers drop them). On
+  // kBlocked, *blocker/*value say what the next one waits for.
+  Readiness ResolveWaits(std::span<const Fence::Timepoint> waits, size_t* resolved, Status* failure,
+                         CudaSemaphore** blocker, uint64_t* value);
   // Enqueues the work and the signal events; the semaphore callbacks this
   // makes due go to `due`, run by the caller after releasing mutex_.
   // Called with mutex_ held.
-  Status Issue(CudaSubmission& submission, Callbacks* due);
+  Status Issue(const CudaSubmission& submission, Callbacks* due);
+  // Issue's work for a traced submission: its command buffers issued with
+  // a dispatch timer (none when they have no dispatches), which then waits
+  // in timers_. Out of line: untraced calls never run it.
+  Status IssueTraced(const CudaSubmission& submission);
   // Issues deferred submissions in order while their waits resolve, and
   // registers a callback for the first one that blocks. Called with mutex_
   // held. Returns the status of issuing `report` (a submission made by the
   // caller, which it wants the result of) if it was issued.
-  Status PumpLocked(Callbacks* due, const CudaSubmission* report = nullptr);
+  Status PumpLocked(Callbacks* due, const Deferred* report = nullptr);
   void OnResolvable();
   void FlushTraceLocked();
 
   Ref<CudaContext> context_;
   std::mutex mutex_;
-  std::deque<CudaSubmission> deferred_;  // Guarded by mutex_.
-  bool callback_registered_ = false;     // Guarded by mutex_.
+  std::deque<Deferred> deferred_;     // Guarded by mutex_.
+  bool callback_registered_ = false;  // Guarded by mutex_.
   // Traced submissions issued and not yet resolved, in issue order.
   std::deque<std::unique_ptr<CudaDispatchTimer>> timers_;  // Guarded by mutex_.
   utils::DeviceTimeline timeline_;

@@ -14,17 +14,49 @@ using Clock = std::chrono::steady_clock;
 // costs a thread wake-up on top.
 constexpr auto kSpinBeforeBlocking = std::chrono::microseconds(50);
 
+// Waits for `event`, which was not complete: without limit in the driver,
+// or spinning, then polling, until `deadline`. CUDA_ERROR_NOT_READY when the
+// deadline passed first. Out of line: Wait's path where the event has
+// completed (the host was slower than the GPU) stays short.
+[[gnu::noinline]] CUresult WaitForEvent(const CudaSymbols& s, CUevent event, bool infinite,
+                                        Clock::time_point deadline) {
+  if (infinite) {
+    // The driver's own wait (it spins, then yields or blocks per the
+    // context's scheduling policy), as cuStreamSynchronize waits.
+    return s.cuEventSynchronize(event);
+  }
+  CUresult result = CUDA_ERROR_NOT_READY;
+  const Clock::time_point spin_end = Clock::now() + kSpinBeforeBlocking;
+  while (result == CUDA_ERROR_NOT_READY && Clock::now() < std::min(spin_end, deadline)) {
+    result = s.cuEventQuery(event);
+  }
+  while (result == CUDA_ERROR_NOT_READY && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+    result = s.cuEventQuery(event);
+  }
+  return result;
+}
+
 }  // namespace
 
 CudaSemaphore::~CudaSemaphore() {
   for (Pending& p : pending_) p.context->ReleaseEvent(p.event);
+  if (spare_.event != nullptr) spare_.context->ReleaseEvent(spare_.event);
+}
+
+void CudaSemaphore::RecycleLocked(Pending&& completed) {
+  if (spare_.event == nullptr) {
+    spare_ = std::move(completed);
+  } else {
+    completed.context->ReleaseEvent(completed.event);
+  }
 }
 
 void CudaSemaphore::FailLocked(Status status, std::vector<std::function<void()>>* ready) {
   timeline_.Fail(std::move(status), ready);  // The first failure wins.
   for (Pending& p : pending_) p.context->ReleaseEvent(p.event);
   pending_.clear();
-  cv_.notify_all();
+  NotifyWaitersLocked();
 }
 
 void CudaSemaphore::PollLocked(std::vector<std::function<void()>>* ready) {
@@ -37,9 +69,9 @@ void CudaSemaphore::PollLocked(std::vector<std::function<void()>>* ready) {
       return;
     }
     timeline_.Reach(p.value);
-    p.context->ReleaseEvent(p.event);
+    RecycleLocked(std::move(p));
     pending_.pop_front();
-    cv_.notify_all();
+    NotifyWaitersLocked();
   }
 }
 
@@ -62,7 +94,7 @@ Status CudaSemaphore::Signal(uint64_t value) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     KILN_RETURN_IF_ERROR(timeline_.Signal(value, &ready));
-    cv_.notify_all();
+    NotifyWaitersLocked();
   }
   utils::RunCallbacks(ready);
   return OkStatus();
@@ -92,12 +124,17 @@ Status CudaSemaphore::Wait(uint64_t value, Timeout timeout) {
         break;
       }
     }
-    if (satisfying == nullptr) {
+    if (satisfying == nullptr) [[unlikely]] {
       // Only the host (or a later submission) can get there.
+      ++waiters_;
+      bool timed_out = false;
       if (infinite) {
         cv_.wait(lock);
-      } else if (cv_.wait_until(lock, deadline) == std::cv_status::timeout &&
-                 !timeline_.WaitDone(value)) {
+      } else {
+        timed_out = cv_.wait_until(lock, deadline) == std::cv_status::timeout;
+      }
+      --waiters_;
+      if (timed_out && !timeline_.WaitDone(value)) {
         bool pending = false;
         for (const Pending& p : pending_) pending |= p.value >= value;
         if (!pending) return utils::WaitTimeoutError(value, timeout, timeline_.reached());
@@ -112,26 +149,7 @@ Status CudaSemaphore::Wait(uint64_t value, Timeout timeout) {
     lock.unlock();
     const CudaSymbols& s = context->symbols();
     CUresult result = s.cuEventQuery(event);
-    if (result == CUDA_ERROR_NOT_READY) {
-      if (infinite) {
-        // The driver's own wait (it spins, then yields or blocks per the
-        // context's scheduling policy), as cuStreamSynchronize waits.
-        result = s.cuEventSynchronize(event);
-      } else {
-        const Clock::time_point spin_end = Clock::now() + kSpinBeforeBlocking;
-        while (result == CUDA_ERROR_NOT_READY && Clock::now() < std::min(spin_end, deadline)) {
-          result = s.cuEventQuery(event);
-        }
-      }
-    }
-    if (result == CUDA_ERROR_NOT_READY) {
-      if (!infinite) {
-        while (result == CUDA_ERROR_NOT_READY && Clock::now() < deadline) {
-          std::this_thread::sleep_for(std::chrono::microseconds(20));
-          result = s.cuEventQuery(event);
-        }
-      }
-    }
+    if (result == CUDA_ERROR_NOT_READY) result = WaitForEvent(s, event, infinite, deadline);
     std::vector<std::function<void()>> ready;
     lock.lock();
     PollLocked(&ready);
@@ -177,17 +195,36 @@ CudaSemaphore::WaitResolution CudaSemaphore::ResolveWait(uint64_t value,
   return resolution;
 }
 
-void CudaSemaphore::AddPending(uint64_t value, CUevent event, Ref<CudaContext> context,
-                               std::vector<std::function<void()>>* due) {
+Status CudaSemaphore::RecordSignal(uint64_t value, const Ref<CudaContext>& context,
+                                   std::vector<std::function<void()>>* due) {
   std::lock_guard<std::mutex> lock(mutex_);
-  Status scheduled = timeline_.Schedule(value, due);
-  if (timeline_.failed() || !scheduled.ok()) {
-    context->ReleaseEvent(event);
-    if (!scheduled.ok()) FailLocked(std::move(scheduled), due);
-    return;
+  // The spare event if it is the context's (recorded again: an event
+  // captures its latest record), else one from the context's pool. Under
+  // the lock, so no poll recycles it meanwhile.
+  Pending timepoint{value, nullptr, nullptr};
+  if (spare_.event != nullptr && spare_.context == context) [[likely]] {
+    timepoint.event = std::exchange(spare_.event, nullptr);
+    timepoint.context = std::move(spare_.context);
+  } else {
+    KILN_ASSIGN_OR_RETURN(timepoint.event, context->AcquireEvent());
+    timepoint.context = context;
   }
-  pending_.push_back({value, event, std::move(context)});
-  cv_.notify_all();
+  Status recorded =
+      context->Check(context->symbols().cuEventRecord(timepoint.event, context->stream()),
+                     "cuEventRecord (signaling a semaphore)");
+  if (!recorded.ok()) [[unlikely]] {
+    context->ReleaseEvent(timepoint.event);
+    return recorded;
+  }
+  Status scheduled = timeline_.Schedule(value, due);
+  if (timeline_.failed() || !scheduled.ok()) [[unlikely]] {
+    RecycleLocked(std::move(timepoint));
+    if (!scheduled.ok()) FailLocked(std::move(scheduled), due);
+    return OkStatus();
+  }
+  pending_.push_back(std::move(timepoint));
+  NotifyWaitersLocked();
+  return OkStatus();
 }
 
 bool CudaSemaphore::NotifyWhenResolvable(uint64_t value, std::function<void()> callback) {

@@ -57,14 +57,15 @@ class CudaSemaphore final : public Semaphore {
   };
   WaitResolution ResolveWait(uint64_t value, const CudaContext& waiter);
 
-  // Registers the completion of `event` on `context`'s stream as reaching
-  // `value`. The value must exceed every value signaled or pending before;
-  // otherwise the semaphore fails (the submitter's error, carried to whoever
-  // waits) and the event is returned to the context.
+  // Records a completion event on `context`'s stream, after the work
+  // enqueued there, as the timepoint reaching `value`. The value must exceed
+  // every value signaled or pending before; otherwise the semaphore fails
+  // (the submitter's error, carried to whoever waits) and the event is
+  // recycled. An error (no event, or recording it failed) records nothing.
   // The callbacks this makes due are appended to `due`, for the caller to
   // run once it holds no lock (a queue calls this under its own lock).
-  void AddPending(uint64_t value, CUevent event, Ref<CudaContext> context,
-                  std::vector<std::function<void()>>* due);
+  Status RecordSignal(uint64_t value, const Ref<CudaContext>& context,
+                      std::vector<std::function<void()>>* due);
 
   // Registers `callback`, to be called once (without the semaphore's lock)
   // when ResolveWait(value) may no longer be kUnresolved: the host signaled
@@ -82,13 +83,27 @@ class CudaSemaphore final : public Semaphore {
   // value, a failed one fails the semaphore. Returns callbacks to run.
   void PollLocked(std::vector<std::function<void()>>* ready);
   void FailLocked(Status status, std::vector<std::function<void()>>* ready);
+  // Keeps the event of a completed timepoint as spare_ (its context with
+  // it), or gives it back to its context when there is one already.
+  void RecycleLocked(Pending&& completed);
+  void NotifyWaitersLocked() {
+    if (waiters_ != 0) cv_.notify_all();
+  }
 
   std::mutex mutex_;
-  std::condition_variable cv_;
   // Reached: completed events; scheduled: the largest value signaled or
   // pending. Guarded by mutex_.
   utils::TimelineState timeline_;
   std::deque<Pending> pending_;  // Increasing values. Guarded by mutex_.
+  // The event of the last completed timepoint, for the next RecordSignal on
+  // its context: a semaphore signaled once per call (a program's fence)
+  // takes and gives back its event without the context's lock. Event null:
+  // none. Guarded by mutex_.
+  Pending spare_{0, nullptr, nullptr};
+  // Host threads blocked on cv_: it is notified only when there are some.
+  // Guarded by mutex_.
+  uint32_t waiters_ = 0;
+  std::condition_variable cv_;
 };
 
 }  // namespace kiln::hal::cuda

@@ -604,11 +604,21 @@ Status GraphCommandBuffer::IssueOneShot(std::span<const Ref<Buffer>> table) {
   return OkStatus();
 }
 
+bool GraphCommandBuffer::SameAddresses(std::span<const CUdeviceptr> a,
+                                       std::span<const CUdeviceptr> b) {
+  // A few slots: a loop here touches less code than memcmp (vector's ==).
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
 void GraphCommandBuffer::SelectPlainGraph(std::span<const Ref<Buffer>> table) {
   // Only a graph that has run a table of this size can be compared with
   // it; one built at End holds no addresses yet and is patched.
   if (!plain_.exec || plain_.slot_addresses.size() != table.size()) return;
-  if (slot_scratch_ == plain_.slot_addresses) return;
+  if (SameAddresses(slot_scratch_, plain_.slot_addresses)) return;
   if (!other_plain_.exec) {
     // The first change of addresses: the graph that ran the old ones is
     // kept, and this table gets a graph of its own (Prepare builds the
@@ -632,6 +642,22 @@ void GraphCommandBuffer::SelectPlainGraph(std::span<const Ref<Buffer>> table) {
 Status GraphCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
   if (one_shot_cache_) return IssueOneShot(binding_table);
   SlotAddresses(binding_table, &slot_scratch_);  // Once, for both steps.
+  // The common cases, as SelectPlainGraph and Prepare would handle them
+  // without a patch, on less code: the table resolves to the addresses the
+  // plain graph last ran (a model called on the same buffers; Prepare
+  // patches nothing), or to those of the other plain graph (a model whose
+  // output alternates between two buffers; SelectPlainGraph swaps it in).
+  if (plain_.exec != nullptr && plain_.slot_addresses.size() == slot_scratch_.size()) [[likely]] {
+    if (SameAddresses(slot_scratch_, plain_.slot_addresses) &&
+        (!built_at_first_submit_ || !ShapeChanged(plain_, binding_table))) {
+      return LaunchPlain();
+    }
+    if (other_plain_.exec != nullptr && SameAddresses(slot_scratch_, other_plain_.slot_addresses) &&
+        (!built_at_first_submit_ || !ShapeChanged(other_plain_, binding_table))) {
+      swap(plain_, other_plain_);
+      return LaunchPlain();
+    }
+  }
   SelectPlainGraph(binding_table);
   KILN_RETURN_IF_ERROR(Prepare(plain_, binding_table, kNoEventSet));
   return LaunchPlain();

@@ -178,6 +178,11 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   struct Graph {
     CUgraph graph = nullptr;
     CUgraphExec exec = nullptr;
+    // The device address of each binding-table slot (its buffer's
+    // allocation plus offset; 0 for an empty slot) that the nodes hold:
+    // when a submit's table resolves to the same, no node changes. (Next to
+    // exec: a submit that patches nothing reads these two.)
+    std::vector<CUdeviceptr> slot_addresses;
     std::deque<Node> nodes;  // Stable addresses: params point into them.
     // Per command: the bytes a fill/copy covered when the graph was built.
     std::vector<size_t> built_lengths;
@@ -186,10 +191,6 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
     std::vector<CUgraphNode> event_nodes;
     std::vector<std::string> span_names;
     size_t event_set = kNoEventSet;
-    // The device address of each binding-table slot (its buffer's
-    // allocation plus offset; 0 for an empty slot) that the nodes hold:
-    // when a submit's table resolves to the same, no node changes.
-    std::vector<CUdeviceptr> slot_addresses;
     // The workspace id of the captures its library-call nodes run (a
     // one-shot graph may have been built by another command buffer).
     uint64_t workspace_id = 0;
@@ -241,6 +242,8 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   // change; otherwise the one of the two whose addresses differ in fewer
   // slots (none: it holds the table), the one run last on a tie.
   void SelectPlainGraph(std::span<const Ref<Buffer>> table);
+  // Whether two tables' SlotAddresses are the same.
+  static bool SameAddresses(std::span<const CUdeviceptr> a, std::span<const CUdeviceptr> b);
   // Fills node's parameters for `table`; returns whether they differ from
   // what it held (for kernel nodes, only addresses can change).
   bool Resolve(Node& node, std::span<const Ref<Buffer>> table) const;
@@ -298,15 +301,20 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   // Dispatch commands (End): those a traced graph times.
   size_t dispatch_count_ = 0;
 
-  // The device's cache of one-shot graphs; null for reusable command
-  // buffers.
+  // What a submit of a reusable command buffer reads, together: the
+  // device's cache of one-shot graphs (null for reusable command buffers),
+  // NeedsTableToBuild() at End (only then can a table change a node's
+  // shape), the submit's SlotAddresses (Issue, IssueTraced; kept to spare
+  // allocations) and the plain graph.
   Ref<GraphCache> one_shot_cache_;
+  bool built_at_first_submit_ = false;
+  std::vector<CUdeviceptr> slot_scratch_;
+  Graph plain_;
+
   // Tags the library-call captures this command buffer makes (End): 0
   // when it has no workspace, a device-unique number otherwise.
   uint64_t workspace_id_ = 0;
   bool adopted_cached_graph_ = false;
-
-  Graph plain_;
   // A reusable command buffer's other plain graph, holding the table of
   // the call before (SelectPlainGraph); empty until the addresses change.
   Graph other_plain_;
@@ -314,14 +322,9 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   // Per command: a library call's captures, most recently used first.
   std::vector<std::vector<Capture>> captures_;
   std::vector<TimingEvents> timing_sets_;
-  // NeedsTableToBuild() at End: only then can a table change a node's shape.
-  bool built_at_first_submit_ = false;
   // The stream library calls are captured on (created at the first).
   CUstream capture_stream_ = nullptr;
   uint64_t patched_nodes_ = 0;
-  // A submit's SlotAddresses (Issue, IssueTraced), kept to spare
-  // allocations.
-  std::vector<CUdeviceptr> slot_scratch_;
   uint64_t library_captures_ = 0;
   uint64_t plain_instantiations_ = 0;
   uint64_t traced_instantiations_ = 0;

@@ -10,12 +10,29 @@ size_t StreamOrderedBlockCache::RoundSize(size_t size) {
   return (size + step - 1) / step * step;
 }
 
+StreamOrderedBlockCache::Blocks* StreamOrderedBlockCache::ListLocked(size_t rounded_size,
+                                                                     bool create) {
+  if (last_ != nullptr && last_size_ == rounded_size) [[likely]]
+    return last_;
+  Blocks* blocks = nullptr;
+  if (create) {
+    blocks = &free_[rounded_size];
+  } else if (auto it = free_.find(rounded_size); it != free_.end()) {
+    blocks = &it->second;
+  } else {
+    return nullptr;
+  }
+  last_size_ = rounded_size;
+  last_ = blocks;  // Elements of an unordered_map keep their address.
+  return blocks;
+}
+
 CUdeviceptr StreamOrderedBlockCache::Take(size_t rounded_size) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = free_.find(rounded_size);
-  if (it == free_.end() || it->second.empty()) return 0;
-  const CUdeviceptr block = it->second.back();
-  it->second.pop_back();
+  Blocks* blocks = ListLocked(rounded_size, /*create=*/false);
+  if (blocks == nullptr || blocks->empty()) return 0;
+  const CUdeviceptr block = blocks->back();
+  blocks->pop_back();
   cached_bytes_ -= rounded_size;
   return block;
 }
@@ -23,7 +40,7 @@ CUdeviceptr StreamOrderedBlockCache::Take(size_t rounded_size) {
 bool StreamOrderedBlockCache::Give(CUdeviceptr block, size_t rounded_size) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (cached_bytes_ + rounded_size > kMaxCachedBytes) return false;
-  free_[rounded_size].push_back(block);
+  ListLocked(rounded_size, /*create=*/true)->push_back(block);
   cached_bytes_ += rounded_size;
   return true;
 }
@@ -33,6 +50,7 @@ std::vector<CUdeviceptr> StreamOrderedBlockCache::TakeAll() {
   std::vector<CUdeviceptr> blocks;
   for (auto& [size, list] : free_) blocks.insert(blocks.end(), list.begin(), list.end());
   free_.clear();
+  last_ = nullptr;
   cached_bytes_ = 0;
   return blocks;
 }

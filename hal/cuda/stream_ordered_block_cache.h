@@ -51,9 +51,20 @@ class StreamOrderedBlockCache {
   size_t cached_bytes() const;
 
  private:
+  using Blocks = std::vector<CUdeviceptr>;
+
+  // The list of `rounded_size`: the one used last, else looked up (made
+  // when `create`; null when absent otherwise). Called with mutex_ held.
+  Blocks* ListLocked(size_t rounded_size, bool create);
+
   mutable std::mutex mutex_;
-  std::unordered_map<size_t, std::vector<CUdeviceptr>> free_;  // By rounded size.
-  size_t cached_bytes_ = 0;
+  size_t cached_bytes_ = 0;  // Guarded by mutex_.
+  // The list used last and its size: a program's call takes and gives back
+  // a block of the same size (its result), found again without hashing.
+  // Lists are removed only by TakeAll, which resets it. Guarded by mutex_.
+  size_t last_size_ = 0;
+  Blocks* last_ = nullptr;
+  std::unordered_map<size_t, Blocks> free_;  // By rounded size. Guarded by mutex_.
 };
 
 }  // namespace kiln::hal::cuda

@@ -17,6 +17,9 @@
 //      device's;
 //   4. the claim of the one-shot command buffers (below), and the enqueue.
 // QueueAlloca and QueueDealloca make steps 1-2 (PrepareQueueOperation).
+// A driver whose queue takes the caller's fences, command buffers and table
+// without copying them (CUDA) checks with CheckQueueExecute and
+// CheckQueueOperation instead, with the same checks, order and wording.
 //
 // When a one-shot command buffer counts as submitted. It is claimed
 // atomically after every check has passed and before the queue sees it, and
@@ -79,27 +82,77 @@ enum class SemaphoreRole { kWait, kSignal };
 //   Status ForeignBufferError(const Buffer&, const std::string& where) const;
 //   CommandBufferT* OwnCommandBuffer(CommandBuffer&) const;  // null: foreign
 
+// The errors of the checks below, built out of line and only on failure:
+// a model's call passes every check, and its path stays short without them.
+[[gnu::cold]] Status NullSemaphoreError(std::string_view operation);
+[[gnu::cold]] Status ForeignSemaphoreError(std::string_view operation, SemaphoreRole role,
+                                           std::string_view owner);
+[[gnu::cold]] Status ForeignCommandBufferError(size_t index, std::string_view owner);
+template <typename Objects>
+[[gnu::cold, gnu::noinline]] Status ForeignTableBufferError(const Objects& objects,
+                                                            const Buffer& buffer, size_t slot) {
+  return objects.ForeignBufferError(buffer,
+                                    "QueueExecute: binding-table slot " + std::to_string(slot));
+}
+
+// Steps 1-2, making nothing: the device's health, then each wait and each
+// signal semaphore is non-null and the device's.
+template <typename Objects>
+Status CheckQueueOperation(const Objects& objects, std::string_view operation, const Fence& wait,
+                           const Fence& signal) {
+  KILN_RETURN_IF_ERROR(objects.health());
+  for (const Fence::Timepoint& t : wait.timepoints()) {
+    if (!t.semaphore) [[unlikely]]
+      return NullSemaphoreError(operation);
+    if (!objects.OwnsSemaphore(*t.semaphore, SemaphoreRole::kWait)) [[unlikely]] {
+      return ForeignSemaphoreError(operation, SemaphoreRole::kWait, objects.owner());
+    }
+  }
+  for (const Fence::Timepoint& t : signal.timepoints()) {
+    if (!t.semaphore) [[unlikely]]
+      return NullSemaphoreError(operation);
+    if (!objects.OwnsSemaphore(*t.semaphore, SemaphoreRole::kSignal)) [[unlikely]] {
+      return ForeignSemaphoreError(operation, SemaphoreRole::kSignal, objects.owner());
+    }
+  }
+  return OkStatus();
+}
+
 // Steps 1-2: a submission holding the fences' timepoints.
 template <typename CommandBufferT, typename Objects>
 Result<Submission<CommandBufferT>> PrepareQueueOperation(const Objects& objects,
                                                          std::string_view operation,
                                                          const Fence& wait, const Fence& signal) {
-  KILN_RETURN_IF_ERROR(objects.health());
-  for (SemaphoreRole role : {SemaphoreRole::kWait, SemaphoreRole::kSignal}) {
-    const Fence& fence = role == SemaphoreRole::kWait ? wait : signal;
-    for (const Fence::Timepoint& t : fence.timepoints()) {
-      if (!t.semaphore) return InvalidArgumentError(std::string(operation) + ": null semaphore");
-      if (!objects.OwnsSemaphore(*t.semaphore, role)) {
-        return InvalidArgumentError(
-            std::string(operation) + ": a " + (role == SemaphoreRole::kWait ? "wait" : "signal") +
-            " semaphore was not created by " + std::string(objects.owner()));
-      }
-    }
-  }
+  KILN_RETURN_IF_ERROR(CheckQueueOperation(objects, operation, wait, signal));
   Submission<CommandBufferT> submission;
   submission.waits = wait.timepoints();
   submission.signals = signal.timepoints();
   return submission;
+}
+
+// Steps 1-3 of a QueueExecute, making nothing: once it returns OK, each
+// command buffer is a CommandBufferT of the device (a static_cast to it is
+// exact). A driver whose queue takes the caller's fences, command buffers
+// and table as they are (CUDA: a submission whose waits are met is issued
+// at once, and copying it would cost a call heap allocations) checks with
+// this, then claims and enqueues with SubmitClaimingOneShots.
+template <typename CommandBufferT, typename Objects>
+Status CheckQueueExecute(const Objects& objects, const Fence& wait, const Fence& signal,
+                         std::span<const Ref<CommandBuffer>> command_buffers,
+                         std::span<const Ref<Buffer>> binding_table) {
+  KILN_RETURN_IF_ERROR(CheckQueueOperation(objects, "QueueExecute", wait, signal));
+  KILN_RETURN_IF_ERROR(CommandBuffer::ValidateSubmission(command_buffers, binding_table));
+  for (size_t i = 0; i < binding_table.size(); ++i) {
+    // Unused slots may be empty.
+    if (!binding_table[i] || objects.OwnsBuffer(*binding_table[i])) continue;
+    return ForeignTableBufferError(objects, *binding_table[i], i);
+  }
+  for (size_t i = 0; i < command_buffers.size(); ++i) {
+    if (objects.OwnCommandBuffer(*command_buffers[i]) == nullptr) [[unlikely]] {
+      return ForeignCommandBufferError(i, objects.owner());
+    }
+  }
+  return OkStatus();
 }
 
 // Step 4: claims the one-shot command buffers, runs `enqueue()` and gives
@@ -109,7 +162,8 @@ Status SubmitClaimingOneShots(std::span<const Ref<CommandBuffer>> command_buffer
                               Enqueue&& enqueue) {
   KILN_RETURN_IF_ERROR(CommandBuffer::ClaimSubmission(command_buffers));
   Status status = enqueue();
-  if (!status.ok()) CommandBuffer::ReleaseSubmission(command_buffers);
+  if (!status.ok()) [[unlikely]]
+    CommandBuffer::ReleaseSubmission(command_buffers);
   return status;
 }
 
@@ -120,24 +174,15 @@ template <typename CommandBufferT, typename Objects, typename Enqueue>
 Status QueueExecute(const Objects& objects, const Fence& wait, const Fence& signal,
                     std::span<const Ref<CommandBuffer>> command_buffers,
                     std::span<const Ref<Buffer>> binding_table, Enqueue&& enqueue) {
-  KILN_ASSIGN_OR_RETURN(
-      Submission<CommandBufferT> submission,
-      PrepareQueueOperation<CommandBufferT>(objects, "QueueExecute", wait, signal));
-  KILN_RETURN_IF_ERROR(CommandBuffer::ValidateSubmission(command_buffers, binding_table));
-  for (size_t i = 0; i < binding_table.size(); ++i) {
-    // Unused slots may be empty.
-    if (!binding_table[i] || objects.OwnsBuffer(*binding_table[i])) continue;
-    return objects.ForeignBufferError(*binding_table[i],
-                                      "QueueExecute: binding-table slot " + std::to_string(i));
-  }
+  KILN_RETURN_IF_ERROR(
+      CheckQueueExecute<CommandBufferT>(objects, wait, signal, command_buffers, binding_table));
+  Submission<CommandBufferT> submission;
+  submission.waits = wait.timepoints();
+  submission.signals = signal.timepoints();
   submission.command_buffers.reserve(command_buffers.size());
-  for (size_t i = 0; i < command_buffers.size(); ++i) {
-    CommandBufferT* own = objects.OwnCommandBuffer(*command_buffers[i]);
-    if (own == nullptr) {
-      return InvalidArgumentError("QueueExecute: command buffer " + std::to_string(i) +
-                                  " was not created by " + std::string(objects.owner()));
-    }
-    submission.command_buffers.emplace_back(own);
+  for (const Ref<CommandBuffer>& command_buffer : command_buffers) {
+    // Checked above: each is the device's CommandBufferT.
+    submission.command_buffers.emplace_back(static_cast<CommandBufferT*>(command_buffer.get()));
   }
   submission.binding_table.assign(binding_table.begin(), binding_table.end());
   return SubmitClaimingOneShots(command_buffers, [&] { return enqueue(std::move(submission)); });

@@ -59,7 +59,7 @@ Status TimelineState::CheckSchedule(uint64_t value) const {
   return QueueSignalNotAdvancingError(value, scheduled_);
 }
 
-Status TimelineState::Schedule(uint64_t value, Callbacks* due) {
+Status TimelineState::ScheduleRefusedOrFailed(uint64_t value, Callbacks* due) {
   KILN_RETURN_IF_ERROR(CheckSchedule(value));
   if (failed()) return OkStatus();
   scheduled_ = value;
@@ -88,7 +88,7 @@ bool TimelineState::NotifyWhenScheduled(uint64_t value, Callback&& callback) {
   return true;
 }
 
-void RunCallbacks(TimelineState::Callbacks& callbacks) {
+void RunDueCallbacks(TimelineState::Callbacks& callbacks) {
   for (TimelineState::Callback& callback : callbacks) callback();
   callbacks.clear();
 }

@@ -67,7 +67,16 @@ class TimelineState {
   // unless it exceeds the scheduled value. A failed semaphore accepts and
   // ignores it (it stays failed).
   Status CheckSchedule(uint64_t value) const;
-  Status Schedule(uint64_t value, Callbacks* due = nullptr);
+  Status Schedule(uint64_t value, Callbacks* due = nullptr) {
+    // Inline, the case of every queue signal: a value past the scheduled
+    // one of a healthy semaphore, which usually no one waits on yet.
+    if (!failed() && value > scheduled_) [[likely]] {
+      scheduled_ = value;
+      if (!waiters_.empty()) CollectDue(due);
+      return OkStatus();
+    }
+    return ScheduleRefusedOrFailed(value, due);
+  }
   // Raises the scheduled value to at least `value`, unchecked (a driver
   // whose device allows signals below a pending one).
   void RaiseScheduled(uint64_t value, Callbacks* due = nullptr);
@@ -90,6 +99,8 @@ class TimelineState {
     Callback callback;
   };
   void CollectDue(Callbacks* due);
+  // Schedule when the semaphore failed or `value` does not advance it.
+  Status ScheduleRefusedOrFailed(uint64_t value, Callbacks* due);
 
   uint64_t reached_;
   uint64_t scheduled_;
@@ -97,7 +108,12 @@ class TimelineState {
   std::vector<Waiter> waiters_;  // By value, then registration.
 };
 
-// Runs callbacks a TimelineState made due (with no lock held).
-void RunCallbacks(TimelineState::Callbacks& callbacks);
+// Runs callbacks a TimelineState made due (with no lock held), and empties
+// the list. Inline for the usual case of none.
+void RunDueCallbacks(TimelineState::Callbacks& callbacks);
+inline void RunCallbacks(TimelineState::Callbacks& callbacks) {
+  if (!callbacks.empty()) [[unlikely]]
+    RunDueCallbacks(callbacks);
+}
 
 }  // namespace kiln::hal::utils

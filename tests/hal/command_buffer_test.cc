@@ -175,6 +175,72 @@ TEST_F(CommandBufferTest, BindingTableIsValidatedAtSubmit) {
               StatusCode::kInvalidArgument, "slot 1 is empty");
 }
 
+// A submit checks each slot's uses together (CommandBuffer::SlotNeeds) and
+// one by one only on failure: the table passes exactly when every use
+// would, and the error names the first failing use in recording order.
+TEST_F(CommandBufferTest, SlotUsesCheckedTogetherPassAndFailAsEachUseWould) {
+  Ref<CommandBuffer> cb = Unwrap(device_->CreateCommandBuffer(CommandBufferMode::kReusable));
+  KILN_ASSERT_OK(cb->Begin());
+  // Slot 0: ranges ending at 24 and 48, and one to the end from 16.
+  KILN_ASSERT_OK(
+      cb->Dispatch(executable_, kDescribe, {1, 1, 1}, {},
+                   std::vector<BufferRef>{BufferRef::Slot(0, 8, 16), BufferRef::Slot(0, 16)}));
+  KILN_ASSERT_OK(
+      cb->Dispatch(executable_, kDescribe, {1, 1, 1}, {},
+                   std::vector<BufferRef>{BufferRef::Slot(0, 32, 16), BufferRef::Slot(1)}));
+  // Slot 1 is also copied to (transfer usage), and slot 2 filled to its end
+  // with a 4-byte pattern (its length then decides).
+  KILN_ASSERT_OK(cb->CopyBuffer(BufferRef::Slot(0), BufferRef::Slot(1, 4), 8));
+  KILN_ASSERT_OK(cb->FillBuffer(BufferRef::Slot(2, 4), 0, 4));
+  KILN_ASSERT_OK(cb->End());
+  auto buffer = [&](size_t size, BufferUsageBits usage = kBufferUsageDefault) {
+    return Unwrap(device_->allocator().Allocate({kMemoryTypeDeviceLocal, usage}, size));
+  };
+  // What QueueExecute checks (without running the dispatches).
+  auto execute = [&](std::vector<Ref<Buffer>> table) { return cb->ValidateBindingTable(table); };
+  const Ref<Buffer> b48 = buffer(48), b64 = buffer(64), b12 = buffer(12);
+  KILN_ASSERT_OK(execute({b48, b12, b12}));
+  KILN_ASSERT_OK(execute({b64, b64, b64}));
+  // Slot 0 too short for the second dispatch's range only.
+  ExpectError(execute({buffer(47), b12, b12}), StatusCode::kOutOfRange,
+              "Dispatch of 'describe' binding 0 (binding-table slot 0): range [32, 32 + 16)");
+  // Too short for the first range too: the first use recorded is named.
+  ExpectError(execute({buffer(20), b12, b12}), StatusCode::kOutOfRange,
+              "Dispatch of 'describe' binding 0 (binding-table slot 0): range [8, 8 + 16)");
+  // Slot 1: a buffer for dispatches only fails the copy; one of 11 bytes
+  // fails the copy's range [4, 12).
+  ExpectError(execute({b48, buffer(12, kBufferUsageDispatchStorage), b12}),
+              StatusCode::kInvalidArgument,
+              "CopyBuffer target (binding-table slot 1): the buffer allows dispatch-storage, not "
+              "transfer");
+  ExpectError(execute({b48, buffer(11), b12}), StatusCode::kOutOfRange,
+              "CopyBuffer target (binding-table slot 1): range [4, 4 + 8)");
+  // Slot 2: the fill covers [4, end), which must be a multiple of 4 bytes.
+  ExpectError(execute({b48, b12, buffer(10)}), StatusCode::kInvalidArgument,
+              "FillBuffer target (binding-table slot 2): length 6 is not a multiple of 4");
+  ExpectError(execute({b48, b12, buffer(3)}), StatusCode::kOutOfRange,
+              "FillBuffer target (binding-table slot 2): offset 4 is past the end");
+  KILN_ASSERT_OK(execute({b48, b12, buffer(4)}));  // An empty fill.
+  // Missing and empty slots; then a good table passes again.
+  ExpectError(execute({b48, b12}), StatusCode::kInvalidArgument,
+              "binding-table slot 2 is out of range (the table has 2 entries)");
+  ExpectError(execute({b48, nullptr, b12}), StatusCode::kInvalidArgument, "slot 1 is empty");
+  KILN_ASSERT_OK(execute({b48, b12, b12}));
+}
+
+// A slot range whose end overflows never fits (nor passes as a summary).
+TEST_F(CommandBufferTest, SlotRangeWhoseEndOverflowsIsAnError) {
+  Ref<CommandBuffer> cb = Unwrap(device_->CreateCommandBuffer(CommandBufferMode::kReusable));
+  KILN_ASSERT_OK(cb->Begin());
+  KILN_ASSERT_OK(cb->Dispatch(
+      executable_, kDescribe, {1, 1, 1}, {},
+      std::vector<BufferRef>{BufferRef::Slot(0, 8, ~size_t{0} - 4), BufferRef::Slot(0, 0, 8)}));
+  KILN_ASSERT_OK(cb->End());
+  std::vector<Ref<Buffer>> table = {buffer_};
+  ExpectError(cb->ValidateBindingTable(table), StatusCode::kOutOfRange,
+              "(binding-table slot 0): range [8, 8 + ");
+}
+
 TEST_F(CommandBufferTest, SubmitNeedsAnEndedCommandBufferAndOneShotRunsOnce) {
   ExpectError(device_->QueueExecute(Fence(), Fence(), std::span(&command_buffer_, 1), {}),
               StatusCode::kFailedPrecondition, "has not ended recording");

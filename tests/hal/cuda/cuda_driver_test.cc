@@ -4,6 +4,7 @@
 // device (no NVIDIA driver, or no GPU).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <thread>
 
@@ -57,6 +58,32 @@ TEST(StreamOrderedBlockCacheTest, KeepsBlocksBySizeUpToItsLimit) {
   EXPECT_TRUE(cache.Give(0x3000, StreamOrderedBlockCache::kMaxCachedBytes));
   EXPECT_FALSE(cache.Give(0x4000, 512));
   EXPECT_EQ(cache.TakeAll(), std::vector<CUdeviceptr>{0x3000});
+  EXPECT_EQ(cache.cached_bytes(), 0u);
+}
+
+// The list used last is found without a lookup: switching between sizes,
+// and emptying the cache, must never hand out a block of another size.
+TEST(StreamOrderedBlockCacheTest, SwitchingSizesKeepsEachSizesBlocks) {
+  StreamOrderedBlockCache cache;
+  EXPECT_TRUE(cache.Give(0x1000, 512));
+  EXPECT_TRUE(cache.Give(0x2000, 1024));
+  EXPECT_EQ(cache.Take(512), 0x1000u);
+  EXPECT_EQ(cache.Take(512), 0u);
+  EXPECT_EQ(cache.Take(1024), 0x2000u);
+  EXPECT_TRUE(cache.Give(0x1000, 512));
+  EXPECT_EQ(cache.Take(1024), 0u);
+  EXPECT_EQ(cache.Take(1536), 0u);  // Never given: no list.
+  EXPECT_EQ(cache.Take(512), 0x1000u);
+  EXPECT_TRUE(cache.Give(0x1000, 512));
+  EXPECT_TRUE(cache.Give(0x2000, 1024));
+  std::vector<CUdeviceptr> all = cache.TakeAll();
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all, (std::vector<CUdeviceptr>{0x1000, 0x2000}));
+  // The lists are gone; the same sizes start afresh.
+  EXPECT_EQ(cache.Take(512), 0u);
+  EXPECT_TRUE(cache.Give(0x3000, 512));
+  EXPECT_EQ(cache.Take(1024), 0u);
+  EXPECT_EQ(cache.Take(512), 0x3000u);
   EXPECT_EQ(cache.cached_bytes(), 0u);
 }
 
@@ -521,6 +548,48 @@ TEST_P(CudaDriverTest, QueueHonoursHostSignaledWaits) {
   ASSERT_TRUE((*done)->Wait(2, std::chrono::seconds(20)).ok());
   signaler.join();
   EXPECT_EQ(Download(*x), std::vector<float>(n, 2.0f));
+}
+
+// A semaphore keeps the event of its last completed signal for its next
+// one (CudaSemaphore::RecordSignal): signaled at every call, by one or two
+// submissions of a call, each signal still completes in order, and a signal
+// that does not advance the value still fails the semaphore.
+TEST_P(CudaDriverTest, SemaphoresSignaledAtEveryCallReuseTheirEvents) {
+  const uint32_t n = 256;
+  Ref<Buffer> x = Upload(*device_, std::vector<float>(n, 0.0f));
+  Result<Ref<Semaphore>> a = device_->CreateSemaphore(0);
+  Result<Ref<Semaphore>> b = device_->CreateSemaphore(0);
+  ASSERT_TRUE(a.ok() && b.ok());
+  Ref<CommandBuffer> command_buffer = NewCommandBuffer(CommandBufferMode::kReusable);
+  const uint32_t constants[] = {n};
+  const BufferRef bindings[] = {BufferRef::Of(x)};
+  ASSERT_TRUE(command_buffer->Dispatch(executable_, kAddOne, {1, 1, 1}, constants, bindings).ok());
+  ASSERT_TRUE(command_buffer->End().ok());
+  const Ref<CommandBuffer> list[] = {command_buffer};
+  for (uint64_t call = 1; call <= 20; ++call) {
+    // As a program's call: an empty submission signals a, the work waits on
+    // it and signals a again and b; the host waits on a.
+    ASSERT_TRUE(device_->QueueExecute(Fence(), Fence({{*a, 2 * call - 1}}), {}, {}).ok());
+    ASSERT_TRUE(device_
+                    ->QueueExecute(Fence({{*a, 2 * call - 1}}), Fence({{*a, 2 * call}, {*b, call}}),
+                                   list, {})
+                    .ok());
+    ASSERT_TRUE((*a)->Wait(2 * call, std::chrono::seconds(20)).ok());
+    ASSERT_TRUE((*b)->Wait(call, std::chrono::seconds(20)).ok());
+    EXPECT_EQ(*(*a)->Query(), 2 * call);
+    EXPECT_EQ(*(*b)->Query(), call);
+  }
+  EXPECT_EQ(Download(*x), std::vector<float>(n, 20.0f));
+  // A queue signal at or below the value fails the semaphore (the submission
+  // itself is accepted), whatever event it held.
+  ASSERT_TRUE(device_->QueueExecute(Fence(), Fence({{*b, 5}}), list, {}).ok());
+  Status failed = (*b)->Wait(21, std::chrono::seconds(5));
+  EXPECT_EQ(failed.code(), StatusCode::kInvalidArgument) << failed.ToString();
+  EXPECT_NE(failed.message().find("does not advance it"), std::string::npos) << failed.ToString();
+  // The other semaphore goes on.
+  ASSERT_TRUE(device_->QueueExecute(Fence(), Fence({{*a, 41}}), list, {}).ok());
+  ASSERT_TRUE((*a)->Wait(41, std::chrono::seconds(20)).ok());
+  EXPECT_EQ(Download(*x), std::vector<float>(n, 22.0f));
 }
 
 TEST_P(CudaDriverTest, FailedWaitFailsTheSignals) {
