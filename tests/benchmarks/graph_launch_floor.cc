@@ -14,6 +14,11 @@
 //   issue_us       the median iteration's cuGraphLaunch + cuEventRecord (the
 //                  host's share; the wait is not in it)
 //   issue_p90_us   its 90th percentile
+//   chase_after_wait_us  a pointer chase over 32 KiB (512 cache lines) that
+//                  the host last touched before the previous wait, timed
+//                  right after the wait: how cold the host's caches are
+//                  when the next call begins (median)
+//   chase_cached_us      the same chase repeated at once (the lines cached)
 // and Google Benchmark's real time, an iteration's wall time (about the
 // graph's device time, since the host waits for it).
 // Rows: BM_GraphLaunch/<nodes>/<node_ns>/<wait>, wait 0 = cuEventSynchronize
@@ -30,6 +35,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <numeric>
+#include <random>
 #include <vector>
 
 #include "hal/cuda/cuda_symbols.h"
@@ -62,6 +69,35 @@ int64_t NowNs() {
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
+
+// A pointer chase over 32 KiB (512 cache lines in a shuffled cycle): fits the
+// L1 data cache, so right after a chase over the same lines it takes about a
+// nanosecond per line, and as long as a cache miss per line when something
+// evicted the lines in between.
+class CacheChase {
+ public:
+  CacheChase() : next_(kLines * kWordsPerLine, 0) {
+    std::vector<size_t> order(kLines);
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::shuffle(order.begin() + 1, order.end(), std::mt19937(7));
+    for (size_t i = 0; i < kLines; ++i) {
+      next_[order[i] * kWordsPerLine] = order[(i + 1) % kLines] * kWordsPerLine;
+    }
+  }
+  // Nanoseconds to follow every line once.
+  int64_t Run() {
+    const int64_t start = NowNs();
+    size_t at = 0;
+    for (size_t i = 0; i < kLines; ++i) at = next_[at];
+    benchmark::DoNotOptimize(at);
+    return NowNs() - start;
+  }
+
+ private:
+  static constexpr size_t kLines = 512;
+  static constexpr size_t kWordsPerLine = 64 / sizeof(size_t);
+  std::vector<size_t> next_;
+};
 
 struct Driver {
   Ref<hal::cuda::CudaSymbols> s;
@@ -122,17 +158,35 @@ void RunGraphLaunch(benchmark::State& state) {
   }
   if (status.ok()) status = d.Check(d.s->cuGraphUpload(exec, d.stream), "cuGraphUpload");
   if (status.ok()) {
-    const unsigned flags = CU_EVENT_DISABLE_TIMING | (blocking_wait ? CU_EVENT_BLOCKING_SYNC : 0u);
+    const unsigned flags =
+        CU_EVENT_DISABLE_TIMING | (blocking_wait ? unsigned{CU_EVENT_BLOCKING_SYNC} : 0u);
     status = d.Check(d.s->cuEventCreate(&event, flags), "cuEventCreate");
   }
-  std::vector<int64_t> issue_ns;
+  std::vector<int64_t> issue_ns, cold_chase_ns, warm_chase_ns;
   issue_ns.reserve(size_t{1} << 16);
+  cold_chase_ns.reserve(size_t{1} << 16);
+  warm_chase_ns.reserve(size_t{1} << 16);
+  CacheChase chase;
+  int64_t iteration = 0;
   for (auto _ : state) {
     if (!status.ok()) break;
+    // Every fourth iteration, before its launch, times the chase twice: how
+    // much of what the host touched before the previous wait (the same
+    // lines, chased in the iteration before) is still cached after it, and
+    // the same lines once cached. The issue times of the iterations that
+    // chase are not kept: the chase ran between the wait and the launch.
+    const int64_t phase = iteration++ % 4;
+    const bool probe = phase == 3;
+    if (probe) {
+      cold_chase_ns.push_back(chase.Run());
+      warm_chase_ns.push_back(chase.Run());
+    } else if (phase == 2) {
+      chase.Run();  // The lines the next iteration's probe looks for.
+    }
     const int64_t start = NowNs();
     CUresult launched = d.s->cuGraphLaunch(exec, d.stream);
     CUresult recorded = d.s->cuEventRecord(event, d.stream);
-    issue_ns.push_back(NowNs() - start);
+    if (phase < 2) issue_ns.push_back(NowNs() - start);
     status = d.Check(launched, "cuGraphLaunch");
     if (status.ok()) status = d.Check(recorded, "cuEventRecord");
     if (status.ok()) status = d.Check(d.s->cuEventSynchronize(event), "cuEventSynchronize");
@@ -144,15 +198,23 @@ void RunGraphLaunch(benchmark::State& state) {
     state.SkipWithError(status.ToString().c_str());
     return;
   }
-  std::sort(issue_ns.begin(), issue_ns.end());
+  auto percentile_us = [](std::vector<int64_t>& values, size_t numerator) {
+    std::sort(values.begin(), values.end());
+    return static_cast<double>(values[values.size() * numerator / 10]) / 1e3;
+  };
   if (!issue_ns.empty()) {
-    state.counters["issue_us"] = static_cast<double>(issue_ns[issue_ns.size() / 2]) / 1e3;
-    state.counters["issue_p90_us"] = static_cast<double>(issue_ns[issue_ns.size() * 9 / 10]) / 1e3;
+    state.counters["issue_us"] = percentile_us(issue_ns, 5);
+    state.counters["issue_p90_us"] = percentile_us(issue_ns, 9);
+  }
+  if (!cold_chase_ns.empty()) {
+    state.counters["chase_after_wait_us"] = percentile_us(cold_chase_ns, 5);
+    state.counters["chase_cached_us"] = percentile_us(warm_chase_ns, 5);
   }
 }
 
-// Graphs of 3 and 100 nodes (an MLP's and a model's), about 10 µs and
-// 700 µs of device time, each waited for both ways.
+// Graphs of 3 and 100 nodes (an MLP's and a model's), about 10 µs, 86 µs
+// and 700 µs of device time, the last waited for both ways; and 100 nodes
+// of 5 ms, where the host's caches are colder still after the wait.
 BENCHMARK(RunGraphLaunch)
     ->Name("BM_GraphLaunch")
     ->ArgNames({"nodes", "node_ns", "blocking_wait"})
@@ -160,6 +222,7 @@ BENCHMARK(RunGraphLaunch)
     ->Args({100, 100, 0})
     ->Args({100, 7000, 0})
     ->Args({100, 7000, 1})
+    ->Args({100, 50000, 0})
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -31,7 +31,13 @@
 // time spent waiting on fences (the host's own share: VM, recording,
 // submission), host_time_mean_us (their mean), submit_time_us (the median
 // call's time in queue submissions: the driver's patching, graph launch and
-// signaling, part of the host time), and wait_us. --trace=FILE
+// signaling, part of the host time), and wait_us. --evict_host_caches=BYTES
+// reads that much other memory before each timed call (not counted in the
+// host time), so host_time_us is what a call costs with cold caches: on the
+// lent GPU machine a host that waited ~1 ms for the GPU finds its L1 and L2
+// caches cold, and the host time per call follows how many cache lines the
+// call touches more than how many instructions it runs
+// (tests/benchmarks/README.md). --trace=FILE
 // writes a Chrome trace (tools/common/trace_file.h) of the run: load,
 // initialize, the call made before timing ("first call"), every timed call
 // with its record, submit and wait, and the device time of each dispatch
@@ -45,6 +51,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <cxxopts.hpp>
@@ -86,6 +93,7 @@ struct BenchmarkOptions {
   bool print_statistics = false;
   std::string device_uri = "cpu";
   bool list_devices = false;
+  size_t evict_host_caches = 0;  // Bytes read before each timed call; 0: none.
   hal::BuiltinDriverOptions drivers;
   benchmark::TimeUnit time_unit = benchmark::kNanosecond;
 };
@@ -114,7 +122,18 @@ struct Session {
   // between loops so that its storage is allocated before timing.
   std::vector<int64_t> host_ns;
   std::vector<int64_t> submit_ns;  // The same calls' time in queue submissions.
+  // --evict_host_caches: memory read before each timed call (empty: none).
+  std::vector<uint64_t> eviction;
 };
+
+// Reads every cache line of `eviction`, so that the host's caches hold it and
+// little of what the previous call touched. Outside the call's host time.
+void EvictHostCaches(const std::vector<uint64_t>& eviction) {
+  constexpr size_t kWordsPerLine = 64 / sizeof(uint64_t);
+  uint64_t sum = 0;
+  for (size_t i = 0; i < eviction.size(); i += kWordsPerLine) sum += eviction[i];
+  benchmark::DoNotOptimize(sum);
+}
 
 // The exports to time: the one --function names, or every export that takes
 // no arguments.
@@ -215,6 +234,7 @@ void RunTarget(benchmark::State& state, Session* session, Target* target) {
   host_ns.clear();
   submit_ns.clear();
   for (auto _ : state) {
+    if (!session->eviction.empty()) EvictHostCaches(session->eviction);
     const int64_t call_start = trace.Now();
     const int64_t call_wait = trace.WaitNanoseconds();
     const int64_t call_submit = trace.SubmitNanoseconds();
@@ -255,6 +275,7 @@ Status Run(const BenchmarkOptions& options) {
     return OkStatus();
   }
   Session session;
+  session.eviction.assign(options.evict_host_caches / sizeof(uint64_t), 1);
   session.host_ns.reserve(size_t{1} << 18);
   session.submit_ns.reserve(size_t{1} << 18);
   session.trace = hal::Trace::Create(
@@ -323,6 +344,12 @@ cxxopts::Options DeclareFlags() {
        cxxopts::value<std::string>()->default_value("cpu"))  //
       ("list_devices", "List the devices of every registered driver and exit",
        cxxopts::value<bool>()->default_value("false"))  //
+      ("evict_host_caches",
+       "Before each timed call, read this many bytes of other memory (outside the call's time), "
+       "so that the call starts with the host's caches as cold as after a long wait for the GPU "
+       "(64000000 on a 32 MiB-L3 host: from memory). host_time_us is then the cold figure; "
+       "real_time includes the reading. 0: off",
+       cxxopts::value<std::string>()->default_value("0"))  //
       ("time_unit", "Unit of the reported times: ns, us, ms or s",
        cxxopts::value<std::string>()->default_value("ns"))        //
       ("h,help", "Print this help and Google Benchmark's flags")  //
@@ -359,6 +386,17 @@ Result<benchmark::TimeUnit> ParseTimeUnit(const std::string& text) {
 }
 
 // Parses what Google Benchmark left of the command line into `options`.
+// A non-negative decimal byte count.
+Result<size_t> ParseByteCount(std::string_view flag, const std::string& text) {
+  size_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [at, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc() || at != end) {
+    return InvalidArgumentError(std::string(flag) + " must be a byte count, not '" + text + "'");
+  }
+  return value;
+}
+
 Status ParseFlags(cxxopts::Options& flags, int argc, char** argv, BenchmarkOptions* options) {
   // Google Benchmark leaves a flag of its own in argv when it cannot parse
   // the value (it says why on stderr); "does not exist" would mislead.
@@ -385,6 +423,9 @@ Status ParseFlags(cxxopts::Options& flags, int argc, char** argv, BenchmarkOptio
     options->inputs = tools::RepeatedFlag(result, "input");
     KILN_ASSIGN_OR_RETURN(options->parameters, tools::ParametersFlag(result));
     options->print_statistics = result["print_statistics"].as<bool>();
+    KILN_ASSIGN_OR_RETURN(
+        options->evict_host_caches,
+        ParseByteCount("--evict_host_caches", result["evict_host_caches"].as<std::string>()));
     if (result.count("trace") > 1) return InvalidArgumentError("--trace given more than once");
     if (result.count("trace")) {
       options->trace_path = result["trace"].as<std::string>();
