@@ -85,8 +85,8 @@ Result<Ref<CudaBuffer>> CudaBuffer::AllocateAsync(const Ref<CudaContext>& contex
     for (CUdeviceptr block : cache.TakeAll()) s.cuMemFreeAsync(block, context->stream());
     result = s.cuMemAllocAsync(&buffer->device_pointer_, buffer->block_size_, context->stream());
   }
-  KILN_RETURN_IF_ERROR(context->Check(result, "queue_alloca of " + SizeText(size) +
-                                                  " (cuMemAllocAsync)"));
+  KILN_RETURN_IF_ERROR(
+      context->Check(result, "queue_alloca of " + SizeText(size) + " (cuMemAllocAsync)"));
   return buffer;
 }
 

@@ -339,7 +339,8 @@ TEST_P(HalModuleTest, AllocateParameter) {
           testing::BytesOf<float>({1.5f, 2, 3, -4})));
   Ref<ParameterIndex> parameters = ParameterIndex::Create();
   ASSERT_TRUE(parameters->AddFile("model", path).ok());
-  hal_ = Unwrap(CreateHalModule(*instance_, {device_}, {.parameters = parameters, .trace = nullptr}));
+  hal_ =
+      Unwrap(CreateHalModule(*instance_, {device_}, {.parameters = parameters, .trace = nullptr}));
 
   Program program;
   // load_<key>(element type, byte length, d0, d1) -> buffer of parameter
