@@ -614,17 +614,17 @@ bool GraphCommandBuffer::SameAddresses(std::span<const CUdeviceptr> a,
   return true;
 }
 
-void GraphCommandBuffer::SelectPlainGraph(std::span<const Ref<Buffer>> table) {
+bool GraphCommandBuffer::SelectPlainGraph(std::span<const Ref<Buffer>> table) {
   // Only a graph that has run a table of this size can be compared with
   // it; one built at End holds no addresses yet and is patched.
-  if (!plain_.exec || plain_.slot_addresses.size() != table.size()) return;
-  if (SameAddresses(slot_scratch_, plain_.slot_addresses)) return;
+  if (!plain_.exec || plain_.slot_addresses.size() != table.size()) return false;
+  if (SameAddresses(slot_scratch_, plain_.slot_addresses)) return true;
   if (!other_plain_.exec) {
     // The first change of addresses: the graph that ran the old ones is
     // kept, and this table gets a graph of its own (Prepare builds the
     // empty one swapped in).
     swap(plain_, other_plain_);
-    return;
+    return false;
   }
   // The graph whose addresses differ in fewer slots (none: the other one
   // holds this table) is patched; on a tie, the one run last.
@@ -636,30 +636,21 @@ void GraphCommandBuffer::SelectPlainGraph(std::span<const Ref<Buffer>> table) {
     }
     return count;
   };
-  if (differing(other_plain_) < differing(plain_)) swap(plain_, other_plain_);
+  const size_t other_differs = differing(other_plain_);
+  if (other_differs < differing(plain_)) swap(plain_, other_plain_);
+  return other_differs == 0;
 }
 
 Status GraphCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
   if (one_shot_cache_) return IssueOneShot(binding_table);
   SlotAddresses(binding_table, &slot_scratch_);  // Once, for both steps.
-  // The common cases, as SelectPlainGraph and Prepare would handle them
-  // without a patch, on less code: the table resolves to the addresses the
-  // plain graph last ran (a model called on the same buffers; Prepare
-  // patches nothing), or to those of the other plain graph (a model whose
-  // output alternates between two buffers; SelectPlainGraph swaps it in).
-  if (plain_.exec != nullptr && plain_.slot_addresses.size() == slot_scratch_.size()) [[likely]] {
-    if (SameAddresses(slot_scratch_, plain_.slot_addresses) &&
-        (!built_at_first_submit_ || !ShapeChanged(plain_, binding_table))) {
-      return LaunchPlain();
-    }
-    if (other_plain_.exec != nullptr && SameAddresses(slot_scratch_, other_plain_.slot_addresses) &&
-        (!built_at_first_submit_ || !ShapeChanged(other_plain_, binding_table))) {
-      swap(plain_, other_plain_);
-      return LaunchPlain();
-    }
+  // A model called on the same buffers, or one whose output alternates
+  // between two (the other graph), finds a graph that holds the table's
+  // addresses: it is launched as it is, unless a shape may have changed.
+  if (!SelectPlainGraph(binding_table) ||
+      (built_at_first_submit_ && ShapeChanged(plain_, binding_table))) {
+    KILN_RETURN_IF_ERROR(Prepare(plain_, binding_table, kNoEventSet));
   }
-  SelectPlainGraph(binding_table);
-  KILN_RETURN_IF_ERROR(Prepare(plain_, binding_table, kNoEventSet));
   return LaunchPlain();
 }
 

@@ -240,8 +240,9 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   // are in slot_scratch_) with the fewest patches: a new one (swapping an
   // empty graph in for Prepare to build) the first time the addresses
   // change; otherwise the one of the two whose addresses differ in fewer
-  // slots (none: it holds the table), the one run last on a tie.
-  void SelectPlainGraph(std::span<const Ref<Buffer>> table);
+  // slots (none: it holds the table), the one run last on a tie. Returns
+  // whether plain_ then holds exactly the table's addresses (no patch).
+  bool SelectPlainGraph(std::span<const Ref<Buffer>> table);
   // Whether two tables' SlotAddresses are the same.
   static bool SameAddresses(std::span<const CUdeviceptr> a, std::span<const CUdeviceptr> b);
   // Fills node's parameters for `table`; returns whether they differ from

@@ -723,21 +723,18 @@ Status FenceCreate(HalState& state, Args args, Results results) {
   }
   // A program makes a fence per call and drops it before the next: when
   // nothing but this entry holds the last one (its wrapper and the fence
-  // itself), no one can observe it any more, and moving its timepoint on
-  // (same semaphore, a larger value: Insert keeps the larger) makes the new
-  // fence without three allocations per call.
-  if (entry->last_fence && entry->last_fence->ref_count() == 1) {
-    const Ref<Fence>& last = static_cast<const VmHalObject<Fence>*>(entry->last_fence.get())->get();
-    if (last->ref_count() == 1 && last->timepoints().size() == 1 &&
-        last->timepoints()[0].semaphore == entry->semaphore) {
-      last->Insert(entry->semaphore, ++entry->value);
-      results[0] = Wrapped(entry->last_fence);
-      return OkStatus();
-    }
+  // itself), no one can observe it any more. It is made again by moving its
+  // one timepoint on (last_fence is dropped with the semaphore it waits on,
+  // and Insert keeps the larger value of a semaphore), without three
+  // allocations per call.
+  auto fence_of = [](const Ref<vm::Object>& wrapped) -> const Ref<Fence>& {
+    return static_cast<const VmFence*>(wrapped.get())->get();
+  };
+  if (!entry->last_fence || entry->last_fence->ref_count() != 1 ||
+      fence_of(entry->last_fence)->ref_count() != 1) {
+    entry->last_fence = WrapForVm(MakeRef<Fence>());
   }
-  Ref<Fence> fence = MakeRef<Fence>();
-  fence->Insert(entry->semaphore, ++entry->value);
-  entry->last_fence = WrapForVm(std::move(fence));
+  fence_of(entry->last_fence)->Insert(entry->semaphore, ++entry->value);
   results[0] = Wrapped(entry->last_fence);
   return OkStatus();
 }

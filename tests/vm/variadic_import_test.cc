@@ -84,9 +84,9 @@ void AddForwarder(ModuleBuilder& builder, const std::string& name, uint32_t impo
   builder.AddExport(f.name(), f.ordinal());
 }
 
-// A context of [var, caller]: caller imports `imports` (qualified name,
+// A context of [callee, caller]: caller imports `imports` (qualified name,
 // signature) in order and exports a forwarder "f<i>" for each.
-Result<Ref<Context>> MakeCaller(const Ref<NativeModule<SumState>>& var,
+Result<Ref<Context>> MakeCaller(Ref<Module> callee,
                                 const std::vector<std::pair<std::string, std::string>>& imports,
                                 ContextOptions options = {}) {
   ModuleBuilder builder("caller");
@@ -97,7 +97,7 @@ Result<Ref<Context>> MakeCaller(const Ref<NativeModule<SumState>>& var,
   Ref<Instance> instance = Instance::Create();
   KILN_ASSIGN_OR_RETURN(Ref<BytecodeModule> caller,
                         LoadBytes(*instance, testing::BuildBytes(builder)));
-  return Context::Create(instance, {Ref<Module>(var), Ref<Module>(caller)}, std::move(options));
+  return Context::Create(instance, {std::move(callee), Ref<Module>(caller)}, std::move(options));
 }
 
 TEST(VariadicSignatureTest, ParseAndFormat) {
@@ -297,15 +297,7 @@ Result<Ref<Context>> MakeKeepCaller(Ref<NativeModule<KeepState>>* keep_out,
       .ExportVariadic("liar", "_r", &Liar)
       .ExportVariadic("silent", "_r", &Silent);
   *keep_out = keep;
-  ModuleBuilder builder("caller");
-  for (size_t i = 0; i < imports.size(); ++i) {
-    uint32_t import = builder.AddImport(imports[i].first, imports[i].second);
-    AddForwarder(builder, "f" + std::to_string(i), import, imports[i].second);
-  }
-  Ref<Instance> instance = Instance::Create();
-  KILN_ASSIGN_OR_RETURN(Ref<BytecodeModule> caller,
-                        LoadBytes(*instance, testing::BuildBytes(builder)));
-  return Context::Create(instance, {Ref<Module>(keep), Ref<Module>(caller)}, std::move(options));
+  return MakeCaller(Ref<Module>(keep), imports, std::move(options));
 }
 
 TEST(VariadicImportTest, RefArgumentsAndResultsKeepCountsBalanced) {
