@@ -202,6 +202,57 @@ Status CommandBuffer::ExecutionBarrier() {
   return ExecutionBarrierImpl();
 }
 
+Status CommandBuffer::Collective(const Ref<Channel>& channel, const CollectiveOp& op,
+                                 const BufferRef& send, const BufferRef& recv,
+                                 uint64_t element_count) {
+  KILN_RETURN_IF_ERROR(CheckRecording("Collective"));
+  if (!channel)
+    return InvalidArgumentError("Collective " + DescribeCollective(op) + ": null channel");
+  KILN_ASSIGN_OR_RETURN(CollectiveCounts counts,
+                        CollectiveBufferCounts(op, element_count, channel->count()));
+  const uint64_t element_bytes = ElementByteSize(op.element_type);
+  // CollectiveBufferCounts bounds the counts so that these products fit.
+  const size_t send_bytes = counts.send * element_bytes;
+  const size_t recv_bytes = counts.recv * element_bytes;
+  auto exact = [&](const BufferRef& ref, size_t bytes, const char* role) -> Result<BufferRef> {
+    if (ref.length != kWholeBuffer && ref.length != bytes) {
+      return InvalidArgumentError("Collective " + DescribeCollective(op) + " " + role +
+                                  ": a range of " + std::to_string(ref.length) +
+                                  " bytes given for " + std::to_string(bytes) + " bytes (" +
+                                  std::to_string(element_count) + " elements among " +
+                                  std::to_string(channel->count()) + " participants)");
+    }
+    BufferRef exact_ref = ref;
+    exact_ref.length = bytes;
+    return exact_ref;
+  };
+  KILN_ASSIGN_OR_RETURN(BufferRef send_ref, exact(send, send_bytes, "send"));
+  KILN_ASSIGN_OR_RETURN(BufferRef recv_ref, exact(recv, recv_bytes, "recv"));
+  BufferRef resolved_send, resolved_recv;
+  std::vector<SlotUse> uses;
+  KILN_RETURN_IF_ERROR(CheckRef(send_ref, kBufferUsageDispatchStorage, 1,
+                                RefSite{"Collective send"}, &resolved_send, &uses));
+  KILN_RETURN_IF_ERROR(CheckRef(recv_ref, kBufferUsageDispatchStorage, 1,
+                                RefSite{"Collective recv"}, &resolved_recv, &uses));
+  if (!send_ref.is_slot() && !recv_ref.is_slot() &&
+      send_ref.buffer->allocated_buffer() == recv_ref.buffer->allocated_buffer()) {
+    const size_t send_begin = send_ref.buffer->byte_offset() + send_ref.offset;
+    const size_t recv_begin = recv_ref.buffer->byte_offset() + recv_ref.offset;
+    const bool in_place = send_begin == recv_begin && send_bytes == recv_bytes &&
+                          op.kind == CollectiveKind::kAllReduce;
+    const bool disjoint =
+        send_begin + send_bytes <= recv_begin || recv_begin + recv_bytes <= send_begin;
+    if (!in_place && !disjoint && send_bytes != 0 && recv_bytes != 0) {
+      return InvalidArgumentError("Collective " + DescribeCollective(op) +
+                                  ": the send and recv ranges overlap (only all_reduce may run in "
+                                  "place, on identical ranges)");
+    }
+  }
+  KILN_RETURN_IF_ERROR(CollectiveImpl(channel, op, resolved_send, resolved_recv, element_count));
+  KeepSlotUses(uses);
+  return OkStatus();
+}
+
 void CommandBuffer::KeepSlotUses(std::span<const SlotUse> uses) {
   for (const SlotUse& use : uses) {
     if (distinct_slot_uses_.emplace(use.slot, use.offset, use.length, use.usage, use.alignment)

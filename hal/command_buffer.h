@@ -36,6 +36,8 @@
 #include "base/ref.h"
 #include "base/result.h"
 #include "hal/buffer.h"
+#include "hal/channel.h"
+#include "hal/collective.h"
 #include "hal/executable.h"
 
 namespace kiln::hal {
@@ -85,6 +87,17 @@ class CommandBuffer : public RefObject {
   // Copies `data` (taken now, at record time) into the target.
   Status UpdateBuffer(std::span<const uint8_t> data, const BufferRef& target);
   Status ExecutionBarrier();
+  // Runs collective `op` (collective.h) over `channel` with this
+  // participant's `send` and `recv` ranges, whose element counts follow from
+  // `element_count` and the channel's participant count
+  // (CollectiveBufferCounts). A range given as kWholeBuffer takes exactly the
+  // bytes the op needs; an explicit length must equal them. Checked like a
+  // dispatch binding (usage dispatch storage; slot ranges at submit). The
+  // send and recv ranges of a concrete buffer must be disjoint or, for
+  // all_reduce only, identical (in place). The channel must be one of this
+  // device's (checked by the driver).
+  Status Collective(const Ref<Channel>& channel, const CollectiveOp& op, const BufferRef& send,
+                    const BufferRef& recv, uint64_t element_count);
 
   // Checks, at submit, that every slot the recording uses exists in
   // `binding_table` and that its ranges fit (the table's buffers are only
@@ -126,6 +139,10 @@ class CommandBuffer : public RefObject {
                                 size_t pattern_length) = 0;
   virtual Status UpdateBufferImpl(std::span<const uint8_t> data, const BufferRef& target) = 0;
   virtual Status ExecutionBarrierImpl() = 0;
+  // `send` and `recv` have exact lengths (never kWholeBuffer).
+  virtual Status CollectiveImpl(const Ref<Channel>& channel, const CollectiveOp& op,
+                                const BufferRef& send, const BufferRef& recv,
+                                uint64_t element_count) = 0;
 
  private:
   enum class State : uint8_t { kInitial, kRecording, kEnded };

@@ -30,6 +30,7 @@
 #include "base/result.h"
 #include "hal/allocator.h"
 #include "hal/buffer.h"
+#include "hal/channel.h"
 #include "hal/command_buffer.h"
 #include "hal/executable.h"
 #include "hal/fence.h"
@@ -61,6 +62,14 @@ class Device : public RefObject {
   virtual Result<Ref<Executable>> CreateExecutable(std::string_view format,
                                                    std::span<const uint8_t> bytes) = 0;
   virtual Result<Ref<Semaphore>> CreateSemaphore(uint64_t initial_value) = 0;
+  // Joins the collective group `params` describes (channel.h): returns once
+  // every participant has joined. A driver without collectives keeps this
+  // default, UNAVAILABLE naming the driver.
+  virtual Result<Ref<Channel>> CreateChannel(const ChannelParams& params) {
+    return UnavailableError("the " + properties().driver +
+                            " driver has no collectives (channels are made by the cpu and cuda "
+                            "drivers)");
+  }
 
   // Runs `command_buffers` in order once `wait` is reached, then signals
   // `signal`. `binding_table` supplies the buffers of the binding-table slots

@@ -51,6 +51,10 @@
 // construction: the declared dims are the very values the buffer was made or
 // asserted with (static shapes, or `tensor.dim` of the operand itself).
 //
+// Channels and collectives (flow_collective_ops.td) are lowered by
+// bufferize_collectives.cc: a collective is a collective command in its own
+// one-shot submission, like a dispatch.
+//
 // tensor.extract on the host reads the element back once the work before it
 // has completed (hal.buffer.load, through the device's queue where the host
 // cannot map the buffer); elements the VM cannot hold (f16, bf16) are an
@@ -191,11 +195,13 @@ mlir::LogicalResult Bufferizer::Run() {
     functions.push_back(func);
   }
   RetypeTensorGlobals();
+  RetypeChannels();
   for (mlir::func::FuncOp func : functions) LowerFunction(func);
   // The program's initializers that compute on tensors (loads and stores of
-  // tensor globals, constants); the others have nothing to lower.
+  // tensor globals, constants) or use channels; the others have nothing to
+  // lower.
   for (auto initializer : llvm::to_vector(module_.getOps<Util::InitializerOp>())) {
-    if (TakesOrMakesTensors(initializer)) LowerFunction(initializer);
+    if (TakesOrMakesTensors(initializer) || UsesChannels(initializer)) LowerFunction(initializer);
   }
   BuildInitializer();
   return mlir::failure(failed_);
@@ -243,6 +249,8 @@ void Bufferizer::LowerFunction(Operation* owner) {
     if (llvm::isa<Check::ExpectAllTrueOp, Check::ExpectEqOp, Check::ExpectAlmostEqOp>(op)) {
       needs_device = true;
     }
+    // A collective records a command; its result may need a new buffer.
+    if (Flow::GetCollective(op)) needs_device = needs_allocator = true;
     if (auto dispatch = llvm::dyn_cast<Flow::DispatchOp>(op)) {
       needs_device = true;
       for (unsigned r = 0; r < dispatch->getNumResults(); ++r) {
@@ -351,6 +359,14 @@ void Bufferizer::LowerOp(Operation* op) {
   OpBuilder before(op);
   if (auto dispatch = llvm::dyn_cast<Flow::DispatchOp>(op)) {
     LowerDispatch(dispatch);
+    return;
+  }
+  if (Flow::GetCollective(op)) {
+    LowerCollective(op);
+    return;
+  }
+  if (IsChannelOp(op)) {
+    LowerChannelOp(op);
     return;
   }
   if (auto dim = llvm::dyn_cast<mlir::tensor::DimOp>(op)) {
@@ -544,8 +560,8 @@ void Bufferizer::LowerOp(Operation* op) {
     for (Value result : op->getResults()) poisoned_.insert(result);
     Error(loc) << "'" << op->getName()
                << "' cannot take or produce tensors (tensors are used by flow.dispatch, "
-                  "tensor.dim, tensor.empty, tensor.extract, util.global.load/store, func.call, "
-                  "func.return and check ops)";
+                  "flow.collective.*, tensor.dim, tensor.empty, tensor.extract, "
+                  "util.global.load/store, func.call, func.return and check ops)";
   }
 }
 

@@ -173,11 +173,11 @@ std::string Bufferizer::ConstantGlobal(mlir::ElementsAttr value, Location loc) {
   return constant_globals_[value] = name;
 }
 
-// The module initializer's share: the device, every executable, then the
-// buffers of tensor globals and constants. It runs before the program's own
-// initializers (which may use them).
+// The module initializer's share: the device, every executable, the default
+// channels, then the buffers of tensor globals and constants. It runs
+// before the program's own initializers (which may use them).
 void Bufferizer::BuildInitializer() {
-  if (!initial_buffers_.empty()) DeviceGlobal();
+  if (!initial_buffers_.empty() || !channel_globals_.empty()) DeviceGlobal();
   if (device_global_.empty()) return;
   OpBuilder b = OpBuilder::atBlockEnd(module_.getBody());
   auto initializers = module_.getOps<Util::InitializerOp>();
@@ -195,6 +195,7 @@ void Bufferizer::BuildInitializer() {
                                                    mlir::FlatSymbolRefAttr::get(name));
     Util::GlobalStoreOp::create(b, executable->getLoc(), loaded, global);
   }
+  InitializeChannels(b, device);
   if (!initial_buffers_.empty()) {
     Value allocator =
         HAL::DeviceAllocatorOp::create(b, loc, HAL::AllocatorType::get(b.getContext()), device);

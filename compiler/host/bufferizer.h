@@ -6,6 +6,8 @@
 //   bufferize_globals.cc     the device, executable and tensor globals, the
 //                            module initializer, host tensor constants
 //   bufferize_checks.cc      the check dialect's comparisons of tensors
+//   bufferize_collectives.cc flow's channels and collectives into hal
+//                            channels and collective commands
 //
 // Each tensor value on the host becomes a TensorState (its buffer and dims);
 // the Bufferizer holds them per function.
@@ -53,6 +55,10 @@ bool TakesOrMakesTensors(Operation* root);
 // `type` as MLIR prints it, for messages.
 std::string TypeText(Type type);
 
+// Whether `op` is a flow.channel.* op, and whether `root` holds one.
+bool IsChannelOp(Operation* op);
+bool UsesChannels(Operation* root);
+
 class Bufferizer {
  public:
   explicit Bufferizer(mlir::ModuleOp module) : module_(module), symbols_(module) {}
@@ -74,11 +80,19 @@ class Bufferizer {
   // `value` is an ElementsAttr or a #flow.parameter.named.
   void InitializeBuffer(OpBuilder& b, Location loc, Value device, Value allocator,
                         llvm::StringRef global, mlir::Attribute value);
+  // !flow.channel -> !hal.channel on every value, signature and global.
+  void RetypeChannels();
+  // The !hal.channel global of flow.channel.default `group`, made on first
+  // use (at `loc`); InitializeChannels joins each in the module initializer.
+  llvm::StringRef ChannelGlobal(llvm::StringRef group, Location loc);
+  void InitializeChannels(OpBuilder& b, Value device);
 
   // `owner` is a func.func or a util.initializer that computes on tensors.
   void LowerFunction(Operation* owner);
   void LowerOp(Operation* op);
   void LowerDispatch(Flow::DispatchOp op);
+  void LowerChannelOp(Operation* op);
+  void LowerCollective(Operation* op);
   void LowerConstant(Operation* op, mlir::Attribute value);
   void LowerGlobalAccess(Operation* op);
   void LowerExtract(mlir::tensor::ExtractOp op);
@@ -111,6 +125,14 @@ class Bufferizer {
   llvm::SmallVector<std::pair<std::string, mlir::Attribute>> initial_buffers_;
   // Host tensor constants made immutable globals: value -> global.
   llvm::DenseMap<mlir::Attribute, std::string> constant_globals_;
+  // The default channels: each flow.channel.default group's global and
+  // first use, in first-use order.
+  struct ChannelGlobalInfo {
+    std::string group;
+    std::string global;
+    Location loc;
+  };
+  llvm::SmallVector<ChannelGlobalInfo> channel_globals_;
 
   // Per function (or initializer): "@f" in messages.
   std::string function_name_;

@@ -2,11 +2,13 @@
 // one-shot command buffers a function records on every call.
 //
 // A submission is memoizable when its command buffer (one-shot, made on the
-// device global) is used only by dispatches and barriers, then finalized and
-// submitted, all in its block; the device and every executable are loads of
-// immutable globals (set by initializers only); and every ordinal, workgroup
-// count, constant, binding offset and binding length is an arith.constant
-// (static shapes). Such a submission
+// device global) is used only by dispatches, collectives and barriers, then
+// finalized and submitted, all in its block; the device, every executable
+// and every collective's channel are loads of immutable globals (set by
+// initializers only: a default channel, not a split made per call); and
+// every ordinal, workgroup count, constant, binding offset and binding
+// length, and every collective's ranges, element count and send_recv ranks,
+// is an arith.constant (static shapes). Such a submission
 //
 //   %cmd = hal.command_buffer.create device(%device) mode(OneShot)
 //   hal.command_buffer.dispatch<%cmd> target(%exe)[%c0] workgroups([%c1, %c1, %c1])
@@ -66,6 +68,13 @@
 //                                                  (%w_copy)[%c0, %c16]])
 // and submits with bindings([%a, %arena]).
 //
+// A collective's send and recv buffers are bound exactly as a dispatch's
+// two bindings would be (both fixed, or both slots), so an all_reduce of an
+// argument into an arena range records
+//   hal.command_buffer.collective<%cmd> channel(%channel_copy) op(<all_reduce with sum : f32>)
+//       send(%c0 : index)[%c0, %c16] recv(%c1 : index)[%c256, %c16] count(%c4)
+// and the channel, like the device, is the context's own default channel.
+//
 // Why this is correct: a recording only captures buffer references (the
 // commands run at submission in both forms), the barriers were placed
 // treating buffers from outside the function as possibly aliased (so they
@@ -121,6 +130,7 @@ class Memoizer {
   bool IsStableLoad(Value value) const;
   std::optional<Fixed> FixedBufferOf(Value buffer) const;
   bool IsStatic(HAL::CommandBufferDispatchOp dispatch) const;
+  bool IsStatic(HAL::CommandBufferCollectiveOp collective) const;
   bool Collect(HAL::CommandBufferCreateOp create, Segment& segment) const;
   void Rewrite(Segment segment);
 
@@ -169,6 +179,20 @@ bool Memoizer::IsStatic(HAL::CommandBufferDispatchOp dispatch) const {
   return true;
 }
 
+// A collective records the same way on every call when its channel is a
+// default channel (a global the initializer set; a split made per call is
+// not) and its ranges, count and ranks are constants.
+bool Memoizer::IsStatic(HAL::CommandBufferCollectiveOp collective) const {
+  if (!IsStableLoad(collective.getChannel())) return false;
+  auto constant = [](Value v) { return !v || host::ConstantIntOf(v).has_value(); };
+  return llvm::isa<HAL::BufferType>(collective.getSendBuffer().getType()) &&
+         llvm::isa<HAL::BufferType>(collective.getRecvBuffer().getType()) &&
+         constant(collective.getSendOffset()) && constant(collective.getSendLength()) &&
+         constant(collective.getRecvOffset()) && constant(collective.getRecvLength()) &&
+         constant(collective.getElementCount()) && constant(collective.getSendRank()) &&
+         constant(collective.getRecvRank());
+}
+
 bool Memoizer::Collect(HAL::CommandBufferCreateOp create, Segment& segment) const {
   if (create.getModes() != HAL::CommandBufferModeBitfield::OneShot ||
       !IsStableLoad(create.getDevice())) {
@@ -184,6 +208,10 @@ bool Memoizer::Collect(HAL::CommandBufferCreateOp create, Segment& segment) cons
     if (auto dispatch = llvm::dyn_cast<HAL::CommandBufferDispatchOp>(op);
         dispatch && !segment.finalize) {
       if (!IsStatic(dispatch)) return false;
+      segment.commands.push_back(op);
+    } else if (auto collective = llvm::dyn_cast<HAL::CommandBufferCollectiveOp>(op);
+               collective && !segment.finalize) {
+      if (!IsStatic(collective)) return false;
       segment.commands.push_back(op);
     } else if (llvm::isa<HAL::CommandBufferExecutionBarrierOp>(op) && !segment.finalize) {
       segment.commands.push_back(op);
@@ -262,24 +290,24 @@ void Memoizer::Rewrite(Segment segment) {
     if (!constant) constant = host::IndexConstant(b, at, value);
     return constant;
   };
-  for (Operation* command : segment.commands) {
-    if (llvm::isa<HAL::CommandBufferExecutionBarrierOp>(command)) {
-      HAL::CommandBufferExecutionBarrierOp::create(b, command->getLoc(), cmd);
-      continue;
-    }
-    auto dispatch = llvm::cast<HAL::CommandBufferDispatchOp>(command);
-    const Location at = command->getLoc();
+  // A command's buffer ranges, as recorded: all fixed buffers (ranges of
+  // their globals) or all slots.
+  struct Ranges {
+    llvm::SmallVector<Value> buffers, offsets, lengths;
+  };
+  auto record_ranges = [&](Location at, mlir::ValueRange buffers, mlir::ValueRange offsets,
+                           mlir::ValueRange lengths) {
     // Fixed bindings are ranges of their global's buffer.
     llvm::SmallVector<std::optional<Fixed>> fixed;
     bool all_fixed = true;
-    for (Value buffer : dispatch.getBindingBuffers()) {
+    for (Value buffer : buffers) {
       fixed.push_back(FixedBufferOf(buffer));
       all_fixed &= fixed.back().has_value();
     }
-    llvm::SmallVector<Value> buffers, offsets, lengths;
-    for (auto [i, buffer] : llvm::enumerate(dispatch.getBindingBuffers())) {
-      Value offset = dispatch.getBindingOffsets()[i];
-      Value length = dispatch.getBindingLengths()[i];
+    Ranges out;
+    for (auto [i, buffer] : llvm::enumerate(buffers)) {
+      Value offset = offsets[i];
+      Value length = lengths[i];
       Value table_entry = buffer;
       if (std::optional<Fixed> f = fixed[i]) {
         const int64_t binding_offset = *host::ConstantIntOf(offset);
@@ -302,15 +330,39 @@ void Memoizer::Rewrite(Segment segment) {
         if (added) slot_constants.push_back(host::IndexConstant(b, at, it->second));
         buffer = slot_constants[it->second];
       }
-      buffers.push_back(buffer);
-      offsets.push_back(offset);
-      lengths.push_back(length);
+      out.buffers.push_back(buffer);
+      out.offsets.push_back(offset);
+      out.lengths.push_back(length);
     }
+    return out;
+  };
+  auto copy_or_null = [&](Value value) { return value ? copy_of(value) : Value(); };
+  for (Operation* command : segment.commands) {
+    const Location at = command->getLoc();
+    if (llvm::isa<HAL::CommandBufferExecutionBarrierOp>(command)) {
+      HAL::CommandBufferExecutionBarrierOp::create(b, at, cmd);
+      continue;
+    }
+    if (auto collective = llvm::dyn_cast<HAL::CommandBufferCollectiveOp>(command)) {
+      // Its send and recv buffers are bound as a dispatch's two bindings are.
+      Ranges r = record_ranges(at, {collective.getSendBuffer(), collective.getRecvBuffer()},
+                               {collective.getSendOffset(), collective.getRecvOffset()},
+                               {collective.getSendLength(), collective.getRecvLength()});
+      HAL::CommandBufferCollectiveOp::create(
+          b, at, cmd, copy_of(collective.getChannel()), collective.getOp(),
+          copy_or_null(collective.getSendRank()), copy_or_null(collective.getRecvRank()),
+          r.buffers[0], r.offsets[0], r.lengths[0], r.buffers[1], r.offsets[1], r.lengths[1],
+          copy_of(collective.getElementCount()));
+      continue;
+    }
+    auto dispatch = llvm::cast<HAL::CommandBufferDispatchOp>(command);
+    Ranges r = record_ranges(at, dispatch.getBindingBuffers(), dispatch.getBindingOffsets(),
+                             dispatch.getBindingLengths());
     HAL::CommandBufferDispatchOp::create(
         b, at, cmd, copy_of(dispatch.getExecutable()), copy_of(dispatch.getEntryPoint()),
         copy_of(dispatch.getWorkgroupX()), copy_of(dispatch.getWorkgroupY()),
-        copy_of(dispatch.getWorkgroupZ()), copies_of(dispatch.getConstants()), buffers, offsets,
-        lengths, dispatch.getDispatchAttr());
+        copy_of(dispatch.getWorkgroupZ()), copies_of(dispatch.getConstants()), r.buffers, r.offsets,
+        r.lengths, dispatch.getDispatchAttr());
   }
   HAL::CommandBufferFinalizeOp::create(b, segment.finalize.getLoc(), cmd);
   mlir::func::ReturnOp::create(b, segment.finalize.getLoc(), cmd);
@@ -371,7 +423,8 @@ void Memoizer::Rewrite(Segment segment) {
 void Memoizer::Run() {
   for (auto global : module_.getOps<Util::GlobalOp>()) {
     if (!global.isMutable() &&
-        llvm::isa<HAL::DeviceType, HAL::ExecutableType, HAL::BufferType>(global.getType())) {
+        llvm::isa<HAL::DeviceType, HAL::ExecutableType, HAL::BufferType, HAL::ChannelType>(
+            global.getType())) {
       stable_globals_.insert(global.getSymNameAttr());
     }
   }

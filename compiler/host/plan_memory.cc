@@ -29,10 +29,11 @@
 // of an immutable device global, whose every use is one the pass
 // understands, in the allocation's own block:
 //   - a binding of hal.command_buffer.dispatch, the target of fill_buffer,
-//     the source or target of copy_buffer, on a one-shot command buffer
-//     that is submitted once by hal.device.queue.execute in that block,
-//     with the submission's signal fence awaited (timeout -1) by the first
-//     op after the execute that is not a constant or a fence.create;
+//     the source or target of copy_buffer, the send or recv buffer of
+//     hal.command_buffer.collective, on a one-shot command buffer that is
+//     submitted once by hal.device.queue.execute in that block, with the
+//     submission's signal fence awaited (timeout -1) by the first op after
+//     the execute that is not a constant or a fence.create;
 //   - hal.buffer.assert, hal.buffer.length, hal.buffer.load (read at that
 //     point, once the submissions before it were awaited).
 // Anything else (a return, a call, a global store, a branch or yield, a
@@ -232,8 +233,8 @@ FunctionPlanner::Submission FunctionPlanner::SubmissionOf(Value command_buffer) 
   HAL::DeviceQueueExecuteOp execute;
   for (Operation* user : command_buffer.getUsers()) {
     if (llvm::isa<HAL::CommandBufferDispatchOp, HAL::CommandBufferFillBufferOp,
-                  HAL::CommandBufferCopyBufferOp, HAL::CommandBufferExecutionBarrierOp,
-                  HAL::CommandBufferFinalizeOp>(user)) {
+                  HAL::CommandBufferCopyBufferOp, HAL::CommandBufferCollectiveOp,
+                  HAL::CommandBufferExecutionBarrierOp, HAL::CommandBufferFinalizeOp>(user)) {
       continue;
     }
     auto submit = llvm::dyn_cast<HAL::DeviceQueueExecuteOp>(user);
@@ -278,6 +279,8 @@ std::optional<std::pair<int64_t, int64_t>> FunctionPlanner::Lifetime(Value buffe
       command_buffer = fill.getCommandBuffer();
     } else if (auto copy = llvm::dyn_cast<HAL::CommandBufferCopyBufferOp>(user)) {
       command_buffer = copy.getCommandBuffer();
+    } else if (auto collective = llvm::dyn_cast<HAL::CommandBufferCollectiveOp>(user)) {
+      command_buffer = collective.getCommandBuffer();
     } else if (llvm::isa<HAL::BufferAssertOp, HAL::BufferLengthOp, HAL::BufferLoadOp>(user)) {
       touch(user);
       continue;

@@ -34,7 +34,8 @@
 //
 // Hazards: a binding the export's layout marks ReadOnly is read, every other
 // binding is read and written (fill and copy write their target, copy reads
-// its source). Two buffers conflict when they are the same value, or both
+// its source, a collective reads its send buffer and writes its recv
+// buffer). Two buffers conflict when they are the same value, or both
 // come from outside the function's own allocations (arguments, call
 // results: they may be one buffer), so the barriers hold for any buffers the
 // function is given; memoization relies on that. Buffers of the function's
@@ -44,6 +45,14 @@
 // arena). That is what orders a dispatch that reuses arena memory after the
 // last reader of the buffer that held it before, once their submissions
 // share a command buffer.
+//
+// Collectives are also ordered among themselves: a barrier separates any
+// two of one command buffer, even on disjoint buffers. Every participant
+// must run a channel's collectives in the same order, and a driver may
+// overlap the commands between two barriers (a CUDA graph runs nodes with
+// no edge between them concurrently), which could start them in different
+// orders on different participants and deadlock the group. Between barriers a collective still
+// overlaps the dispatches that do not touch its buffers.
 #include "compiler/dialects/hal/hal_dialect.h"
 #include "compiler/dialects/util/util_dialect.h"
 #include "compiler/host/host_utils.h"
@@ -69,9 +78,11 @@ struct Submission {
   HAL::FenceAwaitOp await;
 };
 
-// Which buffers a recording's commands since its last barrier read and wrote.
+// Which buffers a recording's commands since its last barrier read and
+// wrote, and whether one of them is a collective.
 struct Accesses {
   llvm::SmallVector<Value> reads, writes;
+  bool collective = false;
 };
 
 bool IsOwnAllocation(Value buffer) {
@@ -115,7 +126,17 @@ void AccessesOf(Operation* command, Accesses& out) {
   } else if (auto copy = llvm::dyn_cast<HAL::CommandBufferCopyBufferOp>(command)) {
     out.reads.push_back(copy.getSourceBuffer());
     out.writes.push_back(copy.getTargetBuffer());
+  } else if (auto collective = llvm::dyn_cast<HAL::CommandBufferCollectiveOp>(command)) {
+    out.reads.push_back(collective.getSendBuffer());
+    out.writes.push_back(collective.getRecvBuffer());
+    out.collective = true;
   }
+}
+
+// Whether `mine` (one command) must wait for the commands of `theirs`.
+bool MustFollow(const Accesses& mine, const Accesses& theirs) {
+  return Conflicts(mine.reads, theirs.writes) || Conflicts(mine.writes, theirs.reads) ||
+         Conflicts(mine.writes, theirs.writes) || (mine.collective && theirs.collective);
 }
 
 // Collects the submission `create` starts; false when its command buffer is
@@ -129,7 +150,7 @@ bool CollectSubmission(HAL::CommandBufferCreateOp create, Submission& s) {
     const bool uses = llvm::is_contained(op->getOperands(), cmd);
     if (!uses) continue;
     if (!s.finalize && llvm::isa<HAL::CommandBufferDispatchOp, HAL::CommandBufferFillBufferOp,
-                                 HAL::CommandBufferCopyBufferOp,
+                                 HAL::CommandBufferCopyBufferOp, HAL::CommandBufferCollectiveOp,
                                  HAL::CommandBufferExecutionBarrierOp>(op)) {
       s.commands.push_back(op);
     } else if (!s.finalize && llvm::isa<HAL::CommandBufferFinalizeOp>(op)) {
@@ -210,8 +231,7 @@ void ScheduleBlock(mlir::Block& block) {
         }
         Accesses mine;
         AccessesOf(command, mine);
-        if (Conflicts(mine.reads, accesses.writes) || Conflicts(mine.writes, accesses.reads) ||
-            Conflicts(mine.writes, accesses.writes)) {
+        if (MustFollow(mine, accesses)) {
           b.setInsertionPoint(command);
           HAL::CommandBufferExecutionBarrierOp::create(b, command->getLoc(),
                                                        open->create.getResult());
@@ -219,6 +239,7 @@ void ScheduleBlock(mlir::Block& block) {
         }
         accesses.reads.append(mine.reads);
         accesses.writes.append(mine.writes);
+        accesses.collective |= mine.collective;
       }
       open->commands.append(s.commands);
       open->finalize = s.finalize;

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <string>
 
+#include "hal/cpu/cpu_channel.h"
 #include "hal/cpu/host_allocator.h"
 #include "hal/utils/dispatch_spans.h"
 #include "hal/utils/library_call_spec.h"
@@ -64,6 +65,13 @@ Status CpuCommandBuffer::CheckBuffer(const BufferRef& ref, const utils::BufferSi
   const uint64_t required = call->RequiredBytes(site.binding);
   if (ref.length >= required) return OkStatus();
   return TooSmallError(site.Describe(), *call, required, ref.length);
+}
+
+Status CpuCommandBuffer::CheckChannel(const Channel& channel) {
+  if (dynamic_cast<const CpuChannel*>(&channel) == nullptr) {
+    return InvalidArgumentError("Collective: the channel was not created by a CPU device");
+  }
+  return OkStatus();
 }
 
 Status CpuCommandBuffer::RunDispatch(const utils::DispatchCommand& command,
@@ -188,6 +196,29 @@ Status CpuCommandBuffer::Execute(std::span<const Ref<Buffer>> binding_table, Thr
             },
             // Commands run one after another: nothing to order.
             [](const utils::BarrierCommand&) { return OkStatus(); },
+            [&](const utils::CollectiveCommand& collective) {
+              // Checked when recorded (CheckChannel).
+              auto& channel = static_cast<CpuChannel&>(*collective.channel);
+              HostRange send = Resolve(collective.send, binding_table);
+              HostRange recv = Resolve(collective.recv, binding_table);
+              if (trace == nullptr) {
+                return channel.Run(collective.op, send.data, recv.data, collective.element_count);
+              }
+              // Timed like a dispatch: the span includes the wait for peers.
+              const int64_t start_ns = trace->Now();
+              Status status =
+                  channel.Run(collective.op, send.data, recv.data, collective.element_count);
+              const int64_t end_ns = trace->Now();
+              trace->AddSpan({.name = "collective " + DescribeCollective(collective.op),
+                              .category = "device",
+                              .detail = std::to_string(collective.element_count) +
+                                        " elements, rank " + std::to_string(channel.rank()) +
+                                        " of " + std::to_string(channel.count()),
+                              .start_ns = start_ns,
+                              .duration_ns = end_ns - start_ns,
+                              .track = track});
+              return status;
+            },
         },
         command));
   }

@@ -9,6 +9,10 @@
 // the call needs of each binding are checked against the binding's range
 // (concrete ranges when recorded, binding-table slots when executed).
 // Binding-table slots are looked up in the table of each submission.
+// A collective runs on its CpuChannel (cpu_channel.h) on the executing
+// thread, blocking it until the peers have done their part (traced as a
+// device span "collective <op>"); its failure fails the submission like a
+// failing kernel.
 #pragma once
 
 #include <span>
@@ -36,6 +40,8 @@ class CpuCommandBuffer final : public utils::DeferredCommandBuffer {
   Status CheckDispatch(const Executable& executable, uint32_t export_ordinal,
                        std::array<uint32_t, 3> workgroup_count) override;
   Status CheckBuffer(const BufferRef& ref, const utils::BufferSite& site) override;
+  // The channel is a CpuChannel (made by a CPU device).
+  Status CheckChannel(const Channel& channel) override;
 
  private:
   Status RunDispatch(const utils::DispatchCommand& command,

@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "hal/cpu/cpu_channel.h"
 #include "hal/cpu/cpu_command_buffer.h"
 #include "hal/cpu/cpu_semaphore.h"
 #include "hal/cpu/elf_loader.h"
@@ -38,7 +39,8 @@ CpuDevice::CpuDevice(DeviceProperties properties, std::unique_ptr<ThreadPool> po
     : properties_(std::move(properties)),
       libraries_(options.library_calls, properties_.thread_count, options.onednn_library,
                  pool.get()),
-      pool_(std::move(pool)) {
+      pool_(std::move(pool)),
+      collective_timeout_(options.collective_timeout) {
   queue_ = MakeRef<CpuQueue>(pool_.get(), pool_ != nullptr);
 }
 
@@ -66,6 +68,35 @@ Result<Ref<Executable>> CpuDevice::CreateExecutable(std::string_view format,
 
 Result<Ref<Semaphore>> CpuDevice::CreateSemaphore(uint64_t initial_value) {
   return Ref<Semaphore>(MakeRef<CpuSemaphore>(initial_value));
+}
+
+Result<Ref<Channel>> CpuDevice::CreateChannel(const ChannelParams& params) {
+  auto error = [&](const std::string& why) {
+    return InvalidArgumentError("CreateChannel (group '" + params.group + "'): " + why);
+  };
+  if (params.count < 1) {
+    return error("a channel of " + std::to_string(params.count) + " participants (must be >= 1)");
+  }
+  if (params.rank < 0 || params.rank >= params.count) {
+    return error("rank " + std::to_string(params.rank) + " is not in [0, " +
+                 std::to_string(params.count) + ")");
+  }
+  if (params.count > 1 && !params.rendezvous) {
+    return error("a channel of " + std::to_string(params.count) +
+                 " participants needs a rendezvous");
+  }
+  if (params.rendezvous && params.rendezvous->world_size() != params.count) {
+    return error("the rendezvous '" + params.rendezvous->spec() + "' has world size " +
+                 std::to_string(params.rendezvous->world_size()) + " but the channel " +
+                 std::to_string(params.count) + " participants");
+  }
+  if (params.rendezvous && params.rendezvous->rank() != params.rank) {
+    return error("the rendezvous '" + params.rendezvous->spec() + "' was opened as rank " +
+                 std::to_string(params.rendezvous->rank()) + " but the channel's rank is " +
+                 std::to_string(params.rank));
+  }
+  KILN_ASSIGN_OR_RETURN(Ref<CpuChannel> channel, CpuChannel::Create(params, collective_timeout_));
+  return Ref<Channel>(std::move(channel));
 }
 
 namespace {

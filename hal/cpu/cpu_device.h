@@ -10,11 +10,14 @@
 // in "system-elf-*" FlatBuffers (elf_loader.h), whose exports may run
 // oneDNN library calls (cpu_libraries.h; on as many threads as the device
 // has workers, 1 for cpu-sync); semaphores are
-// CpuSemaphores. Queue operations go through the drivers' shared submission
+// CpuSemaphores; channels are CpuChannels (socket meshes between
+// processes), whose collectives run on the queue like any other command.
+// Queue operations go through the drivers' shared submission
 // skeleton (hal/utils/submission.h); the queue waits only on CpuSemaphores
 // and signals any semaphore.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -34,6 +37,10 @@ struct CpuDeviceOptions {
   bool library_calls = true;
   // The oneDNN library to open (tests name an absent one).
   std::string onednn_library = "libdnnl.so.2";
+  // How long a collective (cpu_channel.h) waits on peers that make no
+  // progress before it fails, and how long CreateChannel waits for them to
+  // connect (the rendezvous has its own timeout).
+  std::chrono::milliseconds collective_timeout{std::chrono::minutes(5)};
 };
 
 class CpuDevice final : public Device {
@@ -48,6 +55,10 @@ class CpuDevice final : public Device {
   Result<Ref<Executable>> CreateExecutable(std::string_view format,
                                            std::span<const uint8_t> bytes) override;
   Result<Ref<Semaphore>> CreateSemaphore(uint64_t initial_value) override;
+  // A CpuChannel (cpu_channel.h). INVALID_ARGUMENT unless count >= 1, rank
+  // is in [0, count) and, for count > 1, the rendezvous is set and its
+  // world size is count.
+  Result<Ref<Channel>> CreateChannel(const ChannelParams& params) override;
 
   Status QueueExecute(const Fence& wait, const Fence& signal,
                       std::span<const Ref<CommandBuffer>> command_buffers,
@@ -65,6 +76,7 @@ class CpuDevice final : public Device {
   HostAllocator allocator_;
   std::unique_ptr<ThreadPool> pool_;  // Null for cpu-sync.
   Ref<CpuQueue> queue_;
+  std::chrono::milliseconds collective_timeout_;
 };
 
 }  // namespace kiln::hal::cpu

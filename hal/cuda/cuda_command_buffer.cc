@@ -58,6 +58,29 @@ Status CudaCommandBuffer::CheckBuffer(const BufferRef& ref, const utils::BufferS
   return TooSmallError(site.Describe(), *call, required, ref.length);
 }
 
+Status CudaCommandBuffer::CheckChannel(const Channel& channel) {
+  const auto* nccl = dynamic_cast<const NcclChannel*>(&channel);
+  if (nccl == nullptr || &nccl->context() != context_.get()) {
+    return InvalidArgumentError(
+        "Collective: the channel was not made by this CUDA device (cuda://" +
+        std::to_string(context_->ordinal()) + "; CreateChannel of the device that records)");
+  }
+  return nccl->health();
+}
+
+Status CudaCommandBuffer::CheckCollective(const Channel& channel, const CollectiveOp& op) {
+  return NcclChannel::CheckOp(op);
+}
+
+Status CudaCommandBuffer::EnqueueCollective(size_t index, std::span<const Ref<Buffer>> table,
+                                            CUstream stream) const {
+  const auto& collective = std::get<utils::CollectiveCommand>(command_list()[index]);
+  // CheckChannel has made sure it is an NcclChannel.
+  return static_cast<const NcclChannel&>(*collective.channel)
+      .Enqueue(collective.op, Address(collective.send, table), Address(collective.recv, table),
+               collective.element_count, stream);
+}
+
 Status CudaCommandBuffer::CheckLibrarySlotUses(std::span<const Ref<Buffer>> binding_table) const {
   const utils::CommandList& list = command_list();
   for (const LibrarySlotUse& use : library_slot_uses_) {
@@ -141,7 +164,18 @@ Status CudaCommandBuffer::EndImpl() {
   const utils::CommandList& list = command_list();
   staged_.assign(list.size(), nullptr);
   max_params_ = 0;
+  channels_.clear();
   for (size_t i = 0; i < list.size(); ++i) {
+    if (const auto* collective = std::get_if<utils::CollectiveCommand>(&list[i])) {
+      // CheckChannel has made sure it is an NcclChannel.
+      auto* channel = static_cast<NcclChannel*>(collective->channel.get());
+      if (std::find_if(channels_.begin(), channels_.end(), [&](const Ref<NcclChannel>& known) {
+            return known.get() == channel;
+          }) == channels_.end()) {
+        channels_.emplace_back(channel);
+      }
+      continue;
+    }
     if (const auto* dispatch = std::get_if<utils::DispatchCommand>(&list[i])) {
       max_params_ = std::max(max_params_, dispatch->bindings.count + dispatch->constants.count);
       continue;
@@ -177,6 +211,7 @@ bool CudaCommandBuffer::TransferOf(size_t index, std::span<const Ref<Buffer>> ta
       utils::Overloaded{
           [](const utils::DispatchCommand&) { return false; },
           [](const utils::BarrierCommand&) { return false; },
+          [](const utils::CollectiveCommand&) { return false; },
           [&](const utils::CopyCommand& copy) {
             *transfer = Transfer{false, Address(copy.source, table), Address(copy.target, table),
                                  copy.length};
@@ -285,6 +320,13 @@ Status CudaCommandBuffer::IssueAsStream(std::span<const Ref<Buffer>> binding_tab
             [&](const utils::UpdateCommand&) { return transfer(); },
             // The stream is in order.
             [](const utils::BarrierCommand&) { return OkStatus(); },
+            [&](const utils::CollectiveCommand& collective) {
+              if (timer != nullptr) {
+                KILN_RETURN_IF_ERROR(timer->BeforeLaunch(DescribeCollective(collective.op)));
+              }
+              KILN_RETURN_IF_ERROR(EnqueueCollective(c, binding_table, stream));
+              return timer != nullptr ? timer->AfterLaunch() : OkStatus();
+            },
         },
         list[c]));
   }

@@ -18,6 +18,15 @@
 // them: the calls between two barriers may run concurrently (graphs), so
 // each gets its own range of it, and ranges are reused after a barrier.
 //
+// Collectives (hal/collective.h) run on NcclChannels of this device only
+// (CheckChannel), and only the ops NCCL has (CheckCollective: no 16-bit
+// integer reductions), both refused when recorded. Each executor enqueues
+// them through the channel (EnqueueCollective): on the queue's stream, or
+// captured into a graph node like a library call. A submission fails at
+// once when one of its channels has failed (CheckChannels: an asynchronous
+// NCCL error, an abort), and the queue has the device's NcclWatchdog watch
+// the submissions that run collectives (collective_channels).
+//
 // Two subclasses execute the list:
 //   - GraphCommandBuffer (graph_command_buffer.h, the default): a CUDA
 //     graph built and instantiated once, replayed with cuGraphLaunch, with
@@ -42,6 +51,7 @@
 #include "hal/cuda/cuda_context.h"
 #include "hal/cuda/cuda_dispatch_timer.h"
 #include "hal/cuda/cuda_executable.h"
+#include "hal/cuda/nccl_channel.h"
 #include "hal/utils/deferred_command_buffer.h"
 
 namespace kiln::hal::cuda {
@@ -80,6 +90,16 @@ class CudaCommandBuffer : public utils::DeferredCommandBuffer {
   size_t library_call_count() const { return library_call_count_; }
   size_t workspace_bytes() const { return workspace_ ? workspace_->byte_length() : 0; }
 
+  // The channels the recorded collectives run on, each once, in the order
+  // first used (End).
+  std::span<const Ref<NcclChannel>> collective_channels() const { return channels_; }
+  // OK while every channel of the recorded collectives is usable; the
+  // status of the first that failed otherwise (every submit asks).
+  Status CheckChannels() const {
+    for (const Ref<NcclChannel>& channel : channels_) KILN_RETURN_IF_ERROR(channel->health());
+    return OkStatus();
+  }
+
  protected:
   CudaCommandBuffer(Ref<CudaContext> context, CommandBufferMode mode)
       : DeferredCommandBuffer(mode), context_(std::move(context)) {}
@@ -87,6 +107,10 @@ class CudaCommandBuffer : public utils::DeferredCommandBuffer {
   Status CheckDispatch(const Executable& executable, uint32_t export_ordinal,
                        std::array<uint32_t, 3> workgroup_count) override;
   Status CheckBuffer(const BufferRef& ref, const utils::BufferSite& site) override;
+  // The channel is an NcclChannel of this device, not failed.
+  Status CheckChannel(const Channel& channel) override;
+  // NCCL runs the op (NcclChannel::CheckOp).
+  Status CheckCollective(const Channel& channel, const CollectiveOp& op) override;
   // Stages the updates' bytes (subclasses call it first from their EndImpl).
   Status EndImpl() override;
 
@@ -101,7 +125,7 @@ class CudaCommandBuffer : public utils::DeferredCommandBuffer {
     uint32_t pattern_length = 0;
   };
   // The transfer that command `index` performs under `table`; false for a
-  // dispatch or a barrier.
+  // dispatch, a collective or a barrier.
   bool TransferOf(size_t index, std::span<const Ref<Buffer>> table, Transfer* transfer) const;
   // The device address of `ref` under `table`. Slots were validated by the
   // device; nothing can fail here. A slot the table does not have yet (an
@@ -117,6 +141,9 @@ class CudaCommandBuffer : public utils::DeferredCommandBuffer {
   // Enqueues the library call of dispatch `index` (PlanOf is non-null) on
   // `stream` with its bindings' addresses under `table`.
   Status EnqueueLibraryCall(size_t index, std::span<const Ref<Buffer>> table, CUstream stream);
+  // Enqueues collective command `index` on `stream` with its send and recv
+  // addresses under `table`.
+  Status EnqueueCollective(size_t index, std::span<const Ref<Buffer>> table, CUstream stream) const;
   // Writes the dispatch's kernel parameters: each binding's address as a
   // 64-bit value, then each constant; `pointers[i]` points at parameter i.
   void PackKernelParams(const utils::DispatchCommand& dispatch, std::span<const Ref<Buffer>> table,
@@ -150,6 +177,7 @@ class CudaCommandBuffer : public utils::DeferredCommandBuffer {
   // CheckLibraryBindings of a command buffer with library_slot_uses_.
   Status CheckLibrarySlotUses(std::span<const Ref<Buffer>> binding_table) const;
   std::vector<CUdeviceptr> library_addresses_;  // EnqueueLibraryCall's scratch.
+  std::vector<Ref<NcclChannel>> channels_;      // collective_channels().
 };
 
 }  // namespace kiln::hal::cuda

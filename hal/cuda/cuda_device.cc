@@ -33,10 +33,13 @@ CudaDevice::CudaDevice(Ref<CudaContext> context, DeviceProperties properties,
       modules_(context),
       libraries_(context, options.library_calls),
       graph_cache_(MakeRef<GraphCache>()),
-      queue_(MakeRef<CudaQueue>(context)) {}
+      watchdog_(MakeRef<NcclWatchdog>(context)),
+      queue_(MakeRef<CudaQueue>(context, watchdog_)) {}
 
 CudaDevice::~CudaDevice() {
   queue_->Shutdown();
+  // Submissions still in flight complete unwatched.
+  watchdog_->Shutdown();
   // Command buffers that outlive the device keep the cache object, not the
   // graphs (and executables) it holds.
   graph_cache_->Clear();
@@ -63,6 +66,23 @@ Result<Ref<Executable>> CudaDevice::CreateExecutable(std::string_view format,
 
 Result<Ref<Semaphore>> CudaDevice::CreateSemaphore(uint64_t initial_value) {
   return Ref<Semaphore>(MakeRef<CudaSemaphore>(initial_value));
+}
+
+const Result<Ref<NcclSymbols>>& CudaDevice::nccl() const {
+  std::call_once(nccl_once_, [&] { nccl_.emplace(NcclSymbols::Load()); });
+  return *nccl_;
+}
+
+Result<Ref<Channel>> CudaDevice::CreateChannel(const ChannelParams& params) {
+  KILN_RETURN_IF_ERROR(context_->health());
+  const Result<Ref<NcclSymbols>>& nccl = this->nccl();
+  if (!nccl.ok()) {
+    return UnavailableError("CreateChannel on " + properties_.uri +
+                            ": CUDA channels need NCCL: " + nccl.status().message());
+  }
+  KILN_ASSIGN_OR_RETURN(Ref<NcclChannel> channel,
+                        NcclChannel::Create(context_, *nccl, watchdog_, params));
+  return Ref<Channel>(std::move(channel));
 }
 
 struct CudaDevice::Objects {

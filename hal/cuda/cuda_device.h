@@ -12,6 +12,14 @@
 // (cuda_libraries.h). The queue (cuda_queue.h)
 // runs on one stream of the device's primary context.
 //
+// Channels (CreateChannel, hal/channel.h) are NCCL communicators
+// (nccl_channel.h): libnccl.so.2 is opened at the first channel, once per
+// device; without it (or with a release older than 2.18) CreateChannel is
+// UNAVAILABLE saying why, and nothing else of the device changes. The
+// device's NcclWatchdog (nccl_watchdog.h) surfaces NCCL's asynchronous
+// errors as the failure of the submissions whose collectives hit them; its
+// thread starts with the first such submission.
+//
 // Submissions (through hal/utils/submission.h) check everything they can
 // before enqueueing anything: that
 // command buffers and buffers belong to this device, that command buffers
@@ -20,12 +28,18 @@
 // error that lost it.
 #pragma once
 
+#include <mutex>
+#include <optional>
+
 #include "hal/cuda/cuda_buffer.h"
 #include "hal/cuda/cuda_context.h"
 #include "hal/cuda/cuda_executable.h"
 #include "hal/cuda/cuda_libraries.h"
 #include "hal/cuda/cuda_queue.h"
 #include "hal/cuda/graph_cache.h"
+#include "hal/cuda/nccl_channel.h"
+#include "hal/cuda/nccl_symbols.h"
+#include "hal/cuda/nccl_watchdog.h"
 #include "hal/device.h"
 
 namespace kiln::hal::cuda {
@@ -59,6 +73,9 @@ class CudaDevice final : public Device {
   Result<Ref<Executable>> CreateExecutable(std::string_view format,
                                            std::span<const uint8_t> bytes) override;
   Result<Ref<Semaphore>> CreateSemaphore(uint64_t initial_value) override;
+  // An NcclChannel on this device (collective: returns once every
+  // participant has joined).
+  Result<Ref<Channel>> CreateChannel(const ChannelParams& params) override;
 
   Status QueueExecute(const Fence& wait, const Fence& signal,
                       std::span<const Ref<CommandBuffer>> command_buffers,
@@ -76,6 +93,11 @@ class CudaDevice final : public Device {
   // One-shot command buffers' graphs by structure: statistics for tests and
   // benchmarks (hits, misses, evictions, size).
   const GraphCache& graph_cache() const { return *graph_cache_; }
+  // libnccl.so.2, loaded at the first call (thread-safe), or why it is not
+  // usable.
+  const Result<Ref<NcclSymbols>>& nccl() const;
+  // Submissions with collectives in flight, watched (tests).
+  const NcclWatchdog& nccl_watchdog() const { return *watchdog_; }
 
  private:
   CudaDevice(Ref<CudaContext> context, DeviceProperties properties, CudaDeviceOptions options);
@@ -91,7 +113,10 @@ class CudaDevice final : public Device {
   CudaLibraries libraries_;
   // Shared with the one-shot command buffers, which may outlive the device.
   Ref<GraphCache> graph_cache_;
+  Ref<NcclWatchdog> watchdog_;
   Ref<CudaQueue> queue_;
+  mutable std::once_flag nccl_once_;
+  mutable std::optional<Result<Ref<NcclSymbols>>> nccl_;
 };
 
 }  // namespace kiln::hal::cuda

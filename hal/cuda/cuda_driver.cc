@@ -13,7 +13,8 @@ Result<std::vector<DeviceInfo>> CudaDriver::ListDevices() {
   std::vector<DeviceInfo> devices;
   // The libraries are per process; what each device can use of them is
   // only known once it is created (a handle per device).
-  const std::string libraries = CudaLibraries::Probe(options_.library_calls);
+  const std::string libraries =
+      CudaLibraries::Probe(options_.library_calls) + "; " + NcclSymbols::Probe();
   if (count == 0) {
     devices.push_back({"cuda", "", false, "the NVIDIA driver sees no GPU", libraries});
     return devices;

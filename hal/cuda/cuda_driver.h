@@ -5,7 +5,8 @@
 // lists `cuda` as unavailable with it. A driver whose library loads but
 // sees no GPU lists one unavailable entry saying so. Each device's entry
 // also says which library kernels (cuBLASLt, cuDNN) this machine has
-// (CudaLibraries::Probe).
+// (CudaLibraries::Probe) and whether NCCL is there for collectives
+// (NcclSymbols::Probe).
 #pragma once
 
 #include "hal/cuda/cuda_device.h"

@@ -1,5 +1,6 @@
 #include "hal/cuda/cuda_queue.h"
 
+#include <algorithm>
 #include <variant>
 
 #include "hal/utils/submission.h"
@@ -54,15 +55,17 @@ CudaQueue::Readiness CudaQueue::ResolveWaits(std::span<const Fence::Timepoint> w
 }
 
 Status CudaQueue::IssueTraced(const CudaSubmission& submission) {
-  bool dispatches = false;
+  // Dispatches and collectives get device spans.
+  bool timed = false;
   for (const Ref<CommandBuffer>& command_buffer : submission.command_buffers) {
     const auto& own = static_cast<const CudaCommandBuffer&>(*command_buffer);
     for (const utils::Command& command : own.command_list().commands()) {
-      dispatches = dispatches || std::holds_alternative<utils::DispatchCommand>(command);
+      timed = timed || std::holds_alternative<utils::DispatchCommand>(command) ||
+              std::holds_alternative<utils::CollectiveCommand>(command);
     }
   }
   std::unique_ptr<CudaDispatchTimer> timer;
-  if (dispatches) {
+  if (timed) {
     KILN_ASSIGN_OR_RETURN(timer, CudaDispatchTimer::Start(context_, Ref<Trace>(submission.trace)));
   }
   for (const Ref<CommandBuffer>& command_buffer : submission.command_buffers) {
@@ -103,7 +106,37 @@ Status CudaQueue::Issue(const CudaSubmission& submission, Callbacks* due) {
       return recorded;
     }
   }
+  Status watched = WatchCollectives(submission);
+  if (!watched.ok()) [[unlikely]] {
+    FailSignals(submission.signals, watched);
+    return watched;
+  }
   return OkStatus();
+}
+
+Status CudaQueue::WatchCollectives(const CudaSubmission& submission) {
+  // Most submissions run no collective: one empty span per command buffer.
+  std::vector<Ref<NcclChannel>> channels;
+  for (const Ref<CommandBuffer>& command_buffer : submission.command_buffers) {
+    const auto& own = static_cast<const CudaCommandBuffer&>(*command_buffer);
+    for (const Ref<NcclChannel>& channel : own.collective_channels()) {
+      if (std::find(channels.begin(), channels.end(), channel) == channels.end()) {
+        channels.push_back(channel);
+      }
+    }
+  }
+  if (channels.empty()) [[likely]]
+    return OkStatus();
+  KILN_ASSIGN_OR_RETURN(CUevent event, context_->AcquireEvent());
+  Status recorded = context_->Check(context_->symbols().cuEventRecord(event, context_->stream()),
+                                    "cuEventRecord (watching a submission's collectives)");
+  if (!recorded.ok()) {
+    context_->ReleaseEvent(event);
+    return recorded;
+  }
+  // A channel that failed since the submission checked it (the watchdog
+  // says so): the submission fails with it.
+  return watchdog_->Watch(event, submission.signals, channels);
 }
 
 Status CudaQueue::PumpLocked(Callbacks* due, const Deferred* report) {

@@ -16,6 +16,10 @@
 // a later Submit) finds it complete, adds its spans and gives the events
 // back.
 //
+// Collectives. A submission whose command buffers run collectives is also
+// handed to the device's NcclWatchdog (nccl_watchdog.h) once issued, with
+// a completion event: NCCL's asynchronous errors then fail its signals.
+//
 // A wait that failed fails the submission's signal semaphores with its
 // status, without running anything. A device that is lost fails every
 // submission at once with the lost status; one destroyed fails those still
@@ -34,6 +38,7 @@
 #include "hal/cuda/cuda_context.h"
 #include "hal/cuda/cuda_dispatch_timer.h"
 #include "hal/cuda/cuda_semaphore.h"
+#include "hal/cuda/nccl_watchdog.h"
 #include "hal/fence.h"
 #include "hal/trace.h"
 #include "hal/utils/dispatch_spans.h"
@@ -63,7 +68,9 @@ struct CudaSubmission {
 
 class CudaQueue : public RefObject {
  public:
-  explicit CudaQueue(Ref<CudaContext> context) : context_(std::move(context)) {}
+  // `watchdog` (the device's) watches the submissions that run collectives.
+  CudaQueue(Ref<CudaContext> context, Ref<NcclWatchdog> watchdog)
+      : context_(std::move(context)), watchdog_(std::move(watchdog)) {}
 
   // Issues `submission` now, or defers it (a copy) behind unresolved waits.
   // An error while issuing it now is returned (and fails its signals).
@@ -100,6 +107,10 @@ class CudaQueue : public RefObject {
   // a dispatch timer (none when they have no dispatches), which then waits
   // in timers_. Out of line: untraced calls never run it.
   Status IssueTraced(const CudaSubmission& submission);
+  // Hands an issued submission whose command buffers run collectives to
+  // the watchdog, with a completion event recorded now; nothing for the
+  // others. An error (a channel failed meanwhile) fails the submission.
+  Status WatchCollectives(const CudaSubmission& submission);
   // Issues deferred submissions in order while their waits resolve, and
   // registers a callback for the first one that blocks. Called with mutex_
   // held. Returns the status of issuing `report` (a submission made by the
@@ -109,6 +120,7 @@ class CudaQueue : public RefObject {
   void FlushTraceLocked();
 
   Ref<CudaContext> context_;
+  Ref<NcclWatchdog> watchdog_;
   std::mutex mutex_;
   std::deque<Deferred> deferred_;     // Guarded by mutex_.
   bool callback_registered_ = false;  // Guarded by mutex_.

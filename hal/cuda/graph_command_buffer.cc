@@ -28,6 +28,10 @@ struct GraphCommandBuffer::CachedGraph final : GraphCache::Entry {
   Ref<const CudaContext> context;
   Graph graph;
   std::vector<std::vector<Capture>> captures;  // Per command, as captures_.
+  // The channels whose communicators the collectives' captures embed:
+  // released after the graph and the captures (members go after the
+  // destructor's body), and keeping the channel addresses the key names.
+  std::vector<Ref<NcclChannel>> channels;
 };
 
 GraphCommandBuffer::~GraphCommandBuffer() {
@@ -81,9 +85,11 @@ void GraphCommandBuffer::ClearCaptures() {
 bool GraphCommandBuffer::NeedsTableToBuild() const {
   const utils::CommandList& list = command_list();
   for (size_t c = 0; c < list.size(); ++c) {
-    const bool transfer = !std::holds_alternative<utils::DispatchCommand>(list[c]) &&
-                          !std::holds_alternative<utils::BarrierCommand>(list[c]);
-    if ((transfer || PlanOf(c) != nullptr) && slot_masks_[c] != 0) return true;
+    // Transfers and collectives (every kind but dispatches and barriers),
+    // and dispatches that run a library call.
+    const bool addressed = !std::holds_alternative<utils::DispatchCommand>(list[c]) &&
+                           !std::holds_alternative<utils::BarrierCommand>(list[c]);
+    if ((addressed || PlanOf(c) != nullptr) && slot_masks_[c] != 0) return true;
   }
   return false;
 }
@@ -92,12 +98,13 @@ Status GraphCommandBuffer::EndImpl() {
   KILN_RETURN_IF_ERROR(CudaCommandBuffer::EndImpl());
   const utils::CommandList& list = command_list();
   slot_masks_.assign(list.size(), 0);
-  dispatch_count_ = 0;
+  timed_count_ = 0;
   for (size_t c = 0; c < list.size(); ++c) {
     list.ForEachRef(list[c], [&](const BufferRef& ref) {
       if (ref.is_slot()) slot_masks_[c] |= SlotBit(ref.slot);
     });
-    dispatch_count_ += std::holds_alternative<utils::DispatchCommand>(list[c]);
+    timed_count_ += std::holds_alternative<utils::DispatchCommand>(list[c]) ||
+                    std::holds_alternative<utils::CollectiveCommand>(list[c]);
   }
   captures_.resize(list.size());
   // A capture embeds the workspace's address: tagged so that only this
@@ -114,15 +121,16 @@ Status GraphCommandBuffer::EndImpl() {
 }
 
 bool GraphCommandBuffer::Resolve(Node& node, std::span<const Ref<Buffer>> table) const {
-  if (node.kind == NodeKind::kKernel || node.kind == NodeKind::kLibraryCall) {
-    const auto& dispatch = std::get<utils::DispatchCommand>(command_list()[node.command]);
+  if (node.kind == NodeKind::kKernel || node.kind == NodeKind::kCaptured) {
+    // A dispatch's bindings (the first kernel parameters); a collective's
+    // send and recv.
     bool changed = false;
     uint32_t i = 0;
-    for (const BufferRef& binding : command_list().bindings(dispatch)) {
-      const uint64_t address = Address(binding, table);
+    command_list().ForEachRef(command_list()[node.command], [&](const BufferRef& ref) {
+      const uint64_t address = Address(ref, table);
       changed |= node.values[i] != address;
       node.values[i++] = address;
-    }
+    });
     return changed;
   }
   Transfer transfer;
@@ -175,20 +183,23 @@ bool GraphCommandBuffer::ShapeChanged(const Graph& g, std::span<const Ref<Buffer
   return false;
 }
 
-Result<CUgraph> GraphCommandBuffer::CaptureLibraryCall(uint32_t command,
-                                                       std::span<const Ref<Buffer>> table) {
+Result<CUgraph> GraphCommandBuffer::CaptureNode(uint32_t command,
+                                                std::span<const Ref<Buffer>> table) {
   const CudaSymbols& s = context().symbols();
   if (!capture_stream_) {
     // Non-blocking: the capture must not join the legacy default stream.
     KILN_RETURN_IF_ERROR(context().Check(s.cuStreamCreate(&capture_stream_, CU_STREAM_NON_BLOCKING),
-                                         "cuStreamCreate (library-call capture)"));
+                                         "cuStreamCreate (the capture stream)"));
   }
+  const bool collective = std::holds_alternative<utils::CollectiveCommand>(command_list()[command]);
   // Thread-local: another thread's unsafe CUDA calls (a synchronous copy)
-  // do not invalidate this capture, only this thread's would.
+  // do not invalidate this capture, only this thread's would (NCCL makes
+  // its own allocations under capture in relaxed mode).
   KILN_RETURN_IF_ERROR(
       context().Check(s.cuStreamBeginCapture(capture_stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
                       "cuStreamBeginCapture"));
-  Status enqueued = EnqueueLibraryCall(command, table, capture_stream_);
+  Status enqueued = collective ? EnqueueCollective(command, table, capture_stream_)
+                               : EnqueueLibraryCall(command, table, capture_stream_);
   CUgraph captured = nullptr;
   // Ended even when the enqueue failed, so the stream is usable again.
   CUresult ended = s.cuStreamEndCapture(capture_stream_, &captured);
@@ -197,16 +208,17 @@ Result<CUgraph> GraphCommandBuffer::CaptureLibraryCall(uint32_t command,
     if (captured) s.cuGraphDestroy(captured);
     return enqueued;
   }
-  ++library_captures_;
+  ++(collective ? collective_captures_ : library_captures_);
   return captured;
 }
 
-Result<CUgraph> GraphCommandBuffer::CapturedLibraryCall(uint32_t command,
-                                                        std::span<const uint64_t> addresses,
-                                                        std::span<const Ref<Buffer>> table) {
+Result<CUgraph> GraphCommandBuffer::CapturedNode(uint32_t command,
+                                                 std::span<const uint64_t> addresses,
+                                                 std::span<const Ref<Buffer>> table) {
   std::vector<Capture>& cache = captures_[command];
+  const uint64_t workspace_id = CaptureWorkspaceId(command);
   for (size_t i = 0; i < cache.size(); ++i) {
-    if (cache[i].workspace_id != workspace_id_ ||
+    if (cache[i].workspace_id != workspace_id ||
         !std::equal(addresses.begin(), addresses.end(), cache[i].addresses.begin(),
                     cache[i].addresses.end())) {
       continue;
@@ -216,13 +228,13 @@ Result<CUgraph> GraphCommandBuffer::CapturedLibraryCall(uint32_t command,
                 cache.begin() + static_cast<ptrdiff_t>(i) + 1);
     return cache.front().graph;
   }
-  KILN_ASSIGN_OR_RETURN(CUgraph graph, CaptureLibraryCall(command, table));
+  KILN_ASSIGN_OR_RETURN(CUgraph graph, CaptureNode(command, table));
   if (cache.size() == kLibraryCaptureCacheSize) {
     context().symbols().cuGraphDestroy(cache.back().graph);
     cache.pop_back();
   }
   cache.insert(cache.begin(), Capture{std::vector<uint64_t>(addresses.begin(), addresses.end()),
-                                      workspace_id_, graph});
+                                      workspace_id, graph});
   return graph;
 }
 
@@ -237,8 +249,8 @@ Result<size_t> GraphCommandBuffer::AcquireEventSet() {
   const CudaSymbols& s = context().symbols();
   TimingEvents& set = timing_sets_.emplace_back();
   // Timing events: the timer reads the elapsed time between them.
-  set.events.reserve(2 * dispatch_count_);
-  for (size_t i = 0; i < 2 * dispatch_count_; ++i) {
+  set.events.reserve(2 * timed_count_);
+  for (size_t i = 0; i < 2 * timed_count_; ++i) {
     CUevent event = nullptr;
     Status created = context().Check(s.cuEventCreate(&event, CU_EVENT_DEFAULT),
                                      "cuEventCreate (dispatch timing in a graph)");
@@ -307,37 +319,50 @@ Status GraphCommandBuffer::Build(Graph& g, std::span<const Ref<Buffer>> table, s
     current.push_back(node.node);
     return OkStatus();
   };
-  // A dispatch node, added by `add` with the given dependencies; in the
-  // traced graph between a begin and an end event-record node, the end
-  // taking the node's place for what follows.
-  auto add_dispatch = [&](const utils::DispatchCommand& dispatch, Node& node,
-                          const auto& add) -> Status {
+  // A timed node (a dispatch or a collective), added by `add` after
+  // `deps`; in the traced graph between a begin and an end event-record
+  // node, the end taking the node's place for what follows, the span named
+  // by `span_name()`.
+  auto add_timed = [&](std::span<const CUgraphNode> deps, Node& node, const auto& span_name,
+                       const auto& add) -> Status {
     if (!traced) {
-      KILN_RETURN_IF_ERROR(add(previous.data(), previous.size()));
+      KILN_RETURN_IF_ERROR(add(deps.data(), deps.size()));
       current.push_back(node.node);
       return OkStatus();
     }
     const std::vector<CUevent>& events = timing_sets_[event_set].events;
     const size_t pair = g.span_names.size();
     CUgraphNode begin = nullptr, end = nullptr;
-    KILN_RETURN_IF_ERROR(
-        context().Check(s.cuGraphAddEventRecordNode(&begin, g.graph, previous.data(),
-                                                    previous.size(), events[2 * pair]),
-                        "cuGraphAddEventRecordNode (before a dispatch)"));
+    KILN_RETURN_IF_ERROR(context().Check(
+        s.cuGraphAddEventRecordNode(&begin, g.graph, deps.data(), deps.size(), events[2 * pair]),
+        "cuGraphAddEventRecordNode (before a dispatch)"));
     KILN_RETURN_IF_ERROR(add(&begin, 1));
     KILN_RETURN_IF_ERROR(context().Check(
         s.cuGraphAddEventRecordNode(&end, g.graph, &node.node, 1, events[2 * pair + 1]),
         "cuGraphAddEventRecordNode (after a dispatch)"));
     g.event_nodes.push_back(begin);
     g.event_nodes.push_back(end);
-    g.span_names.push_back(utils::DispatchSpanName(*dispatch.executable, dispatch.export_ordinal));
+    g.span_names.push_back(span_name());
     current.push_back(end);
     return OkStatus();
   };
+  auto add_dispatch = [&](const utils::DispatchCommand& dispatch, Node& node,
+                          const auto& add) -> Status {
+    return add_timed(
+        previous, node,
+        [&] { return utils::DispatchSpanName(*dispatch.executable, dispatch.export_ordinal); },
+        add);
+  };
+  // The collective node added last since the last barrier (the next one
+  // runs after it), and the next one's dependencies.
+  CUgraphNode last_collective = nullptr;
+  std::vector<CUgraphNode> collective_deps;
   for (c = 0; c < list.size(); ++c) {
     Status added = std::visit(
         utils::Overloaded{
             [&](const utils::BarrierCommand&) -> Status {
+              // What follows the barrier runs after every node before it.
+              last_collective = nullptr;
               if (current.empty()) return OkStatus();
               if (current.size() > 1 && !previous.empty()) {
                 // Join: later nodes get one edge instead of one per node here.
@@ -356,10 +381,10 @@ Status GraphCommandBuffer::Build(Graph& g, std::span<const Ref<Buffer>> table, s
               if (PlanOf(c) != nullptr) {
                 Node& node = g.nodes.emplace_back();
                 node.command = c;
-                node.kind = NodeKind::kLibraryCall;
+                node.kind = NodeKind::kCaptured;
                 node.values.assign(dispatch.bindings.count, 0);
                 Resolve(node, table);
-                KILN_ASSIGN_OR_RETURN(CUgraph child, CapturedLibraryCall(c, node.values, table));
+                KILN_ASSIGN_OR_RETURN(CUgraph child, CapturedNode(c, node.values, table));
                 return add_dispatch(dispatch, node, [&](const CUgraphNode* deps, size_t count) {
                   // The node embeds a copy of the child graph.
                   return context().Check(
@@ -397,6 +422,26 @@ Status GraphCommandBuffer::Build(Graph& g, std::span<const Ref<Buffer>> table, s
             [&](const utils::CopyCommand&) { return add_transfer(); },
             [&](const utils::FillCommand&) { return add_transfer(); },
             [&](const utils::UpdateCommand&) { return add_transfer(); },
+            [&](const utils::CollectiveCommand& collective) -> Status {
+              Node& node = g.nodes.emplace_back();
+              node.command = c;
+              node.kind = NodeKind::kCaptured;
+              node.values.assign(2, 0);  // Send and recv.
+              Resolve(node, table);
+              KILN_ASSIGN_OR_RETURN(CUgraph child, CapturedNode(c, node.values, table));
+              // After the collective before it (the header says why).
+              collective_deps.assign(previous.begin(), previous.end());
+              if (last_collective != nullptr) collective_deps.push_back(last_collective);
+              KILN_RETURN_IF_ERROR(add_timed(
+                  collective_deps, node, [&] { return DescribeCollective(collective.op); },
+                  [&](const CUgraphNode* deps, size_t count) {
+                    return context().Check(
+                        s.cuGraphAddChildGraphNode(&node.node, g.graph, deps, count, child),
+                        "cuGraphAddChildGraphNode (a collective)");
+                  }));
+              last_collective = node.node;
+              return OkStatus();
+            },
         },
         list[c]);
     KILN_RETURN_IF_ERROR(added);
@@ -424,8 +469,8 @@ Result<CUresult> GraphCommandBuffer::SetNodeParams(Graph& g, Node& node,
       return s.cuGraphExecMemsetNodeSetParams(g.exec, node.node, &node.memset, context().context());
     case NodeKind::kMemcpy:
       return s.cuGraphExecMemcpyNodeSetParams(g.exec, node.node, &node.memcpy, context().context());
-    case NodeKind::kLibraryCall: {
-      KILN_ASSIGN_OR_RETURN(CUgraph child, CapturedLibraryCall(node.command, node.values, table));
+    case NodeKind::kCaptured: {
+      KILN_ASSIGN_OR_RETURN(CUgraph child, CapturedNode(node.command, node.values, table));
       // The exec node takes a copy of the child's nodes; the cache keeps
       // the child for the next time these addresses come back.
       return s.cuGraphExecChildGraphNodeSetParams(g.exec, node.node, child);
@@ -496,6 +541,20 @@ std::optional<GraphCache::Key> GraphCommandBuffer::StructureKey(
       key.Add(dispatch->workgroup_count[2]);
       continue;
     }
+    if (const auto* collective = std::get_if<utils::CollectiveCommand>(&list[c])) {
+      // The capture embeds the channel's communicator, the op and the
+      // counts; only the addresses are patched (captured again). The entry
+      // keeps the channel (CachedGraph::channels), so its address names it.
+      key.Add(reinterpret_cast<uintptr_t>(collective->channel.get()));
+      const CollectiveOp& op = collective->op;
+      key.Add(uint64_t{static_cast<uint8_t>(op.kind)} << 40 |
+              uint64_t{static_cast<uint8_t>(op.reduction)} << 32 |
+              static_cast<uint32_t>(op.element_type));
+      key.Add(uint64_t{static_cast<uint32_t>(op.send_rank)} << 32 |
+              static_cast<uint32_t>(op.recv_rank));
+      key.Add(collective->element_count);
+      continue;
+    }
     Transfer transfer;
     if (!TransferOf(c, table, &transfer)) continue;  // A barrier.
     // Memset/memcpy nodes cannot change length (and an empty transfer has
@@ -531,9 +590,10 @@ std::optional<GraphCache::Key> GraphCommandBuffer::StructureKey(
 
 void GraphCommandBuffer::DropForeignCaptures() {
   const bool current = context().MakeCurrent().ok();
-  for (std::vector<Capture>& cache : captures_) {
-    std::erase_if(cache, [&](Capture& capture) {
-      if (capture.workspace_id == workspace_id_) return false;
+  for (uint32_t c = 0; c < captures_.size(); ++c) {
+    const uint64_t workspace_id = CaptureWorkspaceId(c);
+    std::erase_if(captures_[c], [&](Capture& capture) {
+      if (capture.workspace_id == workspace_id) return false;
       if (current) context().symbols().cuGraphDestroy(capture.graph);
       return true;
     });
@@ -542,11 +602,14 @@ void GraphCommandBuffer::DropForeignCaptures() {
 
 Result<bool> GraphCommandBuffer::PatchAdopted(Graph& g, std::span<const Ref<Buffer>> table) {
   // Library-call nodes that run another workspace's captures are set to
-  // this command buffer's, whatever their addresses.
+  // this command buffer's, whatever their addresses (a collective's capture
+  // embeds no workspace).
   const bool foreign_captures = g.workspace_id != workspace_id_;
   for (Node& node : g.nodes) {
     const bool changed = ResolveAdopted(node, table);
-    if (!changed && !(foreign_captures && node.kind == NodeKind::kLibraryCall)) continue;
+    const bool foreign =
+        foreign_captures && node.kind == NodeKind::kCaptured && PlanOf(node.command) != nullptr;
+    if (!changed && !foreign) continue;
     KILN_ASSIGN_OR_RETURN(const CUresult result, SetNodeParams(g, node, table));
     if (result != CUDA_SUCCESS) {
       // A lost device fails the submit; any other refusal (another kind of
@@ -570,6 +633,7 @@ Status GraphCommandBuffer::LaunchPlain() {
 
 Status GraphCommandBuffer::IssueOneShot(std::span<const Ref<Buffer>> table) {
   KILN_RETURN_IF_ERROR(context().health());
+  KILN_RETURN_IF_ERROR(CheckChannels());
   KILN_RETURN_IF_ERROR(context().MakeCurrent());
   std::optional<GraphCache::Key> key = StructureKey(table);
   if (!key) {
@@ -597,6 +661,7 @@ Status GraphCommandBuffer::IssueOneShot(std::span<const Ref<Buffer>> table) {
   // Patching never affects a launch already enqueued (CUDA's rule): the next
   // command buffer of this structure may take the graph and patch it now.
   auto cached = std::make_unique<CachedGraph>(Ref<const CudaContext>(&context()));
+  cached->channels.assign(collective_channels().begin(), collective_channels().end());
   cached->graph = std::exchange(plain_, Graph{});
   cached->captures =
       std::exchange(captures_, std::vector<std::vector<Capture>>(command_list().size()));
@@ -643,6 +708,8 @@ bool GraphCommandBuffer::SelectPlainGraph(std::span<const Ref<Buffer>> table) {
 
 Status GraphCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
   if (one_shot_cache_) return IssueOneShot(binding_table);
+  // A failed channel's communicator is gone: its captures must not run.
+  KILN_RETURN_IF_ERROR(CheckChannels());
   SlotAddresses(binding_table, &slot_scratch_);  // Once, for both steps.
   // A model called on the same buffers, or one whose output alternates
   // between two (the other graph), finds a graph that holds the table's
@@ -657,7 +724,8 @@ Status GraphCommandBuffer::Issue(std::span<const Ref<Buffer>> binding_table) {
 Status GraphCommandBuffer::IssueTraced(std::span<const Ref<Buffer>> binding_table,
                                        CudaDispatchTimer& timer) {
   // Nothing to time: the plain graph (fills and copies only).
-  if (dispatch_count_ == 0) return Issue(binding_table);
+  if (timed_count_ == 0) return Issue(binding_table);
+  KILN_RETURN_IF_ERROR(CheckChannels());
   const CudaSymbols& s = context().symbols();
   KILN_ASSIGN_OR_RETURN(const size_t set, AcquireEventSet());
   // A first build records `set` already; otherwise its events are pointed

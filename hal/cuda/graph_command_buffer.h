@@ -3,7 +3,8 @@
 //
 // The executor of the command list that translates it into graph nodes:
 // kernel nodes for dispatches, memset nodes for fills, memcpy nodes for
-// copies and updates. Execution
+// copies and updates, captured child-graph nodes for library calls and
+// collectives (below). Execution
 // barriers become dependency edges: every node depends on the nodes
 // recorded between the two barriers before it (through one empty join node
 // when both groups have several), so the dispatches between two barriers
@@ -41,7 +42,10 @@
 // export ordinal, workgroup count and whether it runs a library call (the
 // call is the export's: executable and ordinal name it); for each fill,
 // copy or update its byte length, a fill's pattern and pattern size, and
-// the kind of memory (device, pool) of each buffer it reads or writes. A
+// the kind of memory (device, pool) of each buffer it reads or writes; for
+// each collective its channel, op and element count (the entry holds the
+// channels its captures embed, so no other channel can take a keyed
+// address while the graph is cached). A
 // command list whose fill, copy or update touches pinned host or managed
 // memory (a result read back) builds its own graph at its submit and never
 // shares it: CUDA accepts the patch of such a node to another allocation,
@@ -64,26 +68,45 @@
 // workspace (id 0) reuses captures of others without one. Without a cache
 // (none given) one-shot command buffers build at End like reusable ones.
 //
-// A dispatch that runs a library call (library_call.h) becomes a child-graph
-// node: the call is captured (cuStreamBeginCapture, thread-local mode, on a
-// stream the command buffer owns) into a graph that the node embeds, with
-// the same dependencies as a kernel node. The library's launches are not
-// known to kiln, so a call's captures are cached by its bindings'
-// addresses: per library-call dispatch, the last kLibraryCaptureCacheSize
-// captures (least recently used evicted). A binding address that changes
-// between submits sets the node to the cached capture of the new addresses
-// (cuGraphExecChildGraphNodeSetParams; one patched node), capturing the
-// call only on a miss: a model called in a loop whose output alternates
-// between two buffers captures twice, not at every call. If CUDA refuses
-// the patch (the capture's topology differs), the graph is rebuilt. A call
-// using a slot is captured only with real addresses: such a graph is built
-// at the first submit. The cache is emptied whenever a graph is destroyed
-// (a rebuild, a failed patch), and with the command buffer; a one-shot
-// command buffer's captures go to the GraphCache with its graph instead.
+// Captured nodes. A dispatch that runs a library call (library_call.h) and
+// a collective (hal/collective.h, on an NcclChannel) become child-graph
+// nodes of one kind: the command is enqueued under stream capture
+// (cuStreamBeginCapture, thread-local mode, on a stream the command buffer
+// owns; EnqueueLibraryCall or EnqueueCollective) into a graph that the
+// node embeds. What the library or NCCL launches is not known to kiln, so
+// a command's captures are cached by the addresses it depends on (a
+// library call's bindings; a collective's send and recv): per captured
+// command, the last kLibraryCaptureCacheSize captures (least recently used
+// evicted). An address that changes between submits sets the node to the
+// cached capture of the new addresses (cuGraphExecChildGraphNodeSetParams;
+// one patched node), capturing again only on a miss: a model called in a
+// loop whose output alternates between two buffers captures twice, not at
+// every call. If CUDA refuses the patch (the capture's topology differs),
+// the graph is rebuilt. A command using a slot is captured only with real
+// addresses: such a graph is built at the first submit. The cache is
+// emptied whenever a graph is destroyed (a rebuild, a failed patch), and
+// with the command buffer; a one-shot command buffer's captures go to the
+// GraphCache with its graph instead. A library call's capture embeds its
+// command buffer's workspace (the workspace id above); a collective's embeds
+// its channel's communicator and nothing of the command buffer's (id 0:
+// any adopter reuses it). Reusing a collective's capture for the same
+// addresses is sound because NCCL does not register kiln's memory
+// (cuMemAlloc memory is "legacy" to NCCL, never registered by default:
+// NCCL_LEGACY_CUDA_REGISTER=0), so a capture holds no mapping of a buffer
+// that may have been freed and reallocated at the same address.
+//
+// Collectives run one at a time, in the order recorded: each collective
+// node also depends on the collective before it since the last barrier.
+// Every rank records the same collectives in the same order (collective.h),
+// and NCCL needs each communicator's operations to run in that order on
+// every rank; two collectives in one barrier group running concurrently
+// could each hold the GPU while waiting for a peer that runs the other
+// first.
 //
 // Traced submissions (IssueTraced; hal/trace.h) launch a second graph: the
 // same nodes and dependencies, plus an event-record node before and after
-// each dispatch and library-call node (the node depends on its begin event,
+// each dispatch, library-call and collective node (a collective's span is
+// named after it: "all_reduce sum f32"; the node depends on its begin event,
 // and what depended on the node depends on its end event instead). It is
 // built the first time the command buffer is submitted traced, kept, and
 // patched like the plain graph (each graph holds its own nodes' last
@@ -146,9 +169,10 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   // set to another capture counts as one; event nodes pointed at another
   // event set do not count).
   uint64_t patched_node_count() const { return patched_nodes_; }
-  // Library calls captured into child graphs (cache misses), for either
-  // graph.
+  // Library calls and collectives captured into child graphs (cache
+  // misses), for either graph.
   uint64_t library_capture_count() const { return library_captures_; }
+  uint64_t collective_capture_count() const { return collective_captures_; }
   // Event sets created for traced launches (one per traced submission in
   // flight at once, at most).
   size_t timing_event_set_count() const { return timing_sets_.size(); }
@@ -162,13 +186,17 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
 
   // One node per non-barrier command, with the parameters last given to
   // its instantiated graph.
-  enum class NodeKind : uint8_t { kKernel, kMemset, kMemcpy, kLibraryCall };
+  // kCaptured: a library call or a collective, a child graph captured
+  // from the stream (CaptureNode).
+  enum class NodeKind : uint8_t { kKernel, kMemset, kMemcpy, kCaptured };
   struct Node {
     uint32_t command = 0;
     NodeKind kind = NodeKind::kKernel;
     CUgraphNode node = nullptr;
     CUDA_KERNEL_NODE_PARAMS kernel = {};
-    // Kernel parameter values; a library call's binding addresses.
+    // Kernel parameter values; a captured node's addresses (its command's
+    // references, CommandList::ForEachRef: a library call's bindings, a
+    // collective's send and recv).
     std::vector<uint64_t> values;
     std::vector<void*> pointers;  // → values.
     CUDA_MEMSET_NODE_PARAMS memset = {};
@@ -186,8 +214,9 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
     std::deque<Node> nodes;  // Stable addresses: params point into them.
     // Per command: the bytes a fill/copy covered when the graph was built.
     std::vector<size_t> built_lengths;
-    // Traced graph: per dispatch node, in order, its begin and end
-    // event-record nodes, its span name, and the event set they record.
+    // Traced graph: per timed node (dispatches and collectives), in order,
+    // its begin and end event-record nodes, its span name, and the event
+    // set they record.
     std::vector<CUgraphNode> event_nodes;
     std::vector<std::string> span_names;
     size_t event_set = kNoEventSet;
@@ -217,14 +246,16 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
     std::vector<CUevent> events;
     bool lent = false;  // To a CudaDispatchTimer whose times are unread.
   };
-  // A library call's capture under some binding addresses, made with the
-  // workspace of the command buffer whose workspace id it carries.
+  // A captured command under some addresses, made with the workspace of
+  // the command buffer whose workspace id it carries (0: a capture that
+  // embeds no workspace, a collective's, or a call's that has none).
   struct Capture {
     std::vector<uint64_t> addresses;
     uint64_t workspace_id = 0;
     CUgraph graph = nullptr;  // Ours: nodes and execs take copies.
   };
-  // A one-shot graph in the GraphCache, with its captures (graph_command_buffer.cc).
+  // A one-shot graph in the GraphCache, with its captures and the channels
+  // they embed (graph_command_buffer.cc).
   struct CachedGraph;
 
   // Builds and instantiates `g` with `table`'s addresses; with event-record
@@ -255,7 +286,7 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   // Resolve for a graph another command buffer built: a kernel node's
   // constants are resolved too.
   bool ResolveAdopted(Node& node, std::span<const Ref<Buffer>> table) const;
-  // Gives node's resolved parameters to g.exec (a library-call node: the
+  // Gives node's resolved parameters to g.exec (a captured node: the
   // capture of its addresses, captured on a miss). CUDA's answer; a failed
   // capture's status.
   Result<CUresult> SetNodeParams(Graph& g, Node& node, std::span<const Ref<Buffer>> table);
@@ -276,21 +307,28 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   Result<bool> PatchAdopted(Graph& g, std::span<const Ref<Buffer>> table);
   // Destroys the captures that embed another command buffer's workspace.
   void DropForeignCaptures();
+  // The workspace id a capture of command `command` carries: this command
+  // buffer's for a library call, 0 for a collective (it embeds none).
+  uint64_t CaptureWorkspaceId(uint32_t command) const {
+    return PlanOf(command) != nullptr ? workspace_id_ : 0;
+  }
   // Whether a fill/copy covers a different byte count under `table` than in
   // `g` (which patching cannot change).
   bool ShapeChanged(const Graph& g, std::span<const Ref<Buffer>> table) const;
-  // Whether any fill/copy/update or library call uses a slot: memset/memcpy
-  // nodes are added with real addresses, and library calls captured with
-  // them, so those graphs are built at the first submit.
+  // Whether any fill/copy/update, library call or collective uses a slot:
+  // memset/memcpy nodes are added with real addresses, and library calls
+  // and collectives captured with them, so those graphs are built at the
+  // first submit.
   bool NeedsTableToBuild() const;
-  // The capture of library-call dispatch `command` whose bindings resolve
-  // to `addresses` under `table`: cached, or captured and cached. Owned by
-  // the cache (valid until the next call or ClearCaptures).
-  Result<CUgraph> CapturedLibraryCall(uint32_t command, std::span<const uint64_t> addresses,
-                                      std::span<const Ref<Buffer>> table);
-  // Captures the library call of dispatch `command` under `table` into a
-  // new graph (the caller destroys it).
-  Result<CUgraph> CaptureLibraryCall(uint32_t command, std::span<const Ref<Buffer>> table);
+  // The capture of command `command` (a library-call dispatch or a
+  // collective) whose references resolve to `addresses` under `table`:
+  // cached, or captured and cached. Owned by the cache (valid until the
+  // next call or ClearCaptures).
+  Result<CUgraph> CapturedNode(uint32_t command, std::span<const uint64_t> addresses,
+                               std::span<const Ref<Buffer>> table);
+  // Captures command `command` under `table` into a new graph (the caller
+  // destroys it).
+  Result<CUgraph> CaptureNode(uint32_t command, std::span<const Ref<Buffer>> table);
   void ClearCaptures();
   // A free timing event set (created when every one is lent).
   Result<size_t> AcquireEventSet();
@@ -299,8 +337,8 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   // 0: none): a submit resolves again only the nodes of the slots whose
   // address changed.
   std::vector<uint64_t> slot_masks_;
-  // Dispatch commands (End): those a traced graph times.
-  size_t dispatch_count_ = 0;
+  // Dispatch and collective commands (End): those a traced graph times.
+  size_t timed_count_ = 0;
 
   // What a submit of a reusable command buffer reads, together: the
   // device's cache of one-shot graphs (null for reusable command buffers),
@@ -320,13 +358,15 @@ class GraphCommandBuffer final : public CudaCommandBuffer {
   // the call before (SelectPlainGraph); empty until the addresses change.
   Graph other_plain_;
   Graph traced_;
-  // Per command: a library call's captures, most recently used first.
+  // Per command: a captured command's captures, most recently used first.
   std::vector<std::vector<Capture>> captures_;
   std::vector<TimingEvents> timing_sets_;
-  // The stream library calls are captured on (created at the first).
+  // The stream library calls and collectives are captured on (created at
+  // the first).
   CUstream capture_stream_ = nullptr;
   uint64_t patched_nodes_ = 0;
   uint64_t library_captures_ = 0;
+  uint64_t collective_captures_ = 0;
   uint64_t plain_instantiations_ = 0;
   uint64_t traced_instantiations_ = 0;
   size_t plain_node_count_ = 0;

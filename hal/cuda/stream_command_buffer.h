@@ -2,9 +2,11 @@
 // direct launches on the device's stream at every submit
 // (--cuda_use_streams; for debugging and comparison with the graph path).
 //
-// Dispatches become cuLaunchKernel, fills cuMemsetD{8,16,32}Async, copies
-// and updates cuMemcpyAsync. The stream runs them in order, so execution
-// barriers need no work. Binding-table slots are resolved per submit.
+// Dispatches become cuLaunchKernel (or their library call), fills
+// cuMemsetD{8,16,32}Async, copies and updates cuMemcpyAsync, collectives
+// their NCCL calls on the stream (NcclChannel::Enqueue). The stream runs
+// them in order, so execution barriers need no work. Binding-table slots
+// are resolved per submit.
 #pragma once
 
 #include "hal/cuda/cuda_command_buffer.h"

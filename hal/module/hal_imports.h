@@ -17,8 +17,9 @@
 //   - arguments: the fixed arguments in order, "name:type" separated by
 //     spaces. A type is i32, i64 (also index and byte sizes), f32, or the ref type
 //     the argument holds (hal.device, hal.allocator, hal.buffer,
-//     hal.buffer_view, hal.executable, hal.command_buffer, hal.fence,
-//     vm.buffer); a trailing '?' on a ref type means null is accepted.
+//     hal.buffer_view, hal.channel, hal.executable, hal.command_buffer,
+//     hal.fence, vm.buffer); a trailing '?' on a ref type means null is
+//     accepted.
 //   - tail: what a variadic tail holds (empty when the import is fixed).
 //   - results: the results, in the same "name:type" form.
 //   - meaning: what the import does.
@@ -33,6 +34,8 @@
 //     dispatch bindings, fill/copy) means "to the end of the buffer"; other
 //     negative sizes and offsets are errors.
 //   - Strings and executable bytes arrive as vm.buffer refs (rodata).
+//   - A collective's op (i32) is hal::CollectiveKind | hal::CollectiveReduction
+//     << 8 (hal/collective.h): all_reduce with sum = 0x101, all_gather = 0x0.
 #pragma once
 
 #include <array>
@@ -65,9 +68,9 @@ namespace kiln::hal {
     "allocator:hal.allocator source:vm.buffer", "",                                               \
     "buffer:hal.buffer",                                                                          \
     "a new buffer (default memory and usage) holding a copy of the source's bytes (a program's "  \
-    "constant tensors): written directly where the device has host-visible device memory, else " \
+    "constant tensors): written directly where the device has host-visible device memory, else "  \
     "through a staging copy on the device's queue, waited for (hal/transfer.h)")                  \
-  X(AllocatorAllocateParameter, "allocator.allocate.parameter", "rrriI*_r",                     \
+  X(AllocatorAllocateParameter, "allocator.allocate.parameter", "rrriI*_r",                       \
     "allocator:hal.allocator scope:vm.buffer key:vm.buffer element_type:i32 byte_length:i64",     \
     "dims: one i64 per dimension of the tensor the parameter holds",                              \
     "buffer:hal.buffer",                                                                          \
@@ -129,6 +132,23 @@ namespace kiln::hal {
     "executable:hal.executable",                                                                  \
     "the executable from the first variant whose format the device runs "                         \
     "(DeviceProperties::executable_formats)")                                                     \
+  X(ChannelDefault, "channel.default", "rr_r",                                                    \
+    "device:hal.device group:vm.buffer", "",                                                      \
+    "channel:hal.channel",                                                                        \
+    "joins the collective group the hal module was given (HalModuleOptions::collectives: rank, "  \
+    "world size, rendezvous; a group of one without a rendezvous) as a channel on `device`, "     \
+    "named `group` (flow.channel.default's group; empty for the default) among the group's "      \
+    "channels (Device::CreateChannel): every participant makes it together, once per context "    \
+    "and group (the module initializer)")                                                         \
+  X(ChannelSplit, "channel.split", "rii_r",                                                       \
+    "channel:hal.channel color:i32 key:i32", "",                                                  \
+    "channel:hal.channel",                                                                        \
+    "the subgroup of the participants that pass the same color, ranked by key (Channel::Split): " \
+    "collective over the channel; a null ref for a color of -1")                                  \
+  X(ChannelRankAndCount, "channel.rank_and_count", "r_ii",                                        \
+    "channel:hal.channel", "",                                                                    \
+    "rank:i32 count:i32",                                                                         \
+    "this participant's rank in the channel and the channel's participant count")                 \
   X(CommandBufferCreate, "command_buffer.create", "ri_r",                                         \
     "device:hal.device mode:i32", "",                                                             \
     "command_buffer:hal.command_buffer",                                                          \
@@ -138,13 +158,13 @@ namespace kiln::hal {
     "",                                                                                           \
     "ends recording")                                                                             \
   X(CommandBufferDispatch, "command_buffer.dispatch", "rriiiii*_",                                \
-    "command_buffer:hal.command_buffer executable:hal.executable export_ordinal:i32 "              \
+    "command_buffer:hal.command_buffer executable:hal.executable export_ordinal:i32 "             \
     "workgroups_x:i32 workgroups_y:i32 workgroups_z:i32 constant_count:i32",                      \
     "constant_count i32 constants, then (buffer hal.buffer, offset i64, length i64) per binding", \
     "",                                                                                           \
     "records a dispatch; a workgroup count with a zero component records nothing")                \
   X(CommandBufferDispatchIndirect, "command_buffer.dispatch.indirect", "rriiiii*_",               \
-    "command_buffer:hal.command_buffer executable:hal.executable export_ordinal:i32 "              \
+    "command_buffer:hal.command_buffer executable:hal.executable export_ordinal:i32 "             \
     "workgroups_x:i32 workgroups_y:i32 workgroups_z:i32 constant_count:i32",                      \
     "constant_count i32 constants, then (slot i32, offset i64, length i64) per binding",          \
     "",                                                                                           \
@@ -164,6 +184,24 @@ namespace kiln::hal {
     "command_buffer:hal.command_buffer", "",                                                      \
     "",                                                                                           \
     "records an execution barrier: commands after it see what commands before it wrote")          \
+  X(CommandBufferCollective, "command_buffer.collective", "rriiiirIIrIII_",                       \
+    "command_buffer:hal.command_buffer channel:hal.channel op:i32 element_type:i32 "              \
+    "send_rank:i32 recv_rank:i32 send_buffer:hal.buffer send_offset:i64 send_length:i64 "         \
+    "recv_buffer:hal.buffer recv_offset:i64 recv_length:i64 element_count:i64", "",               \
+    "",                                                                                           \
+    "records this participant's share of collective `op` (kind | reduction << 8) of "             \
+    "element_count elements of element_type over the channel (CommandBuffer::Collective): it "    \
+    "reads the send range and writes the recv range, whose lengths (-1: exactly what the op "     \
+    "needs) must be what the op needs; send_rank and recv_rank are send_recv's peers (-1: "       \
+    "none), -1 for other kinds")                                                                  \
+  X(CommandBufferCollectiveIndirect, "command_buffer.collective.indirect", "rriiiiiIIiIII_",      \
+    "command_buffer:hal.command_buffer channel:hal.channel op:i32 element_type:i32 "              \
+    "send_rank:i32 recv_rank:i32 send_slot:i32 send_offset:i64 send_length:i64 recv_slot:i32 "    \
+    "recv_offset:i64 recv_length:i64 element_count:i64", "",                                      \
+    "",                                                                                           \
+    "as command_buffer.collective, but the send and recv ranges are ranges of binding-table "     \
+    "slots, whose buffers come with each submission (reusable command buffers; checked at "       \
+    "submit)")                                                                                    \
   X(FenceCreate, "fence.create", "r_r",                                                           \
     "device:hal.device", "",                                                                      \
     "fence:hal.fence",                                                                            \
@@ -212,7 +250,7 @@ struct HalImportInfo {
 };
 
 inline constexpr std::array kHalImports = {
-#define KILN_HAL_IMPORT_INFO(id, name, signature, arguments, tail, results, meaning) \
+#define KILN_HAL_IMPORT_INFO(id, name, signature, arguments, tail, results, meaning)              \
   HalImportInfo{HalImport::k##id, name, signature, arguments, tail, results, meaning},
     KILN_FOR_EACH_HAL_IMPORT(KILN_HAL_IMPORT_INFO)
 #undef KILN_HAL_IMPORT_INFO

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "hal/collective.h"
 #include "hal/element_type.h"
 #include "hal/module/hal_imports.h"
 #include "hal/module/hal_types.h"
@@ -40,7 +41,9 @@ struct HalState {
   };
   std::vector<Ref<Device>> devices;
   Ref<ParameterIndex> parameters;  // Never null (empty when none were given).
-  Ref<Trace> trace;                // Null: nothing is traced.
+  // The group the program's default channels join (channel.default).
+  CollectiveGroup collectives;
+  Ref<Trace> trace;  // Null: nothing is traced.
   // When each command buffer being recorded began (for its "record" span).
   std::vector<std::pair<const CommandBuffer*, int64_t>> recording_since;
   std::vector<FenceSemaphore> fence_semaphores;
@@ -514,6 +517,62 @@ Status ExecutableLoad(HalState&, Args args, Results results) {
 }
 
 // ---------------------------------------------------------------------------
+// Channels (collective groups).
+
+// A default channel of the program (flow.channel.default "group"): the
+// group this module was given joined on `device`. The module initializer
+// makes it once per context and group, so the rendezvous it may wait on is
+// paid once.
+Status ChannelDefault(HalState& state, Args args, Results results) {
+  const Ref<Device>* device = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
+  std::string_view group;
+  KILN_RETURN_IF_ERROR(GetText(args, 1, "group", &group));
+  const CollectiveGroup& collectives = state.collectives;
+  auto what = [&] {
+    return "joining the " +
+           (group.empty() ? std::string("default channel")
+                          : "channel of group '" + std::string(group) + "'") +
+           " as rank " + std::to_string(collectives.rank) + " of " +
+           std::to_string(collectives.world_size);
+  };
+  if (collectives.world_size > 1 && !collectives.rendezvous) {
+    return FailedPreconditionError(
+        what() + ": a group of several participants needs a rendezvous (none was given)");
+  }
+  ChannelParams params;
+  params.group = std::string(group);
+  params.rank = collectives.rank;
+  params.count = collectives.world_size;
+  params.rendezvous = collectives.rendezvous;
+  Result<Ref<Channel>> channel = (*device)->CreateChannel(params);
+  if (!channel.ok()) return channel.status().WithContext(what());
+  results[0] = Wrapped(WrapForVm(std::move(*channel)));
+  return OkStatus();
+}
+
+Status ChannelSplit(HalState&, Args args, Results results) {
+  const Ref<Channel>* channel = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "channel", &channel));
+  const int32_t color = args[1].i32();
+  if (color < -1) {
+    return ArgError(1, "color",
+                    std::to_string(color) + " is negative (only -1, no subgroup, is allowed)");
+  }
+  KILN_ASSIGN_OR_RETURN(Ref<Channel> split, (*channel)->Split(color, args[2].i32()));
+  results[0] = Wrapped(WrapForVm(std::move(split)));  // Null for color -1.
+  return OkStatus();
+}
+
+Status ChannelRankAndCount(HalState&, Args args, Results results) {
+  const Ref<Channel>* channel = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "channel", &channel));
+  results[0] = Variant::I32((*channel)->rank());
+  results[1] = Variant::I32((*channel)->count());
+  return OkStatus();
+}
+
+// ---------------------------------------------------------------------------
 // Command buffers.
 
 Status CommandBufferCreate(HalState& state, Args args, Results results) {
@@ -659,6 +718,85 @@ Status CommandBufferDispatchIndirect(HalState& state, Args args, Results) {
     state.bindings.push_back(BufferRef::Slot(static_cast<uint32_t>(args[i].i32()), offset, length));
   }
   return RecordDispatch(state, header, std::move(status));
+}
+
+[[gnu::cold, gnu::noinline]] Status CollectiveOpArgError(int32_t op) {
+  char hex[16];
+  std::snprintf(hex, sizeof(hex), "0x%X", static_cast<uint32_t>(op));
+  return ArgError(2, "op",
+                  std::string(hex) + " is not a collective (kind | reduction << 8, each a byte)");
+}
+
+[[gnu::cold, gnu::noinline]] Status NegativeSlotError(size_t index, std::string_view role,
+                                                      int32_t slot) {
+  return ArgError(index, role, std::to_string(slot) + " is negative");
+}
+
+// A binding-table slot: a fixed i32 argument (the VM checked its type), >= 0.
+Status GetSlot(Args args, size_t index, std::string_view role, uint32_t* out) {
+  const int32_t slot = args[index].i32();
+  if (slot < 0) return NegativeSlotError(index, role, slot);
+  *out = static_cast<uint32_t>(slot);
+  return OkStatus();
+}
+
+// The arguments collective and collective.indirect share: (cmd, channel,
+// op, element type, send rank, recv rank, ..., element count). The
+// command buffer checks the op against the channel (CollectiveBufferCounts).
+struct CollectiveHeader {
+  const Ref<CommandBuffer>* command_buffer = nullptr;
+  const Ref<Channel>* channel = nullptr;
+  CollectiveOp op;
+  size_t element_count = 0;
+};
+
+Status GetCollectiveHeader(Args args, CollectiveHeader* header) {
+  KILN_RETURN_IF_ERROR(Get(args, 0, "command buffer", &header->command_buffer));
+  KILN_RETURN_IF_ERROR(Get(args, 1, "channel", &header->channel));
+  const int32_t op = args[2].i32();
+  if (op < 0 || op > 0xFFFF) return CollectiveOpArgError(op);
+  header->op.kind = static_cast<CollectiveKind>(op & 0xFF);
+  header->op.reduction = static_cast<CollectiveReduction>(op >> 8);
+  KILN_RETURN_IF_ERROR(GetElementType(args, 3, &header->op.element_type));
+  header->op.send_rank = args[4].i32();
+  header->op.recv_rank = args[5].i32();
+  return GetSize(args, 12, "element count", /*whole_allowed=*/false, &header->element_count);
+}
+
+// The hot path (one-shot recordings record it on every call): no strings
+// unless something is wrong.
+Status CommandBufferCollective(HalState&, Args args, Results) {
+  CollectiveHeader header;
+  KILN_RETURN_IF_ERROR(GetCollectiveHeader(args, &header));
+  const Ref<Buffer>* send = nullptr;
+  const Ref<Buffer>* recv = nullptr;
+  size_t send_offset = 0, send_length = 0, recv_offset = 0, recv_length = 0;
+  KILN_RETURN_IF_ERROR(Get(args, 6, "send buffer", &send));
+  KILN_RETURN_IF_ERROR(GetSize(args, 7, "send offset", false, &send_offset));
+  KILN_RETURN_IF_ERROR(GetSize(args, 8, "send length", true, &send_length));
+  KILN_RETURN_IF_ERROR(Get(args, 9, "recv buffer", &recv));
+  KILN_RETURN_IF_ERROR(GetSize(args, 10, "recv offset", false, &recv_offset));
+  KILN_RETURN_IF_ERROR(GetSize(args, 11, "recv length", true, &recv_length));
+  return (*header.command_buffer)
+      ->Collective(*header.channel, header.op, BufferRef::Of(*send, send_offset, send_length),
+                   BufferRef::Of(*recv, recv_offset, recv_length), header.element_count);
+}
+
+// collective with binding-table slots (reusable command buffers).
+Status CommandBufferCollectiveIndirect(HalState&, Args args, Results) {
+  CollectiveHeader header;
+  KILN_RETURN_IF_ERROR(GetCollectiveHeader(args, &header));
+  uint32_t send = 0, recv = 0;
+  size_t send_offset = 0, send_length = 0, recv_offset = 0, recv_length = 0;
+  KILN_RETURN_IF_ERROR(GetSlot(args, 6, "send slot", &send));
+  KILN_RETURN_IF_ERROR(GetSize(args, 7, "send offset", false, &send_offset));
+  KILN_RETURN_IF_ERROR(GetSize(args, 8, "send length", true, &send_length));
+  KILN_RETURN_IF_ERROR(GetSlot(args, 9, "recv slot", &recv));
+  KILN_RETURN_IF_ERROR(GetSize(args, 10, "recv offset", false, &recv_offset));
+  KILN_RETURN_IF_ERROR(GetSize(args, 11, "recv length", true, &recv_length));
+  return (*header.command_buffer)
+      ->Collective(*header.channel, header.op, BufferRef::Slot(send, send_offset, send_length),
+                   BufferRef::Slot(recv, recv_offset, recv_length), header.element_count);
 }
 
 Status CommandBufferFillBuffer(HalState&, Args args, Results) {
@@ -860,7 +998,7 @@ Ref<T> UnwrapVariant(const Variant& value) {
 Status RegisterHalTypes(vm::Instance& instance) {
   for (const vm::RefType* type :
        {&VmDevice::Type(), &VmAllocator::Type(), &VmBuffer::Type(), &VmBufferView::Type(),
-        &VmExecutable::Type(), &VmCommandBuffer::Type(), &VmFence::Type()}) {
+        &VmChannel::Type(), &VmExecutable::Type(), &VmCommandBuffer::Type(), &VmFence::Type()}) {
     KILN_RETURN_IF_ERROR(instance.types().Register(*type));
   }
   return OkStatus();
@@ -883,11 +1021,13 @@ Result<Ref<vm::Module>> CreateHalModule(vm::Instance& instance, std::vector<Ref<
   auto module = vm::NativeModule<HalState>::Create(
       "hal",
       [devices = std::move(devices), parameters = std::move(parameters),
-       trace = std::move(options.trace)]() -> Result<std::unique_ptr<HalState>> {
+       trace = std::move(options.trace),
+       collectives = std::move(options.collectives)]() -> Result<std::unique_ptr<HalState>> {
         auto state = std::make_unique<HalState>();
         state->devices = devices;
         state->parameters = parameters;
         state->trace = trace;
+        state->collectives = collectives;
         for (const Ref<Device>& device : devices) state->device_refs.push_back(WrapForVm(device));
         return state;
       });

@@ -4,7 +4,7 @@
 // is the table of hal_imports.h.
 //
 // Ref types (module type-table names; see hal_types.h): hal.device,
-// hal.allocator, hal.buffer, hal.buffer_view, hal.executable,
+// hal.allocator, hal.buffer, hal.buffer_view, hal.channel, hal.executable,
 // hal.command_buffer, hal.fence. Strings and executable bytes arrive as
 // vm.buffer refs made by const.ref.rodata.
 //
@@ -26,10 +26,16 @@
 //   - Every error names the argument (index and role) and what was wrong
 //     with it; the VM prefixes `import 'hal.x' failed`. A ref of the wrong
 //     type, or null where a value is needed, is an INVALID_ARGUMENT error.
-//   - command_buffer.dispatch, command_buffer.dispatch.indirect and
+//   - command_buffer.dispatch, command_buffer.dispatch.indirect,
+//     command_buffer.collective(.indirect), channel.rank_and_count and
 //     device.queue.execute.indirect are on the hot path: on success they
 //     build no strings and allocate nothing themselves (constants, bindings
 //     and binding tables go through per-context scratch vectors).
+//   - channel.default joins HalModuleOptions::collectives on the device
+//     (Device::CreateChannel with the program's group name, the rank, the
+//     world size and the rendezvous); its errors say which channel, as
+//     which rank of how many. channel.split returns a null ref for a color
+//     of -1, as Channel::Split does.
 //   - A binding-table slot that a reusable command buffer uses but the
 //     table of queue.execute.indirect lacks (or holds null) is an error of
 //     that call naming the dispatch, the binding and the slot; so is a slot
@@ -46,6 +52,7 @@
 #include "base/result.h"
 #include "hal/buffer.h"
 #include "hal/buffer_view.h"
+#include "hal/channel.h"
 #include "hal/device.h"
 #include "hal/fence.h"
 #include "hal/parameters/parameter_index.h"
@@ -76,6 +83,11 @@ struct HalModuleOptions {
   // the program's; fence.await then flushes the devices' completed spans
   // (Device::FlushTrace).
   Ref<Trace> trace;
+  // The collective group this process belongs to (hal/channel.h): a
+  // program's default channels (flow.channel.default) are made from it on
+  // the device that runs the program, once per context. The default, a
+  // group of one, still runs collectives (each one a copy on its device).
+  CollectiveGroup collectives;
 };
 
 // The "hal" native module, serving `devices` (none may be null) to every

@@ -5,8 +5,8 @@
 // depends on it), so each one crosses into the VM inside a small vm::Object
 // holder whose RefType carries the name bytecode type tables use:
 //
-//   hal.device, hal.allocator, hal.buffer, hal.buffer_view, hal.executable,
-//   hal.command_buffer, hal.fence
+//   hal.device, hal.allocator, hal.buffer, hal.buffer_view, hal.channel,
+//   hal.executable, hal.command_buffer, hal.fence
 //
 // A holder keeps its HAL object alive. Checking a ref's type is one pointer
 // comparison (see vm/object.h), which keeps the hal module's hot imports
@@ -19,6 +19,7 @@
 #include "base/ref.h"
 #include "hal/buffer.h"
 #include "hal/buffer_view.h"
+#include "hal/channel.h"
 #include "hal/command_buffer.h"
 #include "hal/device.h"
 #include "hal/executable.h"
@@ -41,6 +42,10 @@ struct VmTypeName<Buffer> {
 template <>
 struct VmTypeName<BufferView> {
   static constexpr std::string_view kName = "hal.buffer_view";
+};
+template <>
+struct VmTypeName<Channel> {
+  static constexpr std::string_view kName = "hal.channel";
 };
 template <>
 struct VmTypeName<Executable> {
@@ -74,6 +79,7 @@ class VmHalObject final : public vm::Object {
 using VmDevice = VmHalObject<Device>;
 using VmBuffer = VmHalObject<Buffer>;
 using VmBufferView = VmHalObject<BufferView>;
+using VmChannel = VmHalObject<Channel>;
 using VmExecutable = VmHalObject<Executable>;
 using VmCommandBuffer = VmHalObject<CommandBuffer>;
 using VmFence = VmHalObject<Fence>;

@@ -47,6 +47,14 @@ void CommandList::AppendUpdate(std::span<const uint8_t> data, const BufferRef& t
 
 void CommandList::AppendBarrier() { commands_.emplace_back(BarrierCommand{}); }
 
+void CommandList::AppendCollective(Ref<Channel> channel, const CollectiveOp& op,
+                                   const BufferRef& send, const BufferRef& recv,
+                                   uint64_t element_count) {
+  NoteRef(send);
+  NoteRef(recv);
+  commands_.emplace_back(CollectiveCommand{std::move(channel), op, send, recv, element_count});
+}
+
 bool CommandList::UsesSlots(const Command& command) const {
   bool uses = false;
   ForEachRef(command, [&](const BufferRef& ref) { uses = uses || ref.is_slot(); });

@@ -37,6 +37,8 @@
 
 #include "base/ref.h"
 #include "hal/buffer.h"
+#include "hal/channel.h"
+#include "hal/collective.h"
 #include "hal/command_buffer.h"
 #include "hal/executable.h"
 
@@ -77,9 +79,19 @@ struct UpdateCommand {
 };
 // Orders every command before it before every command after it.
 struct BarrierCommand {};
+// Runs a collective (hal/collective.h) over `channel`, one of the device's
+// own. `send` and `recv` have the exact lengths the op reads and writes
+// (never kWholeBuffer, slots included).
+struct CollectiveCommand {
+  Ref<Channel> channel;
+  CollectiveOp op;
+  BufferRef send;
+  BufferRef recv;
+  uint64_t element_count = 0;
+};
 
-using Command =
-    std::variant<DispatchCommand, CopyCommand, FillCommand, UpdateCommand, BarrierCommand>;
+using Command = std::variant<DispatchCommand, CopyCommand, FillCommand, UpdateCommand,
+                             BarrierCommand, CollectiveCommand>;
 
 // A reference made concrete for one submission.
 struct ResolvedRef {
@@ -107,6 +119,8 @@ class CommandList {
   void AppendFill(const BufferRef& target, uint32_t pattern, uint32_t pattern_length);
   void AppendUpdate(std::span<const uint8_t> data, const BufferRef& target);
   void AppendBarrier();
+  void AppendCollective(Ref<Channel> channel, const CollectiveOp& op, const BufferRef& send,
+                        const BufferRef& recv, uint64_t element_count);
 
   std::span<const Command> commands() const { return commands_; }
   size_t size() const { return commands_.size(); }
@@ -125,7 +139,7 @@ class CommandList {
 
   // Calls `f(const BufferRef&)` on each reference `command` uses, in order:
   // a dispatch's bindings; a copy's source, then target; a fill's or an
-  // update's target.
+  // update's target; a collective's send, then recv.
   template <typename F>
   void ForEachRef(const Command& command, F&& f) const {
     std::visit(Overloaded{
@@ -139,6 +153,10 @@ class CommandList {
                    [&](const FillCommand& c) { f(c.target); },
                    [&](const UpdateCommand& c) { f(c.target); },
                    [&](const BarrierCommand&) {},
+                   [&](const CollectiveCommand& c) {
+                     f(c.send);
+                     f(c.recv);
+                   },
                },
                command);
   }

@@ -49,6 +49,23 @@ Status DeferredCommandBuffer::UpdateBufferImpl(std::span<const uint8_t> data,
   return OkStatus();
 }
 
+Status DeferredCommandBuffer::CheckChannel(const Channel& channel) {
+  return UnavailableError(
+      "this device's driver has no collectives (channels are made by the cpu "
+      "and cuda drivers)");
+}
+
+Status DeferredCommandBuffer::CollectiveImpl(const Ref<Channel>& channel, const CollectiveOp& op,
+                                             const BufferRef& send, const BufferRef& recv,
+                                             uint64_t element_count) {
+  KILN_RETURN_IF_ERROR(CheckChannel(*channel));
+  KILN_RETURN_IF_ERROR(CheckCollective(*channel, op));
+  KILN_RETURN_IF_ERROR(CheckConcrete(send, BufferSite{"Collective send"}));
+  KILN_RETURN_IF_ERROR(CheckConcrete(recv, BufferSite{"Collective recv"}));
+  commands_.AppendCollective(channel, op, send, recv, element_count);
+  return OkStatus();
+}
+
 Status DeferredCommandBuffer::ExecutionBarrierImpl() {
   commands_.AppendBarrier();
   return OkStatus();

@@ -52,6 +52,17 @@ class DeferredCommandBuffer : public CommandBuffer {
     return OkStatus();
   }
   virtual Status CheckBuffer(const BufferRef& ref, const BufferSite& site) { return OkStatus(); }
+  // Whether `channel` is one this driver's executor runs (its own kind, on
+  // this device). The default refuses: a driver without collectives
+  // (Vulkan) keeps it, and Collective fails at record time.
+  virtual Status CheckChannel(const Channel& channel);
+  // What only the driver knows of collective `op` on a channel it accepted
+  // (CheckChannel; `op` has passed the HAL's checks): whether its library
+  // runs the op (NCCL has no 16-bit integer reductions). The default
+  // accepts.
+  virtual Status CheckCollective(const Channel& channel, const CollectiveOp& op) {
+    return OkStatus();
+  }
 
   // For commands a driver records for itself, bypassing the HAL's checks
   // (Vulkan's staged host reads and writes).
@@ -65,6 +76,8 @@ class DeferredCommandBuffer : public CommandBuffer {
   Status FillBufferImpl(const BufferRef& target, uint32_t pattern, size_t pattern_length) final;
   Status UpdateBufferImpl(std::span<const uint8_t> data, const BufferRef& target) final;
   Status ExecutionBarrierImpl() final;
+  Status CollectiveImpl(const Ref<Channel>& channel, const CollectiveOp& op, const BufferRef& send,
+                        const BufferRef& recv, uint64_t element_count) final;
 
   Status CheckConcrete(const BufferRef& ref, const BufferSite& site);
 

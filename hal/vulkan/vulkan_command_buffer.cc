@@ -428,6 +428,14 @@ Status VulkanCommandBuffer::Translate(VkCommandBuffer handle, VkCommandBufferUsa
                          RecordBarrier(handle, &since_barrier, state.stages_before_next);
                          return OkStatus();
                        },
+                       // Vulkan keeps the default CheckChannel, which refuses
+                       // every channel: no collective is ever recorded here.
+                       [&](const utils::CollectiveCommand& collective) {
+                         return InternalError(
+                             "a collective (" + DescribeCollective(collective.op) +
+                             ") reached the Vulkan executor, but the vulkan driver has no "
+                             "collectives and records none");
+                       },
                    },
                    list[c]));
   }

@@ -6,9 +6,15 @@
 #include <string>
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 
 #include "compiler/dialects/flow/flow_dialect.cpp.inc"
+#include "compiler/dialects/flow/flow_enums.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "compiler/dialects/flow/flow_types.cpp.inc"
 
 namespace kiln::compiler::Flow {
 
@@ -20,6 +26,10 @@ using mlir::ParseResult;
 using mlir::success;
 
 void FlowDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "compiler/dialects/flow/flow_types.cpp.inc"
+      >();
   addOperations<
 #define GET_OP_LIST
 #include "compiler/dialects/flow/flow_ops.cpp.inc"

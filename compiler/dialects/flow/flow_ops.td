@@ -1,11 +1,13 @@
 // The flow dialect's ops: dispatches of executables on tensors, in IREE's
 // spelling, and the two tensor ops kiln's programs use. Custom syntax and
 // verification are in flow_dialect.cc; the dialect is in flow_base.td, its
-// attributes in flow_attrs.td.
+// attributes in flow_attrs.td, the channels and collectives in
+// flow_collective_ops.td.
 #ifndef KILN_COMPILER_DIALECTS_FLOW_FLOW_OPS
 #define KILN_COMPILER_DIALECTS_FLOW_FLOW_OPS
 
 include "compiler/dialects/flow/flow_attrs.td"
+include "compiler/dialects/flow/flow_collective_ops.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 

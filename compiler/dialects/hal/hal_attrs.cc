@@ -580,6 +580,73 @@ void DeviceTargetAttr::print(AsmPrinter& printer) const {
   printer << "]>";
 }
 
+//===----------------------------------------------------------------------===//
+// #hal.collective<kind [with reduction] : element_type>
+//===----------------------------------------------------------------------===//
+
+Attribute CollectiveAttr::parse(AsmParser& parser, mlir::Type) {
+  const llvm::SMLoc loc = parser.getCurrentLocation();
+  llvm::StringRef kind_text, element_text;
+  if (parser.parseLess() || parser.parseKeyword(&kind_text)) return {};
+  std::optional<CollectiveKind> kind = symbolizeCollectiveKind(kind_text);
+  if (!kind) {
+    parser.emitError(loc, "unknown collective '")
+        << kind_text
+        << "'; expected all_gather, all_reduce, all_to_all, reduce_scatter or send_recv";
+    return {};
+  }
+  CollectiveReduction reduction = CollectiveReduction::None;
+  if (succeeded(parser.parseOptionalKeyword("with"))) {
+    const llvm::SMLoc reduction_loc = parser.getCurrentLocation();
+    llvm::StringRef reduction_text;
+    if (parser.parseKeyword(&reduction_text)) return {};
+    std::optional<CollectiveReduction> parsed = symbolizeCollectiveReduction(reduction_text);
+    if (!parsed) {
+      parser.emitError(reduction_loc, "unknown reduction '")
+          << reduction_text << "'; expected sum, product, minimum, maximum or average";
+      return {};
+    }
+    reduction = *parsed;
+  }
+  const llvm::SMLoc element_loc = parser.getCurrentLocation();
+  if (parser.parseColon() || parser.parseKeyword(&element_text)) return {};
+  std::optional<CollectiveElementType> element_type = symbolizeCollectiveElementType(element_text);
+  if (!element_type) {
+    parser.emitError(element_loc, "unknown collective element type '")
+        << element_text
+        << "'; expected si8, ui8, si16, ui16, si32, ui32, si64, ui64, f16, "
+           "f32, f64 or bf16";
+    return {};
+  }
+  if (parser.parseGreater()) return {};
+  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(), *kind, reduction,
+                    *element_type);
+}
+
+void CollectiveAttr::print(AsmPrinter& printer) const {
+  printer << '<' << stringifyCollectiveKind(getKind());
+  if (getReduction() != CollectiveReduction::None) {
+    printer << " with " << stringifyCollectiveReduction(getReduction());
+  }
+  printer << " : " << stringifyCollectiveElementType(getElementType()) << '>';
+}
+
+LogicalResult CollectiveAttr::verify(llvm::function_ref<mlir::InFlightDiagnostic()> emit_error,
+                                     CollectiveKind kind, CollectiveReduction reduction,
+                                     CollectiveElementType) {
+  const bool reduces = kind == CollectiveKind::AllReduce || kind == CollectiveKind::ReduceScatter;
+  if (reduces && reduction == CollectiveReduction::None) {
+    return emit_error() << "collective " << stringifyCollectiveKind(kind)
+                        << " needs a reduction (`with sum`, product, minimum, maximum or average)";
+  }
+  if (!reduces && reduction != CollectiveReduction::None) {
+    return emit_error() << "collective " << stringifyCollectiveKind(kind)
+                        << " takes no reduction, got `with "
+                        << stringifyCollectiveReduction(reduction) << "`";
+  }
+  return success();
+}
+
 void HALDialect::registerAttributes() {
   addAttributes<
 #define GET_ATTRDEF_LIST

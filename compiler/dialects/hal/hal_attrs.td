@@ -199,6 +199,31 @@ def HAL_ExecutableObjectsAttr : HAL_AttrDef<"ExecutableObjects"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+def HAL_CollectiveAttr : HAL_AttrDef<"Collective"> {
+  let mnemonic = "collective";
+  let summary = "What a recorded collective does: its kind, reduction and element type.";
+  let description = [{
+    ```mlir
+    #hal.collective<all_reduce with sum : f32>
+    #hal.collective<reduce_scatter with maximum : si32>
+    #hal.collective<all_gather : bf16>
+    ```
+    all_reduce and reduce_scatter take a reduction (`with ...`), the other
+    kinds none (IREE's spelling, with kiln's kinds).
+  }];
+  let parameters = (ins
+    "CollectiveKind":$kind,
+    DefaultValuedParameter<"CollectiveReduction", "CollectiveReduction::None">:$reduction,
+    "CollectiveElementType":$element_type
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Device targets
 //===----------------------------------------------------------------------===//
 

@@ -82,6 +82,56 @@ def HAL_CommandBufferModeBitfield : I32BitEnumAttr<"CommandBufferModeBitfield",
   let separator = "|";
 }
 
+// The collectives a command buffer records (hal.command_buffer.collective),
+// with the runtime's values (hal::CollectiveKind, hal/collective.h): the
+// HAL->VM conversion passes them to the hal module unchanged.
+def HAL_CollectiveKind : I32EnumAttr<"CollectiveKind", "collective kind", [
+  I32EnumAttrCase<"AllGather", 0, "all_gather">,
+  I32EnumAttrCase<"AllReduce", 1, "all_reduce">,
+  I32EnumAttrCase<"AllToAll", 2, "all_to_all">,
+  I32EnumAttrCase<"ReduceScatter", 3, "reduce_scatter">,
+  I32EnumAttrCase<"SendRecv", 4, "send_recv">,
+]> {
+  let cppNamespace = "::kiln::compiler::HAL";
+  let genSpecializedAttr = 0;
+}
+
+// A collective's reduction: IREE's names and values, which are also the
+// runtime's (hal::CollectiveReduction).
+def HAL_CollectiveReduction : I32EnumAttr<"CollectiveReduction",
+                                          "collective reduction", [
+  I32EnumAttrCase<"None", 0, "none">,
+  I32EnumAttrCase<"Sum", 1, "sum">,
+  I32EnumAttrCase<"Product", 2, "product">,
+  I32EnumAttrCase<"Minimum", 3, "minimum">,
+  I32EnumAttrCase<"Maximum", 4, "maximum">,
+  I32EnumAttrCase<"Average", 5, "average">,
+]> {
+  let cppNamespace = "::kiln::compiler::HAL";
+  let genSpecializedAttr = 0;
+}
+
+// The element type a collective moves, as IREE spells it (flow's values);
+// the HAL->VM conversion passes it as the runtime's element type encoding.
+def HAL_CollectiveElementType : I32EnumAttr<"CollectiveElementType",
+                                            "collective element type", [
+  I32EnumAttrCase<"Sint8", 0, "si8">,
+  I32EnumAttrCase<"Uint8", 1, "ui8">,
+  I32EnumAttrCase<"Sint16", 2, "si16">,
+  I32EnumAttrCase<"Uint16", 3, "ui16">,
+  I32EnumAttrCase<"Sint32", 4, "si32">,
+  I32EnumAttrCase<"Uint32", 5, "ui32">,
+  I32EnumAttrCase<"Sint64", 6, "si64">,
+  I32EnumAttrCase<"Uint64", 7, "ui64">,
+  I32EnumAttrCase<"Float16", 8, "f16">,
+  I32EnumAttrCase<"Float32", 9, "f32">,
+  I32EnumAttrCase<"Float64", 10, "f64">,
+  I32EnumAttrCase<"BFloat16", 11, "bf16">,
+]> {
+  let cppNamespace = "::kiln::compiler::HAL";
+  let genSpecializedAttr = 0;
+}
+
 def HAL_CommandBufferModeBitfieldAttr
     : EnumAttr<HAL_Dialect, HAL_CommandBufferModeBitfield, "command_buffer_mode"> {
   let assemblyFormat = "$value";
@@ -99,6 +149,9 @@ class HAL_Type<string name, string typeMnemonic, string doc>
 
 def HAL_Allocator : HAL_Type<"Allocator", "allocator", "a device's allocator">;
 def HAL_Buffer : HAL_Type<"Buffer", "buffer", "a range of device memory">;
+def HAL_Channel
+    : HAL_Type<"Channel", "channel",
+               "one participant's membership in a collective group">;
 def HAL_BufferView
     : HAL_Type<"BufferView", "buffer_view",
                "a buffer with an element type and a shape">;
@@ -110,8 +163,8 @@ def HAL_Executable
 def HAL_Fence : HAL_Type<"Fence", "fence", "a point on a device timeline">;
 
 def HAL_ObjectType : AnyTypeOf<[HAL_Allocator, HAL_Buffer, HAL_BufferView,
-                                HAL_CommandBuffer, HAL_Device, HAL_Executable,
-                                HAL_Fence]>;
+                                HAL_Channel, HAL_CommandBuffer, HAL_Device,
+                                HAL_Executable, HAL_Fence]>;
 
 // A binding's buffer: a buffer, or (recording a reusable command buffer)
 // the index of a binding-table slot.

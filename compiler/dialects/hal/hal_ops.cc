@@ -413,6 +413,23 @@ LogicalResult CommandBufferDispatchOp::verify() {
   return success();
 }
 
+LogicalResult CommandBufferCollectiveOp::verify() {
+  if (getSendBuffer().getType().isIndex() != getRecvBuffer().getType().isIndex()) {
+    return emitOpError(
+        "mixes a buffer and a binding-table slot; a collective's send and recv are both buffers "
+        "(a one-shot command buffer) or both slots (a reusable one)");
+  }
+  const bool send_recv = getOp().getKind() == CollectiveKind::SendRecv;
+  if (send_recv != static_cast<bool>(getSendRank())) {
+    return send_recv ? emitOpError(
+                           "send_recv needs the ranks it sends to and receives from: "
+                           "ranks(%send_rank, %recv_rank)")
+                     : emitOpError("only send_recv takes ranks(...), not ")
+                           << stringifyCollectiveKind(getOp().getKind());
+  }
+  return success();
+}
+
 // --- The executable interface ---
 
 LogicalResult InterfaceBindingSubspanOp::verify() {

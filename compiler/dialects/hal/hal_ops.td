@@ -7,7 +7,8 @@
 //
 // Host ops: one per function of the runtime's `hal` module
 // (hal/module/hal_module.h), plus hal.tensor.import/export between tensors
-// and buffer views.
+// and buffer views. Channels and collective commands carry the collectives
+// of the flow dialect (flow_collective_ops.td).
 #ifndef KILN_COMPILER_DIALECTS_HAL_HAL_OPS
 #define KILN_COMPILER_DIALECTS_HAL_HAL_OPS
 
@@ -523,6 +524,63 @@ def HAL_ExecutableExportOrdinalOp : HAL_PureOp<"executable.export.ordinal", [
 }
 
 //===----------------------------------------------------------------------===//
+// Channels (collective groups)
+//===----------------------------------------------------------------------===//
+
+def HAL_ChannelDefaultOp : HAL_Op<"channel.default"> {
+  let summary = "Joins the group the program runs in, on a device.";
+  let description = [{
+    ```mlir
+    %channel = hal.channel.default device(%device : !hal.device) : !hal.channel
+    %tp = hal.channel.default device(%device : !hal.device) group("tp") : !hal.channel
+    ```
+    A channel over the collective group the runtime was given (its rank,
+    world size and rendezvous; a group of one by default), distinguished by
+    `group` from the group's other default channels. Every participant makes
+    it together; the module initializer does, once per context and group
+    (flow.channel.default).
+  }];
+  let arguments = (ins HAL_Device:$device, OptionalAttr<StrAttr>:$group);
+  let results = (outs HAL_Channel:$result);
+  let assemblyFormat = [{
+    `device` `(` $device `:` type($device) `)` (`group` `(` $group^ `)`)?
+    `:` type($result) attr-dict-with-keyword
+  }];
+}
+
+def HAL_ChannelSplitOp : HAL_Op<"channel.split"> {
+  let summary = "Partitions a channel's group into subgroups.";
+  let description = [{
+    ```mlir
+    %row = hal.channel.split<%channel : !hal.channel> color(%color) key(%key) : !hal.channel
+    ```
+    The participants that pass the same color form one subgroup, ranked by
+    key (ties by rank); a color of -1 gets a null channel. Collective over
+    `channel`: every participant splits it, in the same order.
+  }];
+  let arguments = (ins HAL_Channel:$channel, I32:$color, I32:$key);
+  let results = (outs HAL_Channel:$result);
+  let assemblyFormat = [{
+    `<` $channel `:` type($channel) `>` `color` `(` $color `)` `key` `(` $key `)`
+    `:` type($result) attr-dict-with-keyword
+  }];
+}
+
+def HAL_ChannelRankAndCountOp : HAL_PureOp<"channel.rank_and_count"> {
+  let summary = "This participant's rank in the channel and its participant count.";
+  let description = [{
+    ```mlir
+    %rank, %count = hal.channel.rank_and_count<%channel : !hal.channel> : i32, i32
+    ```
+  }];
+  let arguments = (ins HAL_Channel:$channel);
+  let results = (outs I32:$rank, I32:$count);
+  let assemblyFormat = [{
+    `<` $channel `:` type($channel) `>` `:` type($rank) `,` type($count) attr-dict-with-keyword
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Command buffers
 //===----------------------------------------------------------------------===//
 
@@ -667,6 +725,63 @@ def HAL_CommandBufferDispatchOp : HAL_Op<"command_buffer.dispatch", [
       return !getBindingBuffers().empty() &&
              getBindingBuffers().front().getType().isIndex();
     }
+  }];
+}
+
+def HAL_CommandBufferCollectiveOp : HAL_Op<"command_buffer.collective", [
+  AttrSizedOperandSegments,
+]> {
+  let summary = "Records a collective over a channel.";
+  let description = [{
+    ```mlir
+    hal.command_buffer.collective<%cmd : !hal.command_buffer>
+        channel(%channel : !hal.channel) op(<all_reduce with sum : f32>)
+        send(%source : !hal.buffer)[%c0, %c16]
+        recv(%target : !hal.buffer)[%c0, %c16] count(%c4)
+    hal.command_buffer.collective<%cmd : !hal.command_buffer>
+        channel(%channel : !hal.channel) op(<send_recv : f32>)
+        ranks(%send_rank, %recv_rank)
+        send(%c0 : index)[%c0, %c16] recv(%c1 : index)[%c0, %c16] count(%c4)
+    ```
+    This participant's share of collective `op` (hal/collective.h) of
+    `count` elements: it reads the send range and writes the recv range,
+    whose byte lengths follow from the count and the channel's participant
+    count (all_gather receives count times as many elements,
+    reduce_scatter sends count times as many; the runtime checks them).
+    send_recv takes the ranks it sends to and receives from (i32, -1 for
+    none) in `ranks(...)`; no other kind does. As with dispatch bindings,
+    the buffers are both buffers or, in a reusable command buffer, both
+    binding-table slots (index values) whose buffers come with each
+    submission.
+  }];
+  let arguments = (ins
+    HAL_CommandBuffer:$command_buffer,
+    HAL_Channel:$channel,
+    HAL_CollectiveAttr:$op,
+    Optional<I32>:$send_rank,
+    Optional<I32>:$recv_rank,
+    HAL_BufferOrSlot:$send_buffer,
+    HAL_DeviceSize:$send_offset,
+    HAL_DeviceSize:$send_length,
+    HAL_BufferOrSlot:$recv_buffer,
+    HAL_DeviceSize:$recv_offset,
+    HAL_DeviceSize:$recv_length,
+    HAL_DeviceSize:$element_count
+  );
+  let assemblyFormat = [{
+    `<` $command_buffer `:` type($command_buffer) `>`
+    `channel` `(` $channel `:` type($channel) `)`
+    `op` `(` $op `)`
+    (`ranks` `(` $send_rank^ `,` $recv_rank `)`)?
+    `send` `(` $send_buffer `:` type($send_buffer) `)` `` `[` $send_offset `,` $send_length `]`
+    `recv` `(` $recv_buffer `:` type($recv_buffer) `)` `` `[` $recv_offset `,` $recv_length `]`
+    `count` `(` $element_count `)` attr-dict-with-keyword
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    // Whether the buffers are binding-table slots (a reusable command
+    // buffer's) rather than buffers.
+    bool usesBindingTable() { return getSendBuffer().getType().isIndex(); }
   }];
 }
 

@@ -155,6 +155,41 @@ struct BufferLoadPattern : mlir::OpConversionPattern<HAL::BufferLoadOp> {
   }
 };
 
+// The runtime's element type encoding (hal/element_type.h) of a
+// collective element type: si/ui integers keep their signedness, which
+// decides what minimum, maximum and average compute.
+std::optional<uint32_t> CollectiveElementTypeCode(HAL::CollectiveElementType type) {
+  using E = HAL::CollectiveElementType;
+  constexpr uint32_t kSigned = 0x11u << 24, kUnsigned = 0x12u << 24, kFloat = 0x20u << 24;
+  switch (type) {
+    case E::Sint8:
+      return kSigned | 8;
+    case E::Uint8:
+      return kUnsigned | 8;
+    case E::Sint16:
+      return kSigned | 16;
+    case E::Uint16:
+      return kUnsigned | 16;
+    case E::Sint32:
+      return kSigned | 32;
+    case E::Uint32:
+      return kUnsigned | 32;
+    case E::Sint64:
+      return kSigned | 64;
+    case E::Uint64:
+      return kUnsigned | 64;
+    case E::Float16:
+      return kFloat | 16;
+    case E::Float32:
+      return kFloat | 32;
+    case E::Float64:
+      return kFloat | 64;
+    case E::BFloat16:
+      return (0x21u << 24) | 16;
+  }
+  return std::nullopt;
+}
+
 template <typename OpT>
 void Add(mlir::RewritePatternSet& patterns, const mlir::TypeConverter& converter,
          typename HalImportPattern<OpT>::Build build) {
@@ -271,6 +306,18 @@ void PopulateHALToVMPatterns(const mlir::TypeConverter& converter,
     return ImportCall{HI::kExecutableLoad, args};
   });
 
+  // Channels: the group's name as rodata; colors and keys are i32 already.
+  Add<HAL::ChannelDefaultOp>(patterns, converter, [](auto op, auto a, IB& ib) {
+    return ImportCall{HI::kChannelDefault,
+                      {a.getDevice(), ib.Text(op.getGroup().value_or(llvm::StringRef()))}};
+  });
+  Add<HAL::ChannelSplitOp>(patterns, converter, [](auto, auto a, IB&) {
+    return ImportCall{HI::kChannelSplit, {a.getChannel(), a.getColor(), a.getKey()}};
+  });
+  Add<HAL::ChannelRankAndCountOp>(patterns, converter, [](auto, auto a, IB&) {
+    return ImportCall{HI::kChannelRankAndCount, {a.getChannel()}};
+  });
+
   // Command buffers.
   Add<HAL::CommandBufferCreateOp>(patterns, converter, [](auto op, auto a, IB& ib) {
     const bool one_shot =
@@ -315,6 +362,35 @@ void PopulateHALToVMPatterns(const mlir::TypeConverter& converter,
     return ImportCall{slots ? HI::kCommandBufferDispatchIndirect : HI::kCommandBufferDispatch, args,
                       op.getDispatchAttr()};
   });
+
+  // (cmd, channel, op = kind | reduction << 8, element type, send rank,
+  // recv rank, (send buffer or slot, offset, length), (recv ...), count);
+  // ranks -1 for the kinds other than send_recv.
+  Add<HAL::CommandBufferCollectiveOp>(
+      patterns, converter, [](auto op, auto a, IB& ib) -> std::optional<ImportCall> {
+        HAL::CollectiveAttr collective = op.getOp();
+        const int64_t encoded = static_cast<int64_t>(collective.getKind()) |
+                                (static_cast<int64_t>(collective.getReduction()) << 8);
+        const bool slots = op.usesBindingTable();
+        const HI id = slots ? HI::kCommandBufferCollectiveIndirect : HI::kCommandBufferCollective;
+        std::optional<uint32_t> element_type =
+            CollectiveElementTypeCode(collective.getElementType());
+        if (!element_type) {
+          op.emitOpError("collective element type ")
+              << HAL::stringifyCollectiveElementType(collective.getElementType())
+              << " has no runtime encoding";
+          return ImportCall{id, {}};
+        }
+        auto rank = [&](Value value) { return value ? value : ib.I32(-1); };
+        auto buffer = [&](Value value) { return slots ? ib.AsI32(value) : value; };
+        return ImportCall{
+            id,
+            {a.getCommandBuffer(), a.getChannel(), ib.I32(encoded),
+             ib.I32(static_cast<int32_t>(*element_type)), rank(a.getSendRank()),
+             rank(a.getRecvRank()), buffer(a.getSendBuffer()), ib.AsI64(a.getSendOffset()),
+             ib.AsI64(a.getSendLength()), buffer(a.getRecvBuffer()), ib.AsI64(a.getRecvOffset()),
+             ib.AsI64(a.getRecvLength()), ib.AsI64(a.getElementCount())}};
+      });
 
   // Fences and queues. A missing wait fence is null.
   auto wait = [](Value fence, IB& ib) {

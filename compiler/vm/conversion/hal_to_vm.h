@@ -18,6 +18,12 @@
 //            %z_i32, %c1_i32, %k, %buf, %off, %len) {dispatch = @ex::@f} : (...) -> ()
 //     (bindings of binding-table slots, index operands, call dispatch.indirect)
 //
+// hal.command_buffer.collective calls command_buffer.collective (buffers) or
+// command_buffer.collective.indirect (binding-table slots), its
+// #hal.collective packed into the import's op (kind | reduction << 8) and
+// element type (the runtime's encoding, si/ui kept); ranks are -1 but for
+// send_recv.
+//
 // hal.executable ops become vm.rodata, one per hal.executable.binary (its
 // bytes, with `executable = #vm.executable_variant<...>` describing it for
 // the module's executables debug table); hal.executable.load passes the

@@ -28,6 +28,8 @@ Type ImportValueType(mlir::MLIRContext* context, const hal::HalImportValue& valu
     object = HAL::BufferType::get(context);
   else if (value.type == "hal.buffer_view")
     object = HAL::BufferViewType::get(context);
+  else if (value.type == "hal.channel")
+    object = HAL::ChannelType::get(context);
   else if (value.type == "hal.executable")
     object = HAL::ExecutableType::get(context);
   else if (value.type == "hal.command_buffer")

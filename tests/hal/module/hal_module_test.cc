@@ -1,7 +1,8 @@
 // The `hal` VM module: bytecode built with vm::ModuleBuilder calls the
 // imports exactly as kiln-compile emits them (allocation, buffer views and
 // their asserts, executable.load from rodata with variant selection, command
-// buffers, fences, the queue); results are read back through the HAL API.
+// buffers, channels and collectives, fences, the queue); results are read
+// back through the HAL API.
 // Every test runs on the threaded `cpu` and the inline `cpu-sync` device.
 // Argument errors are checked by calling the exports directly.
 #include "hal/module/hal_module.h"
@@ -12,6 +13,7 @@
 #include <initializer_list>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/file_io.h"
@@ -21,9 +23,11 @@
 #include "hal/module/hal_imports.h"
 #include "hal/module/hal_types.h"
 #include "hal/parameters/parameter_index.h"
+#include "hal/rendezvous.h"
 #include "hal/transfer.h"
 #include "schemas/executable_elf_generated.h"
 #include "tests/hal/elf_test_executable.h"
+#include "tests/hal/multiprocess.h"
 #include "tests/hal/parameters/safetensors_test_file.h"
 #include "tests/hal/test_util.h"
 #include "tests/hal/trace_test_util.h"
@@ -214,6 +218,9 @@ TEST_P(HalModuleTest, ExportsTheContractSignatures) {
       {"buffer_view.element_type", "r_i"},
       {"buffer_view.assert", "rri*_"},
       {"executable.load", "rr*_r"},
+      {"channel.default", "rr_r"},
+      {"channel.split", "rii_r"},
+      {"channel.rank_and_count", "r_ii"},
       {"command_buffer.create", "ri_r"},
       {"command_buffer.end", "r_"},
       {"command_buffer.dispatch", "rriiiii*_"},
@@ -221,6 +228,8 @@ TEST_P(HalModuleTest, ExportsTheContractSignatures) {
       {"command_buffer.fill_buffer", "rrIIii_"},
       {"command_buffer.copy_buffer", "rrIrII_"},
       {"command_buffer.execution_barrier", "r_"},
+      {"command_buffer.collective", "rriiiirIIrIII_"},
+      {"command_buffer.collective.indirect", "rriiiiiIIiIII_"},
       {"fence.create", "r_r"},
       {"fence.await", "rI_"},
       {"device.queue.execute", "rrrr_"},
@@ -239,8 +248,9 @@ TEST_P(HalModuleTest, ExportsTheContractSignatures) {
   }
   EXPECT_EQ(actual, table);
   EXPECT_EQ(hal_->name(), "hal");
-  for (std::string_view type : {"hal.device", "hal.allocator", "hal.buffer", "hal.buffer_view",
-                                "hal.executable", "hal.command_buffer", "hal.fence"}) {
+  for (std::string_view type :
+       {"hal.device", "hal.allocator", "hal.buffer", "hal.buffer_view", "hal.channel",
+        "hal.executable", "hal.command_buffer", "hal.fence"}) {
     EXPECT_NE(instance_->types().Lookup(type), nullptr) << type;
   }
 }
@@ -1296,6 +1306,353 @@ TEST_P(HalModuleTest, IndirectArgumentErrorsNameTheArgument) {
 
 // A loop of 1,000 dependent dispatches with barriers in one command buffer
 // (the shape of the dispatch benchmark): every increment lands, in order.
+// ---------------------------------------------------------------------------
+// Channels and collectives.
+
+constexpr int32_t kAllGather = 0, kAllReduce = 1, kAllToAll = 2, kReduceScatter = 3, kSendRecv = 4;
+constexpr int32_t kSum = 1, kMaximum = 4, kAverage = 5;
+
+// The import's op: kind | reduction << 8.
+constexpr int32_t CollectiveOpCode(int32_t kind, int32_t reduction = 0) {
+  return kind | reduction << 8;
+}
+
+Variant TextArg(std::string_view text) {
+  Ref<vm::ByteBuffer> buffer = Unwrap(vm::ByteBuffer::Allocate(text.size()));
+  std::memcpy(buffer->mutable_data(), text.data(), text.size());
+  return Variant::FromRef(buffer);
+}
+
+// A program's default channel in a group of one (the module's default
+// options): rank 0 of 1, every collective a copy on the device. The
+// program joins it, asks its rank and count, and records each kind of
+// collective in one one-shot command buffer, as compiled code does.
+TEST_P(HalModuleTest, CollectivesOnAGroupOfOne) {
+  Program program;
+  // join() -> (channel, rank, count)
+  FunctionBuilder& j = program.builder().AddFunction("join", "_rii");
+  program.Device0(j, 0, 0);
+  program.Text(j, 1, "");
+  program.Call(j, "channel.default", "rr_r", {0, 1}, {2});
+  program.Call(j, "channel.rank_and_count", "r_ii", {2}, {0, 1});
+  j.EmitReturn({2, 0, 1});
+  program.builder().AddExport("join", j.ordinal());
+  // collect(channel, a, b, c, d, e): b = all_reduce sum of a, c = all_gather
+  // of b, d = send_recv of c to and from rank 0, e = send_recv of a to and
+  // from nobody (zeros); 4 f32 each, whole-buffer lengths.
+  FunctionBuilder& f = program.builder().AddFunction("collect", "rrrrrr_");
+  program.Device0(f, 6, 0);
+  program.Call(f, "command_buffer.create", "ri_r", {6, 0}, {7});
+  f.Emit(Opcode::kConstI32, {Reg(1), ImmI32(static_cast<int32_t>(ElementType::kFloat32))});
+  f.Emit(Opcode::kConstI32, {Reg(2), ImmI32(-1)});
+  f.Emit(Opcode::kConstI32, {Reg(3), ImmI32(0)});
+  f.Emit(Opcode::kConstI64, {Reg(0), ImmI64(0)});
+  f.Emit(Opcode::kConstI64, {Reg(1), ImmI64(-1)});
+  f.Emit(Opcode::kConstI64, {Reg(2), ImmI64(4)});
+  auto collective = [&](int32_t op, uint16_t send_rank, uint16_t recv_rank, uint16_t send,
+                        uint16_t recv) {
+    f.Emit(Opcode::kConstI32, {Reg(0), ImmI32(op)});
+    program.Call(f, "command_buffer.collective", "rriiiirIIrIII_",
+                 {7, 0, 0, 1, send_rank, recv_rank, send, 0, 1, recv, 0, 1, 2});
+    program.Call(f, "command_buffer.execution_barrier", "r_", {7});
+  };
+  collective(CollectiveOpCode(kAllReduce, kSum), 2, 2, 1, 2);
+  collective(CollectiveOpCode(kAllGather), 2, 2, 2, 3);
+  collective(CollectiveOpCode(kSendRecv), 3, 3, 3, 4);
+  collective(CollectiveOpCode(kSendRecv), 2, 2, 1, 5);
+  program.SubmitAndWait(f, 6, 7, 8, 9, 3);
+  f.EmitReturn({});
+  program.builder().AddExport("collect", f.ordinal());
+  Ref<vm::Context> context = MustLink(program);
+  ASSERT_TRUE(context);
+
+  auto joined = Invoke(*context, "join", {});
+  ASSERT_TRUE(joined.ok()) << joined.status().ToString();
+  const Variant channel = (*joined)[0];
+  ASSERT_TRUE(UnwrapFromVm<Channel>(channel.ref().get()));
+  EXPECT_EQ(Texts({(*joined)[1], (*joined)[2]}), (std::vector<std::string>{"i32=0", "i32=1"}));
+
+  const std::vector<float> a = {1.5f, -2.0f, 3.0f, 4.25f};
+  std::vector<Ref<Buffer>> buffers = {MakeBuffer(*device_, a)};
+  for (int i = 0; i < 4; ++i) buffers.push_back(MakeBuffer(*device_, std::vector<float>(4, 7.0f)));
+  std::vector<Variant> args = {channel};
+  for (const Ref<Buffer>& buffer : buffers) args.push_back(Wrap(buffer));
+  auto collected = Invoke(*context, "collect", args);
+  ASSERT_TRUE(collected.ok()) << collected.status().ToString();
+  EXPECT_EQ(ReadBuffer<float>(*buffers[1]), a);
+  EXPECT_EQ(ReadBuffer<float>(*buffers[2]), a);
+  EXPECT_EQ(ReadBuffer<float>(*buffers[3]), a);
+  EXPECT_EQ(ReadBuffer<float>(*buffers[4]), std::vector<float>(4, 0.0f));
+}
+
+// Splits: a color >= 0 is a subgroup (of one, here), -1 none (a null ref).
+TEST_P(HalModuleTest, ChannelSplit) {
+  const Variant device = Variant::FromRef(WrapDevice(device_));
+  auto channel = CallHal("channel.default", {device, TextArg("rows")}, 1);
+  ASSERT_TRUE(channel.ok()) << channel.status().ToString();
+  auto split = CallHal("channel.split", {(*channel)[0], Variant::I32(3), Variant::I32(0)}, 1);
+  ASSERT_TRUE(split.ok()) << split.status().ToString();
+  ASSERT_TRUE(UnwrapFromVm<Channel>((*split)[0].ref().get()));
+  auto rank_and_count = CallHal("channel.rank_and_count", {(*split)[0]}, 2);
+  ASSERT_TRUE(rank_and_count.ok()) << rank_and_count.status().ToString();
+  EXPECT_EQ(Texts(*rank_and_count), (std::vector<std::string>{"i32=0", "i32=1"}));
+  auto none = CallHal("channel.split", {(*channel)[0], Variant::I32(-1), Variant::I32(0)}, 1);
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_TRUE((*none)[0].is_ref());
+  EXPECT_EQ((*none)[0].ref(), nullptr);
+}
+
+// Record once, replay many with collectives: slots instead of buffers
+// (collective.indirect), lengths -1 (exactly what the op needs), the table
+// given at each submission.
+TEST_P(HalModuleTest, ReusableCommandBufferReplaysCollectives) {
+  Program program;
+  // record(channel) -> cmd: slot 1 = reduce_scatter maximum of slot 0,
+  // slot 2 = all_to_all of slot 1, 3 si32 each.
+  FunctionBuilder& r = program.builder().AddFunction("record", "r_r");
+  program.Device0(r, 1, 0);
+  r.Emit(Opcode::kConstI32, {Reg(0), ImmI32(1)});
+  program.Call(r, "command_buffer.create", "ri_r", {1, 0}, {2});
+  r.Emit(Opcode::kConstI32, {Reg(0), ImmI32(CollectiveOpCode(kReduceScatter, kMaximum))});
+  r.Emit(Opcode::kConstI32, {Reg(1), ImmI32(static_cast<int32_t>(ElementType::kSint32))});
+  r.Emit(Opcode::kConstI32, {Reg(2), ImmI32(-1)});
+  r.Emit(Opcode::kConstI32, {Reg(3), ImmI32(0)});
+  r.Emit(Opcode::kConstI32, {Reg(4), ImmI32(1)});
+  r.Emit(Opcode::kConstI32, {Reg(5), ImmI32(2)});
+  r.Emit(Opcode::kConstI32, {Reg(6), ImmI32(CollectiveOpCode(kAllToAll))});
+  r.Emit(Opcode::kConstI64, {Reg(0), ImmI64(0)});
+  r.Emit(Opcode::kConstI64, {Reg(1), ImmI64(-1)});
+  r.Emit(Opcode::kConstI64, {Reg(2), ImmI64(3)});
+  program.Call(r, "command_buffer.collective.indirect", "rriiiiiIIiIII_",
+               {2, 0, 0, 1, 2, 2, 3, 0, 1, 4, 0, 1, 2});
+  program.Call(r, "command_buffer.execution_barrier", "r_", {2});
+  program.Call(r, "command_buffer.collective.indirect", "rriiiiiIIiIII_",
+               {2, 0, 6, 1, 2, 2, 4, 0, 1, 5, 0, 1, 2});
+  program.Call(r, "command_buffer.end", "r_", {2});
+  r.EmitReturn({2});
+  program.builder().AddExport("record", r.ordinal());
+  // submit(cmd, a, b, c)
+  FunctionBuilder& s = program.builder().AddFunction("submit", "rrrr_");
+  program.Device0(s, 4, 0);
+  program.Call(s, "fence.create", "r_r", {4}, {5});
+  s.Emit(Opcode::kConstRefNull, {Reg(6)});
+  program.Call(s, "device.queue.execute.indirect", "rrrrrrr_", {4, 6, 5, 0, 1, 2, 3});
+  s.Emit(Opcode::kConstI64, {Reg(0), ImmI64(-1)});
+  program.Call(s, "fence.await", "rI_", {5, 0});
+  s.EmitReturn({});
+  program.builder().AddExport("submit", s.ordinal());
+  Ref<vm::Context> context = MustLink(program);
+  ASSERT_TRUE(context);
+
+  auto channel =
+      CallHal("channel.default", {Variant::FromRef(WrapDevice(device_)), TextArg("")}, 1);
+  ASSERT_TRUE(channel.ok()) << channel.status().ToString();
+  // The channel is made by this context's hal state; the program's own
+  // context records on it just the same.
+  auto recorded = Invoke(*context, "record", {(*channel)[0]});
+  ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
+  const Variant cmd = (*recorded)[0];
+  for (int32_t round = 1; round <= 3; ++round) {
+    const std::vector<int32_t> a = {-round, 10 * round, round * round};
+    Ref<Buffer> b = MakeBuffer(*device_, std::vector<int32_t>(3, 0));
+    Ref<Buffer> c = MakeBuffer(*device_, std::vector<int32_t>(3, 0));
+    auto submitted =
+        Invoke(*context, "submit", {cmd, Wrap(MakeBuffer(*device_, a)), Wrap(b), Wrap(c)});
+    ASSERT_TRUE(submitted.ok()) << submitted.status().ToString();
+    EXPECT_EQ(ReadBuffer<int32_t>(*b), a) << "round " << round;
+    EXPECT_EQ(ReadBuffer<int32_t>(*c), a) << "round " << round;
+  }
+  // A slot whose buffer is too small for the op fails the submission.
+  auto small = Invoke(*context, "submit",
+                      {cmd, Wrap(MakeBuffer(*device_, std::vector<int32_t>(2, 0))),
+                       Wrap(MakeBuffer(*device_, std::vector<int32_t>(3, 0))),
+                       Wrap(MakeBuffer(*device_, std::vector<int32_t>(3, 0)))});
+  ASSERT_FALSE(small.ok());
+  EXPECT_CONTAINS(small.status().message(), "import 'hal.device.queue.execute.indirect' failed");
+  EXPECT_CONTAINS(small.status().message(), "Collective send");
+}
+
+TEST_P(HalModuleTest, CollectiveArgumentErrorsNameTheArgument) {
+  const Variant device = Variant::FromRef(WrapDevice(device_));
+  const Variant null = Variant::FromRef(nullptr);
+  auto channel = CallHal("channel.default", {device, TextArg("")}, 1);
+  ASSERT_TRUE(channel.ok()) << channel.status().ToString();
+  const Variant ch = (*channel)[0];
+  auto command_buffer = CallHal("command_buffer.create", {device, Variant::I32(0)}, 1);
+  ASSERT_TRUE(command_buffer.ok()) << command_buffer.status().ToString();
+  const Variant cmd = (*command_buffer)[0];
+  const Variant a = Wrap(MakeBuffer(*device_, std::vector<float>(4, 0.0f)));
+  const Variant b = Wrap(MakeBuffer(*device_, std::vector<float>(4, 0.0f)));
+  // (cmd, channel, op, element type, send rank, recv rank, send, offset,
+  // length, recv, offset, length, count), all_reduce sum f32 of 4.
+  auto collective = [&](std::map<size_t, Variant> changes) {
+    std::vector<Variant> args = {cmd,
+                                 ch,
+                                 Variant::I32(CollectiveOpCode(kAllReduce, kSum)),
+                                 Variant::I32(kF32),
+                                 Variant::I32(-1),
+                                 Variant::I32(-1),
+                                 a,
+                                 Variant::I64(0),
+                                 Variant::I64(16),
+                                 b,
+                                 Variant::I64(0),
+                                 Variant::I64(-1),
+                                 Variant::I64(4)};
+    for (auto& [index, value] : changes) args[index] = value;
+    return args;
+  };
+  struct Case {
+    std::string import;
+    std::vector<Variant> args;
+    size_t results;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"channel.default",
+       {device, null},
+       1,
+       "argument 1 (group): expected vm.buffer, got ref<null>"},
+      {"channel.split",
+       {ch, Variant::I32(-2), Variant::I32(0)},
+       1,
+       "argument 1 (color): -2 is negative (only -1, no subgroup, is allowed)"},
+      {"channel.rank_and_count",
+       {a},
+       2,
+       "argument 0 (channel): expected hal.channel, got ref<hal.buffer>"},
+      {"command_buffer.collective", collective({{1, null}}), 0,
+       "argument 1 (channel): expected hal.channel, got ref<null>"},
+      {"command_buffer.collective", collective({{2, Variant::I32(0x10001)}}), 0,
+       "argument 2 (op): 0x10001 is not a collective (kind | reduction << 8, each a byte)"},
+      {"command_buffer.collective", collective({{3, Variant::I32(0x7F000020)}}), 0,
+       "argument 3 (element type): unknown element type encoding 0x7F000020"},
+      {"command_buffer.collective", collective({{6, ch}}), 0,
+       "argument 6 (send buffer): expected hal.buffer, got ref<hal.channel>"},
+      {"command_buffer.collective", collective({{10, Variant::I64(-8)}}), 0,
+       "argument 10 (recv offset): -8 is negative"},
+      {"command_buffer.collective", collective({{12, Variant::I64(-1)}}), 0,
+       "argument 12 (element count): -1 is negative"},
+      {"command_buffer.collective.indirect",
+       collective({{6, Variant::I32(0)}, {9, Variant::I32(-1)}}), 0,
+       "argument 9 (recv slot): -1 is negative"},
+      // The command buffer's own checks (CommandBuffer::Collective).
+      {"command_buffer.collective", collective({{8, Variant::I64(12)}}), 0,
+       "Collective all_reduce sum f32 send: a range of 12 bytes given for 16 bytes (4 elements "
+       "among 1 participants)"},
+      {"command_buffer.collective",
+       collective({{2, Variant::I32(CollectiveOpCode(kAllGather))}, {9, a}}), 0,
+       "Collective all_gather f32: the send and recv ranges overlap (only all_reduce may run in "
+       "place, on identical ranges)"},
+      {"command_buffer.collective",
+       collective({{2, Variant::I32(CollectiveOpCode(kSendRecv))}, {4, Variant::I32(1)}}), 0,
+       "collective send_recv f32 (send 1, recv -1): rank 1 is not -1 or in [0, 1)"},
+      {"command_buffer.collective",
+       collective({{2, Variant::I32(CollectiveOpCode(kAllToAll, kAverage))}}), 0,
+       "collective all_to_all average f32: takes no reduction"},
+  };
+  for (const Case& c : cases) {
+    Status status = CallHalError(c.import, c.args, c.results);
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << c.message;
+    EXPECT_EQ(status.message(), c.message) << c.import;
+  }
+  // The failed recordings left the command buffer usable.
+  EXPECT_TRUE(UnwrapFromVm<CommandBuffer>(cmd.ref().get())->is_recording());
+}
+
+// The collective group of the hal module's options reaches the channel:
+// two ranks (threads here, each with its own device, hal module and
+// context) join through a directory rendezvous and reduce together.
+TEST_P(HalModuleTest, DefaultChannelJoinsTheModulesGroup) {
+  testing::ScratchDirectory folder;
+  constexpr int32_t kWorld = 2;
+  std::vector<std::string> outcomes(kWorld);
+  std::vector<std::vector<float>> reduced(kWorld), gathered(kWorld);
+  auto rank_body = [&](int32_t rank) -> std::string {
+    Ref<Device> device = testing::CreateDevice(GetParam());
+    auto rendezvous = Rendezvous::Open(folder.path(), rank, kWorld, std::chrono::seconds(60));
+    if (!rendezvous.ok()) return rendezvous.status().ToString();
+    HalModuleOptions options;
+    options.collectives = CollectiveGroup{rank, kWorld, *rendezvous};
+    auto hal = CreateHalModule(*instance_, {device}, std::move(options));
+    if (!hal.ok()) return hal.status().ToString();
+    auto context = vm::Context::Create(instance_, {*hal});
+    if (!context.ok()) return context.status().ToString();
+    auto call = [&](std::string_view name, std::vector<Variant> args,
+                    size_t result_count) -> Result<std::vector<Variant>> {
+      std::vector<Variant> results(result_count);
+      vm::Stack stack;
+      KILN_RETURN_IF_ERROR((*hal)->Call(*(*context)->state_of(0),
+                                        (*hal)->LookupExport(name)->ordinal, args, results, stack));
+      return results;
+    };
+    const Variant device_ref = Variant::FromRef(WrapDevice(device));
+    auto channel = call("channel.default", {device_ref, TextArg("")}, 1);
+    if (!channel.ok()) return channel.status().ToString();
+    auto rank_and_count = call("channel.rank_and_count", {(*channel)[0]}, 2);
+    if (!rank_and_count.ok()) return rank_and_count.status().ToString();
+    if ((*rank_and_count)[0].i32() != rank || (*rank_and_count)[1].i32() != kWorld) {
+      return "rank_and_count: " + Texts(*rank_and_count)[0] + ", " + Texts(*rank_and_count)[1];
+    }
+    Ref<Buffer> send = MakeBuffer(*device, std::vector<float>{rank + 1.0f, 10.0f * (rank + 1)});
+    Ref<Buffer> sum = MakeBuffer(*device, std::vector<float>(2, 0.0f));
+    Ref<Buffer> all = MakeBuffer(*device, std::vector<float>(4, 0.0f));
+    auto cmd = call("command_buffer.create", {device_ref, Variant::I32(0)}, 1);
+    if (!cmd.ok()) return cmd.status().ToString();
+    auto record = [&](int32_t op, const Ref<Buffer>& recv) {
+      return call("command_buffer.collective",
+                  {(*cmd)[0], (*channel)[0], Variant::I32(op), Variant::I32(kF32), Variant::I32(-1),
+                   Variant::I32(-1), Wrap(send), Variant::I64(0), Variant::I64(-1), Wrap(recv),
+                   Variant::I64(0), Variant::I64(-1), Variant::I64(2)},
+                  0)
+          .status();
+    };
+    CHILD_OK(record(CollectiveOpCode(kAllReduce, kSum), sum));
+    CHILD_OK(call("command_buffer.execution_barrier", {(*cmd)[0]}, 0).status());
+    CHILD_OK(record(CollectiveOpCode(kAllGather), all));
+    CHILD_OK(call("command_buffer.end", {(*cmd)[0]}, 0).status());
+    auto fence = call("fence.create", {device_ref}, 1);
+    if (!fence.ok()) return fence.status().ToString();
+    CHILD_OK(call("device.queue.execute",
+                  {device_ref, Variant::FromRef(nullptr), (*fence)[0], (*cmd)[0]}, 0)
+                 .status());
+    CHILD_OK(call("fence.await", {(*fence)[0], Variant::I64(-1)}, 0).status());
+    reduced[rank] = ReadBuffer<float>(*sum);
+    gathered[rank] = ReadBuffer<float>(*all);
+    return "";
+  };
+  std::vector<std::thread> threads;
+  for (int32_t rank = 0; rank < kWorld; ++rank) {
+    threads.emplace_back([&, rank] { outcomes[rank] = rank_body(rank); });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int32_t rank = 0; rank < kWorld; ++rank) {
+    EXPECT_EQ(outcomes[rank], "") << "rank " << rank;
+    EXPECT_EQ(reduced[rank], (std::vector<float>{3.0f, 30.0f})) << "rank " << rank;
+    EXPECT_EQ(gathered[rank], (std::vector<float>{1.0f, 10.0f, 2.0f, 20.0f})) << "rank " << rank;
+  }
+}
+
+// A group of several participants without a rendezvous cannot be joined:
+// the error says which channel, as which rank.
+TEST(HalModuleSetupTest, DefaultChannelOfSeveralNeedsARendezvous) {
+  Ref<vm::Instance> instance = vm::Instance::Create();
+  Ref<Device> device = testing::CreateDevice("cpu");
+  HalModuleOptions options;
+  options.collectives = CollectiveGroup{1, 2, nullptr};
+  Ref<vm::Module> hal = Unwrap(CreateHalModule(*instance, {device}, std::move(options)));
+  Ref<vm::Context> context = Unwrap(vm::Context::Create(instance, {hal}));
+  const std::vector<Variant> args = {Variant::FromRef(WrapDevice(device)), TextArg("tp")};
+  std::vector<Variant> results(1);
+  vm::Stack stack;
+  Status status = hal->Call(*context->state_of(0), hal->LookupExport("channel.default")->ordinal,
+                            args, results, stack);
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(status.message(),
+            "joining the channel of group 'tp' as rank 1 of 2: a group of several participants "
+            "needs a rendezvous (none was given)");
+}
+
 TEST_P(HalModuleTest, ThousandDispatches) {
   Program program;
   // many(executable, buffer, count): `count` x increment(buffer[0]) with
