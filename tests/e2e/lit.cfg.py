@@ -15,6 +15,7 @@
 # as skipped); with `--param kiln_device_required=1` that is an error instead.
 import os
 import subprocess
+import sys
 
 import lit.formats
 
@@ -82,7 +83,23 @@ def device_unusable_reason():
     return ("kiln-run-module has no '%s' driver (--list_devices lists: %s)" %
             (driver, "; ".join(l.strip() for l in lines) or listing.stderr.strip()))
 
+def device_count():
+    """How many `driver` devices this machine has (cpu: ranks share the host)."""
+    if target == "cpu":
+        return 8
+    try:
+        listing = subprocess.run([tool("kiln-run-module"), "--list_devices"],
+                                 capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return 0
+    return sum(1 for line in listing.stdout.splitlines() if line.startswith(driver + "://"))
+
 reason = device_unusable_reason()
+# `ranks-N`: a collective group of N processes can run here, one device each
+# (tests of collectives across processes REQUIRE it).
+if not reason:
+    for ranks in range(1, device_count() + 1):
+        config.available_features.add("ranks-%d" % ranks)
 if reason:
     if lit_config.params.get("kiln_device_required", "0") not in ("", "0", "false"):
         lit_config.fatal("device '%s' is not usable: %s" % (device, reason))
@@ -113,6 +130,12 @@ if os.path.exists(os.path.join(config.kiln_bin_dir, "kiln-benchmark-module")):
     config.available_features.add("kiln-benchmark-module")
     config.substitutions.append(("%kiln-benchmark-module", runner("kiln-benchmark-module")))
 config.substitutions.append(("%kiln-dump-module", tool("kiln-dump-module")))
+# `%run-ranks -n N [--tcp] -- COMMAND`: COMMAND as every rank of a collective
+# group of N processes (samples/multi_gpu/run_ranks.py, which says how ranks
+# get their own arguments).
+config.substitutions.append(
+    ("%run-ranks", sys.executable + " " + os.path.join(
+        config.test_source_root, "..", "..", "samples", "multi_gpu", "run_ranks.py")))
 # The device dispatch tests run on (--device=%device) and the targets whose
 # kernels this build has (--target=%kiln_targets).
 config.substitutions.append(("%device", device))
@@ -134,9 +157,10 @@ config.environment["LC_ALL"] = "C"
 # The Vulkan loader and CUDA find their drivers through the environment
 # (ICD files, the GPU's libcuda); pass on what the caller set.
 # kiln's own switches (KILN_VULKAN_VALIDATION=1: the Khronos validation
-# layer) pass on too.
+# layer) and NCCL's (NCCL_NVLS_ENABLE=0 on the shared multi-GPU machines)
+# pass on too.
 for name in os.environ:
-    if name.startswith("KILN_") or name in (
+    if name.startswith("KILN_") or name.startswith("NCCL_") or name in (
             "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "VK_LAYER_PATH", "VK_INSTANCE_LAYERS",
             "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "HOME", "XDG_RUNTIME_DIR"):
         config.environment[name] = os.environ[name]

@@ -106,6 +106,9 @@ def main():
     rewrite = make_rewriter(root, os.path.abspath(args.source))
     rewrite_site_configs(root, rewrite)
     env = dict(os.environ)
+    # NVLink multicast stays off on the shared multi-GPU machines (GPU.md);
+    # a caller's own setting wins.
+    env.setdefault("NCCL_NVLS_ENABLE", "0")
     env["LD_LIBRARY_PATH"] = os.path.join(root, "tools", "lib") + (
         ":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
     bin_dir = os.path.join(root, "build", "bin")

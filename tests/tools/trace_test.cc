@@ -2,6 +2,8 @@
 // module records (the tools' --trace), the Chrome trace JSON they become
 // (parsed back with nlohmann::json), and the wait time counted without
 // recording spans (kiln-benchmark-module's host_time_us).
+#include "hal/trace.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -11,7 +13,6 @@
 #include "hal/builtin_drivers.h"
 #include "hal/driver_registry.h"
 #include "hal/module/hal_module.h"
-#include "hal/trace.h"
 #include "tests/tools/test_modules.h"
 #include "tools/common/dispatch_statistics.h"
 #include "tools/common/function_io.h"
@@ -36,7 +37,9 @@ void RunConcat(Ref<hal::Trace> trace) {
   ASSERT_TRUE(bytes.ok());
   auto module = vm::BytecodeModule::Load(*instance, AlignedBuffer::CopyOf(*bytes));
   ASSERT_TRUE(module.ok()) << module.status().ToString();
-  auto context = CreateProgramContext(instance, *device, *module, {}, {}, nullptr, trace);
+  hal::HalModuleOptions hal_options;
+  hal_options.trace = trace;
+  auto context = CreateProgramContext(instance, *device, *module, {}, {}, hal_options);
   ASSERT_TRUE(context.ok()) << context.status().ToString();
   auto function = (*context)->LookupFunction(std::string((*module)->name()) + ".concat_self");
   ASSERT_TRUE(function.ok());
@@ -63,9 +66,8 @@ std::vector<std::string> SpanNames(const hal::Trace& trace) {
 TEST(TraceTest, HalModuleRecordsRecordSubmitAndWaitOfEachCall) {
   Ref<hal::Trace> trace = hal::Trace::Create(/*record_spans=*/true);
   RunConcat(trace);
-  EXPECT_EQ(SpanNames(*trace),
-            (std::vector<std::string>{"initialize", "record", "submit", "wait", "record", "submit",
-                                      "wait"}));
+  EXPECT_EQ(SpanNames(*trace), (std::vector<std::string>{"initialize", "record", "submit", "wait",
+                                                         "record", "submit", "wait"}));
   const std::vector<hal::Trace::Span> spans = trace->Spans();
   for (const hal::Trace::Span& span : spans) {
     EXPECT_EQ(span.category, "host");

@@ -11,7 +11,9 @@
 // --function, --input in every notation of tools/common/function_io.h,
 // --parameters, --device, --list_devices) plus Google Benchmark's own (--benchmark_filter,
 // --benchmark_repetitions, --benchmark_min_time, --benchmark_format=json,
-// --benchmark_out=FILE, ...), and --time_unit. Without --function it times
+// --benchmark_out=FILE, ...), --time_unit, --iterations=N (a fixed count of calls
+// per repetition) and the collective group's flags (--rank, --world_size,
+// --rendezvous: tools/common/collective_flags.h). Without --function it times
 // every exported function that takes no arguments, or the module's only
 // export when --input values are given for it.
 //
@@ -65,6 +67,7 @@
 #include "hal/builtin_drivers.h"
 #include "hal/driver_registry.h"
 #include "hal/module/hal_module.h"
+#include "tools/common/collective_flags.h"
 #include "tools/common/device_selection.h"
 #include "tools/common/dispatch_sites.h"
 #include "tools/common/dispatch_statistics.h"
@@ -95,7 +98,10 @@ struct BenchmarkOptions {
   bool list_devices = false;
   size_t evict_host_caches = 0;  // Bytes read before each timed call; 0: none.
   hal::BuiltinDriverOptions drivers;
+  tools::CollectiveSettings collectives;
   benchmark::TimeUnit time_unit = benchmark::kNanosecond;
+  // Calls per repetition; 0: as many as --benchmark_min_time takes.
+  int64_t iterations = 0;
 };
 
 // One function ready to time: its arguments live as long as the benchmark
@@ -169,7 +175,9 @@ Result<std::vector<const vm::ExportedFunction*>> SelectFunctions(const vm::Bytec
 // invoked once so a failure is reported before anything is timed.
 Status Prepare(const BenchmarkOptions& options, hal::DriverRegistry& registry, Session& session) {
   // The device first, so a bad --device fails before anything else.
-  KILN_ASSIGN_OR_RETURN(session.device, tools::CreateDeviceFromFlag(registry, options.device_uri));
+  KILN_ASSIGN_OR_RETURN(std::string device_uri,
+                        tools::DeviceUriForRank(registry, options.device_uri, options.collectives));
+  KILN_ASSIGN_OR_RETURN(session.device, tools::CreateDeviceFromFlag(registry, device_uri));
   Ref<vm::Instance> instance = vm::Instance::Create();
   // Before loading: a module's type table names hal types.
   KILN_RETURN_IF_ERROR(hal::RegisterHalTypes(*instance));
@@ -194,9 +202,13 @@ Status Prepare(const BenchmarkOptions& options, hal::DriverRegistry& registry, S
   KILN_ASSIGN_OR_RETURN(Ref<hal::ParameterIndex> parameters,
                         tools::OpenParameters(options.parameters));
 
-  KILN_ASSIGN_OR_RETURN(session.context,
-                        tools::CreateProgramContext(instance, session.device, module, {}, {},
-                                                    parameters, session.trace));
+  KILN_ASSIGN_OR_RETURN(hal::CollectiveGroup group,
+                        tools::OpenCollectiveGroup(options.collectives));
+  KILN_ASSIGN_OR_RETURN(
+      session.context,
+      tools::CreateProgramContext(
+          instance, session.device, module, {}, {},
+          {.parameters = parameters, .trace = session.trace, .collectives = std::move(group)}));
   session.stack = session.context->AcquireStack();
   for (size_t i = 0; i < selected.size(); ++i) {
     const vm::ExportedFunction& exported = *selected[i];
@@ -286,10 +298,15 @@ Status Run(const BenchmarkOptions& options) {
     return prepared;
   }
   for (Target& target : session.targets) {
-    benchmark::RegisterBenchmark(("BM_" + target.name).c_str(), RunTarget, &session, &target)
-        ->MeasureProcessCPUTime()
-        ->UseRealTime()
-        ->Unit(options.time_unit);
+    benchmark::internal::Benchmark* registered =
+        benchmark::RegisterBenchmark(("BM_" + target.name).c_str(), RunTarget, &session, &target)
+            ->MeasureProcessCPUTime()
+            ->UseRealTime()
+            ->Unit(options.time_unit);
+    // A fixed count: the processes of a collective group must make the same
+    // calls (a collective waits for every rank), which timing by duration
+    // does not ensure.
+    if (options.iterations > 0) registered->Iterations(options.iterations);
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
@@ -351,10 +368,15 @@ cxxopts::Options DeclareFlags() {
        "real_time includes the reading. 0: off",
        cxxopts::value<std::string>()->default_value("0"))  //
       ("time_unit", "Unit of the reported times: ns, us, ms or s",
-       cxxopts::value<std::string>()->default_value("ns"))        //
+       cxxopts::value<std::string>()->default_value("ns"))  //
+      ("iterations",
+       "Calls per repetition, instead of as many as --benchmark_min_time takes: every process "
+       "of a collective group (--rank/--world_size) must make the same calls",
+       cxxopts::value<int64_t>())                                 //
       ("h,help", "Print this help and Google Benchmark's flags")  //
       ("positional", "", cxxopts::value<std::vector<std::string>>());
   tools::AddDriverFlags(flags);
+  tools::AddCollectiveFlags(flags);
   flags.parse_positional({"positional"});
   return flags;
 }
@@ -415,6 +437,8 @@ Status ParseFlags(cxxopts::Options& flags, int argc, char** argv, BenchmarkOptio
     options->list_devices = result["list_devices"].as<bool>();
     KILN_RETURN_IF_ERROR(tools::ReadDriverFlags(result, &options->drivers));
     if (options->list_devices) return OkStatus();  // Needs no module.
+    KILN_ASSIGN_OR_RETURN(options->collectives,
+                          tools::ReadCollectiveFlags(result, tools::ProcessEnvironment()));
     KILN_ASSIGN_OR_RETURN(options->module_path, tools::ModulePathFlag(result));
     if (result.count("function") > 1) {
       return InvalidArgumentError("--function given more than once");
@@ -432,6 +456,16 @@ Status ParseFlags(cxxopts::Options& flags, int argc, char** argv, BenchmarkOptio
       if (options->trace_path.empty()) return InvalidArgumentError("--trace needs a file name");
     }
     KILN_ASSIGN_OR_RETURN(options->time_unit, ParseTimeUnit(result["time_unit"].as<std::string>()));
+    if (result.count("iterations") > 1) {
+      return InvalidArgumentError("--iterations given more than once");
+    }
+    if (result.count("iterations")) {
+      options->iterations = result["iterations"].as<int64_t>();
+      if (options->iterations < 1 || options->iterations > 1'000'000'000) {
+        return InvalidArgumentError("--iterations=" + std::to_string(options->iterations) +
+                                    ": must be between 1 and 1000000000");
+      }
+    }
   } catch (const std::exception& error) {
     return InvalidArgumentError(tools::FlagErrorMessage(error));
   }

@@ -37,6 +37,7 @@
 #include "hal/driver_registry.h"
 #include "hal/module/hal_module.h"
 #include "tools/common/check_module.h"
+#include "tools/common/collective_flags.h"
 #include "tools/common/device_selection.h"
 #include "tools/common/flags.h"
 #include "tools/common/instruction_tracer.h"
@@ -59,6 +60,7 @@ struct CheckOptions {
   bool list_devices = false;
   bool trace_execution = false;
   hal::BuiltinDriverOptions drivers;
+  tools::CollectiveSettings collectives;
 };
 
 void Print(const std::string& text) {
@@ -91,8 +93,9 @@ Result<int> Run(const CheckOptions& options) {
     tools::PrintDevices(registry);
     return 0;
   }
-  KILN_ASSIGN_OR_RETURN(Ref<hal::Device> device,
-                        tools::CreateDeviceFromFlag(registry, options.device_uri));
+  KILN_ASSIGN_OR_RETURN(std::string device_uri,
+                        tools::DeviceUriForRank(registry, options.device_uri, options.collectives));
+  KILN_ASSIGN_OR_RETURN(Ref<hal::Device> device, tools::CreateDeviceFromFlag(registry, device_uri));
   Ref<vm::Instance> instance = vm::Instance::Create();
   KILN_RETURN_IF_ERROR(hal::RegisterHalTypes(*instance));
   KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module,
@@ -108,9 +111,13 @@ Result<int> Run(const CheckOptions& options) {
   });
   vm::ContextOptions context_options;
   if (options.trace_execution) context_options.stack.instruction_trace = tracer.Callback();
-  KILN_ASSIGN_OR_RETURN(Ref<vm::Context> context,
-                        tools::CreateProgramContext(instance, device, module, context_options,
-                                                    {check_module}, parameters));
+  KILN_ASSIGN_OR_RETURN(hal::CollectiveGroup group,
+                        tools::OpenCollectiveGroup(options.collectives));
+  KILN_ASSIGN_OR_RETURN(
+      Ref<vm::Context> context,
+      tools::CreateProgramContext(
+          instance, device, module, context_options, {check_module},
+          {.parameters = parameters, .trace = nullptr, .collectives = std::move(group)}));
 
   const std::string module_name(module->name());
   std::vector<const vm::ExportedFunction*> tests;
@@ -163,6 +170,7 @@ Result<bool> ParseFlags(int argc, char** argv, CheckOptions* options) {
       ("h,help", "Print this help")                     //
       ("positional", "", cxxopts::value<std::vector<std::string>>());
   tools::AddDriverFlags(flags);
+  tools::AddCollectiveFlags(flags);
   flags.parse_positional({"positional"});
   try {
     cxxopts::ParseResult result = flags.parse(argc, argv);
@@ -176,6 +184,8 @@ Result<bool> ParseFlags(int argc, char** argv, CheckOptions* options) {
     options->trace_execution = result["trace_execution"].as<bool>();
     KILN_RETURN_IF_ERROR(tools::ReadDriverFlags(result, &options->drivers));
     if (options->list_devices) return true;  // Needs no module.
+    KILN_ASSIGN_OR_RETURN(options->collectives,
+                          tools::ReadCollectiveFlags(result, tools::ProcessEnvironment()));
     KILN_ASSIGN_OR_RETURN(options->module_path, tools::ModulePathFlag(result));
     KILN_ASSIGN_OR_RETURN(options->parameters, tools::ParametersFlag(result));
   } catch (const std::exception& error) {

@@ -53,13 +53,12 @@ Result<Ref<vm::Context>> CreateProgramContext(Ref<vm::Instance> instance, Ref<ha
                                               Ref<vm::BytecodeModule> module,
                                               vm::ContextOptions options,
                                               std::vector<Ref<vm::Module>> extra_modules,
-                                              Ref<hal::ParameterIndex> parameters,
-                                              Ref<hal::Trace> trace) {
+                                              hal::HalModuleOptions hal_options) {
+  Ref<hal::Trace> trace = hal_options.trace;
   hal::ScopedHostSpan span(trace.get(), "initialize");
-  KILN_ASSIGN_OR_RETURN(Ref<vm::Module> hal_module,
-                        hal::CreateHalModule(*instance, {std::move(device)},
-                                             {.parameters = std::move(parameters),
-                                              .trace = trace}));
+  KILN_ASSIGN_OR_RETURN(
+      Ref<vm::Module> hal_module,
+      hal::CreateHalModule(*instance, {std::move(device)}, std::move(hal_options)));
   std::vector<Ref<vm::Module>> modules = {std::move(hal_module)};
   for (Ref<vm::Module>& extra : extra_modules) modules.push_back(std::move(extra));
   modules.push_back(Ref<vm::Module>(std::move(module)));

@@ -22,6 +22,7 @@
 #include "base/ref.h"
 #include "base/result.h"
 #include "hal/device.h"
+#include "hal/module/hal_module.h"
 #include "hal/parameters/parameter_index.h"
 #include "hal/trace.h"
 #include "vm/bytecode_module.h"
@@ -41,17 +42,17 @@ Result<Ref<vm::BytecodeModule>> LoadModule(const vm::Instance& instance, const s
 Result<const vm::ExportedFunction*> FindExport(const vm::BytecodeModule& module,
                                                std::string_view name);
 
-// A context holding the hal module (serving `device` and the external
-// `parameters`, which may be null: none), then `extra_modules`
-// (kiln-check-module's `check` module), then `module`; the module's
-// initialiser runs here (and uploads the parameters it uses), inside an
-// "initialize" span of `trace` (null: untraced), which the hal module's
-// spans go to as well.
+// A context holding the hal module (serving `device` with `hal_options`:
+// the external parameters, the trace and the collective group), then
+// `extra_modules` (kiln-check-module's `check` module), then `module`; the
+// module's initialiser runs here (and uploads the parameters it uses, and
+// joins the channels it makes), inside an "initialize" span of
+// hal_options.trace (null: untraced), which the hal module's spans go to as
+// well.
 Result<Ref<vm::Context>> CreateProgramContext(Ref<vm::Instance> instance, Ref<hal::Device> device,
                                               Ref<vm::BytecodeModule> module,
                                               vm::ContextOptions options,
                                               std::vector<Ref<vm::Module>> extra_modules = {},
-                                              Ref<hal::ParameterIndex> parameters = nullptr,
-                                              Ref<hal::Trace> trace = nullptr);
+                                              hal::HalModuleOptions hal_options = {});
 
 }  // namespace kiln::tools

@@ -43,6 +43,7 @@
 #include "hal/builtin_drivers.h"
 #include "hal/driver_registry.h"
 #include "hal/module/hal_module.h"
+#include "tools/common/collective_flags.h"
 #include "tools/common/device_selection.h"
 #include "tools/common/dispatch_sites.h"
 #include "tools/common/dispatch_statistics.h"
@@ -77,6 +78,7 @@ struct RunOptions {
   std::string device_uri = "cpu";
   bool list_devices = false;
   hal::BuiltinDriverOptions drivers;
+  tools::CollectiveSettings collectives;
 };
 
 // Runs the whole tool; the exit code is 1 when results do not match.
@@ -89,8 +91,9 @@ Result<int> Run(const RunOptions& options) {
   }
   // The device is created up front, so a bad --device fails before anything
   // runs.
-  KILN_ASSIGN_OR_RETURN(Ref<hal::Device> device,
-                        tools::CreateDeviceFromFlag(registry, options.device_uri));
+  KILN_ASSIGN_OR_RETURN(std::string device_uri,
+                        tools::DeviceUriForRank(registry, options.device_uri, options.collectives));
+  KILN_ASSIGN_OR_RETURN(Ref<hal::Device> device, tools::CreateDeviceFromFlag(registry, device_uri));
 
   // --print_statistics reads the device spans of a trace: recorded for it
   // even without --trace.
@@ -138,9 +141,15 @@ Result<int> Run(const RunOptions& options) {
   });
   vm::ContextOptions context_options;
   if (options.trace_execution) context_options.stack.instruction_trace = tracer.Callback();
+  // Joins the group's other processes (when there are any) before the
+  // program's initializer makes its channels.
+  KILN_ASSIGN_OR_RETURN(hal::CollectiveGroup group,
+                        tools::OpenCollectiveGroup(options.collectives));
   KILN_ASSIGN_OR_RETURN(
       Ref<vm::Context> context,
-      tools::CreateProgramContext(instance, device, module, context_options, {}, parameters, trace));
+      tools::CreateProgramContext(
+          instance, device, module, context_options, {},
+          {.parameters = parameters, .trace = trace, .collectives = std::move(group)}));
   KILN_ASSIGN_OR_RETURN(vm::Function function, context->LookupFunction(std::string(module->name()) +
                                                                        "." + exported->name));
 
@@ -241,6 +250,7 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
       ("h,help", "Print this help")                     //
       ("positional", "", cxxopts::value<std::vector<std::string>>());
   tools::AddDriverFlags(flags);
+  tools::AddCollectiveFlags(flags);
   flags.parse_positional({"positional"});
   try {
     cxxopts::ParseResult result = flags.parse(argc, argv);
@@ -254,6 +264,8 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
     options->list_devices = result["list_devices"].as<bool>();
     KILN_RETURN_IF_ERROR(tools::ReadDriverFlags(result, &options->drivers));
     if (options->list_devices) return true;  // Needs no module.
+    KILN_ASSIGN_OR_RETURN(options->collectives,
+                          tools::ReadCollectiveFlags(result, tools::ProcessEnvironment()));
     KILN_ASSIGN_OR_RETURN(options->module_path, tools::ModulePathFlag(result));
     if (result.count("function") > 1) {
       return InvalidArgumentError("--function given more than once");
