@@ -95,6 +95,11 @@ def device_count():
     return sum(1 for line in listing.stdout.splitlines() if line.startswith(driver + "://"))
 
 reason = device_unusable_reason()
+# `mpirun`: Open MPI's launcher is installed (tests that the tools read its
+# environment: `mpirun -np N kiln-run-module ...` with no collective flags).
+import shutil
+if shutil.which("mpirun"):
+    config.available_features.add("mpirun")
 # `ranks-N`: a collective group of N processes can run here, one device each
 # (tests of collectives across processes REQUIRE it).
 if not reason:
