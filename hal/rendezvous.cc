@@ -69,4 +69,12 @@ Result<std::vector<uint8_t>> Rendezvous::Broadcast(std::string_view key, int32_t
   return got;
 }
 
+std::string Rendezvous::NextChannelName(std::string_view group) {
+  std::lock_guard<std::mutex> lock(channel_names_mutex_);
+  auto it = channel_counts_.find(group);
+  if (it == channel_counts_.end()) it = channel_counts_.emplace(std::string(group), 0).first;
+  const uint32_t made = it->second++;
+  return made == 0 ? std::string(group) : std::string(group) + "#" + std::to_string(made);
+}
+
 }  // namespace kiln::hal

@@ -28,6 +28,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -68,6 +70,15 @@ class Rendezvous : public RefObject {
   Result<std::vector<uint8_t>> Broadcast(std::string_view key, int32_t root,
                                          std::span<const uint8_t> value);
 
+  // The name under which this process's next channel of `group` meets the
+  // others: `group` the first time, then "group#1", "group#2", ... A
+  // channel's rendezvous keys start with its name, and each key has one
+  // writer, so two channels of one group (two contexts of one program in
+  // each process) need distinct names; every process makes its channels of
+  // a group in the same order, so the k-th one has the same name
+  // everywhere. Thread-safe.
+  std::string NextChannelName(std::string_view group);
+
  protected:
   Rendezvous(std::string spec, int32_t rank, int32_t world_size, std::chrono::milliseconds timeout)
       : spec_(std::move(spec)), rank_(rank), world_size_(world_size), timeout_(timeout) {}
@@ -78,6 +89,9 @@ class Rendezvous : public RefObject {
   int32_t rank_;
   int32_t world_size_;
   std::chrono::milliseconds timeout_;
+  std::mutex channel_names_mutex_;
+  // How many channels of each group NextChannelName has named.
+  std::map<std::string, uint32_t, std::less<>> channel_counts_;  // Guarded by the mutex.
 };
 
 }  // namespace kiln::hal

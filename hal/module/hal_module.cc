@@ -541,7 +541,10 @@ Status ChannelDefault(HalState& state, Args args, Results results) {
         what() + ": a group of several participants needs a rendezvous (none was given)");
   }
   ChannelParams params;
-  params.group = std::string(group);
+  // A second default channel of this group from this process (a second
+  // context) meets the others under its own name.
+  params.group =
+      collectives.rendezvous ? collectives.rendezvous->NextChannelName(group) : std::string(group);
   params.rank = collectives.rank;
   params.count = collectives.world_size;
   params.rendezvous = collectives.rendezvous;

@@ -1562,18 +1562,21 @@ TEST_P(HalModuleTest, CollectiveArgumentErrorsNameTheArgument) {
 
 // The collective group of the hal module's options reaches the channel:
 // two ranks (threads here, each with its own device, hal module and
-// context) join through a directory rendezvous and reduce together.
+// context) join through a directory rendezvous and reduce together. Each
+// rank then does it again in a second context (a second hal module on the
+// same rendezvous): its default channel of the same group meets the other
+// rank's second one under a name of its own.
 TEST_P(HalModuleTest, DefaultChannelJoinsTheModulesGroup) {
   testing::ScratchDirectory folder;
   constexpr int32_t kWorld = 2;
-  std::vector<std::string> outcomes(kWorld);
-  std::vector<std::vector<float>> reduced(kWorld), gathered(kWorld);
-  auto rank_body = [&](int32_t rank) -> std::string {
+  constexpr int kContexts = 2;
+  std::vector<std::string> outcomes(kWorld * kContexts);
+  std::vector<std::vector<float>> reduced(kWorld * kContexts), gathered(kWorld * kContexts);
+  auto rank_body = [&](int32_t rank, const Ref<Rendezvous>& rendezvous, int pass) -> std::string {
+    const size_t slot = static_cast<size_t>(rank * kContexts + pass);
     Ref<Device> device = testing::CreateDevice(GetParam());
-    auto rendezvous = Rendezvous::Open(folder.path(), rank, kWorld, std::chrono::seconds(60));
-    if (!rendezvous.ok()) return rendezvous.status().ToString();
     HalModuleOptions options;
-    options.collectives = CollectiveGroup{rank, kWorld, *rendezvous};
+    options.collectives = CollectiveGroup{rank, kWorld, rendezvous};
     auto hal = CreateHalModule(*instance_, {device}, std::move(options));
     if (!hal.ok()) return hal.status().ToString();
     auto context = vm::Context::Create(instance_, {*hal});
@@ -1617,19 +1620,27 @@ TEST_P(HalModuleTest, DefaultChannelJoinsTheModulesGroup) {
                   {device_ref, Variant::FromRef(nullptr), (*fence)[0], (*cmd)[0]}, 0)
                  .status());
     CHILD_OK(call("fence.await", {(*fence)[0], Variant::I64(-1)}, 0).status());
-    reduced[rank] = ReadBuffer<float>(*sum);
-    gathered[rank] = ReadBuffer<float>(*all);
+    reduced[slot] = ReadBuffer<float>(*sum);
+    gathered[slot] = ReadBuffer<float>(*all);
     return "";
   };
   std::vector<std::thread> threads;
   for (int32_t rank = 0; rank < kWorld; ++rank) {
-    threads.emplace_back([&, rank] { outcomes[rank] = rank_body(rank); });
+    threads.emplace_back([&, rank] {
+      auto rendezvous = Rendezvous::Open(folder.path(), rank, kWorld, std::chrono::seconds(60));
+      for (int pass = 0; pass < kContexts; ++pass) {
+        outcomes[rank * kContexts + pass] =
+            rendezvous.ok() ? rank_body(rank, *rendezvous, pass) : rendezvous.status().ToString();
+      }
+    });
   }
   for (std::thread& thread : threads) thread.join();
-  for (int32_t rank = 0; rank < kWorld; ++rank) {
-    EXPECT_EQ(outcomes[rank], "") << "rank " << rank;
-    EXPECT_EQ(reduced[rank], (std::vector<float>{3.0f, 30.0f})) << "rank " << rank;
-    EXPECT_EQ(gathered[rank], (std::vector<float>{1.0f, 10.0f, 2.0f, 20.0f})) << "rank " << rank;
+  for (size_t slot = 0; slot < outcomes.size(); ++slot) {
+    const std::string where = "rank " + std::to_string(slot / kContexts) + ", context " +
+                              std::to_string(slot % kContexts);
+    EXPECT_EQ(outcomes[slot], "") << where;
+    EXPECT_EQ(reduced[slot], (std::vector<float>{3.0f, 30.0f})) << where;
+    EXPECT_EQ(gathered[slot], (std::vector<float>{1.0f, 10.0f, 2.0f, 20.0f})) << where;
   }
 }
 
