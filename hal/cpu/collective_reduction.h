@@ -40,11 +40,4 @@ namespace kiln::hal::cpu {
 void ReduceInRankOrder(CollectiveReduction reduction, ElementType type,
                        std::span<const uint8_t* const> contributions, uint8_t* out, size_t n);
 
-// The conversions of f16 and bf16: to f32 exactly, from f32 rounded to
-// nearest even (overflow to infinity, underflow to subnormals and zero).
-float HalfToFloat(uint16_t bits);
-uint16_t FloatToHalf(float value);
-float BFloat16ToFloat(uint16_t bits);
-uint16_t FloatToBFloat16(float value);
-
 }  // namespace kiln::hal::cpu

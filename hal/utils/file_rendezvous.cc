@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <optional>
 
+#include "base/file_io.h"
 #include "hal/utils/socket.h"
 
 namespace kiln::hal::utils {
@@ -43,21 +44,9 @@ bool IsHexNonce(std::string_view text) {
 // The whole file, or nullopt when it does not exist (or cannot be read:
 // the caller polls again).
 std::optional<std::string> ReadWholeFile(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  UniqueFd owned(fd);
-  std::string text;
-  char buffer[4096];
-  while (true) {
-    const ssize_t n = read(fd, buffer, sizeof(buffer));
-    if (n > 0) {
-      text.append(buffer, static_cast<size_t>(n));
-    } else if (n == 0) {
-      return text;
-    } else if (errno != EINTR) {
-      return std::nullopt;
-    }
-  }
+  Result<AlignedBuffer> bytes = ReadFile(path);
+  if (!bytes.ok()) return std::nullopt;
+  return std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size());
 }
 
 // Writes `bytes` to `folder`/`name` at once: a temporary in the same
@@ -67,21 +56,10 @@ std::optional<std::string> ReadWholeFile(const std::string& path) {
 Status WriteAtomically(const std::string& folder, const std::string& name,
                        std::span<const uint8_t> bytes) {
   const std::string temporary = folder + "/.tmp." + RandomHex(8);
-  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return UnavailableError("cannot create " + temporary + ": " + ErrnoMessage(errno));
-  UniqueFd owned(fd);
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int error = errno;
-      unlink(temporary.c_str());
-      return UnavailableError("cannot write " + temporary + ": " + ErrnoMessage(error));
-    }
-    done += static_cast<size_t>(n);
+  if (Status written = WriteFile(temporary, bytes); !written.ok()) {
+    unlink(temporary.c_str());
+    return UnavailableError("rendezvous: " + written.message());
   }
-  owned.reset();
   const std::string path = folder + "/" + name;
   if (rename(temporary.c_str(), path.c_str()) != 0) {
     const int error = errno;

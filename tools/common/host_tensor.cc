@@ -20,57 +20,6 @@ T Load(const uint8_t* p) {
   return value;
 }
 
-// Rounds a double to a binary float with `exp_bits` exponent and `mant_bits`
-// stored mantissa bits (f16: 5/10, bf16: 8/7), to nearest even. Working from
-// the double's bits keeps the rounding single (no detour through float).
-uint16_t DoubleToSmallFloat(double value, int exp_bits, int mant_bits) {
-  const uint64_t bits = std::bit_cast<uint64_t>(value);
-  const uint16_t sign = static_cast<uint16_t>((bits >> 63) << (exp_bits + mant_bits));
-  const int exp_field = static_cast<int>((bits >> 52) & 0x7FF);
-  const uint64_t fraction = bits & ((uint64_t{1} << 52) - 1);
-  const uint16_t inf = static_cast<uint16_t>(((1u << exp_bits) - 1) << mant_bits);
-  if (exp_field == 0x7FF) {
-    if (fraction == 0) return sign | inf;
-    return sign | inf | static_cast<uint16_t>(1u << (mant_bits - 1));  // Quiet NaN.
-  }
-  if (exp_field == 0) return sign;  // Zero or a double subnormal: far below either type.
-  const int bias = (1 << (exp_bits - 1)) - 1;
-  const int exponent = exp_field - 1023;
-  if (exponent > bias) return sign | inf;
-  const uint64_t significand = fraction | (uint64_t{1} << 52);
-  int shift = 52 - mant_bits;
-  uint64_t result;
-  if (exponent >= 1 - bias) {
-    result = (static_cast<uint64_t>(exponent + bias) << mant_bits) |
-             ((significand >> shift) & ((uint64_t{1} << mant_bits) - 1));
-  } else {
-    shift += (1 - bias) - exponent;  // Subnormal: the implicit bit moves into the mantissa.
-    if (shift > 60) return sign;
-    result = significand >> shift;
-  }
-  const uint64_t remainder = significand & ((uint64_t{1} << shift) - 1);
-  const uint64_t halfway = uint64_t{1} << (shift - 1);
-  if (remainder > halfway || (remainder == halfway && (result & 1))) ++result;  // May carry to inf.
-  return sign | static_cast<uint16_t>(result);
-}
-
-float SmallFloatToFloat(uint16_t bits, int exp_bits, int mant_bits) {
-  const bool negative = (bits >> (exp_bits + mant_bits)) & 1;
-  const int exp_field = (bits >> mant_bits) & ((1 << exp_bits) - 1);
-  const int mantissa = bits & ((1 << mant_bits) - 1);
-  const int bias = (1 << (exp_bits - 1)) - 1;
-  float value;
-  if (exp_field == (1 << exp_bits) - 1) {
-    value = mantissa == 0 ? INFINITY : NAN;
-  } else if (exp_field == 0) {
-    value = std::ldexp(static_cast<float>(mantissa), 1 - bias - mant_bits);
-  } else {
-    value =
-        std::ldexp(static_cast<float>(mantissa | (1 << mant_bits)), exp_field - bias - mant_bits);
-  }
-  return negative ? -value : value;
-}
-
 bool FloatsMatch(double expected, double actual, const Tolerance& tolerance) {
   if (std::isnan(expected) || std::isnan(actual)) return std::isnan(expected) && std::isnan(actual);
   if (expected == actual) return true;  // Also the only way infinities match.
@@ -250,13 +199,6 @@ std::string FormatShapeAndType(std::span<const int64_t> shape, ElementType type)
   for (int64_t dim : shape) text += std::to_string(dim) + "x";
   return text + std::string(hal::FormatElementType(type));
 }
-
-uint16_t DoubleToHalf(double value) { return DoubleToSmallFloat(value, 5, 10); }
-uint16_t FloatToHalf(float value) { return DoubleToHalf(value); }
-float HalfToFloat(uint16_t bits) { return SmallFloatToFloat(bits, 5, 10); }
-uint16_t DoubleToBFloat16(double value) { return DoubleToSmallFloat(value, 8, 7); }
-uint16_t FloatToBFloat16(float value) { return DoubleToBFloat16(value); }
-float BFloat16ToFloat(uint16_t bits) { return SmallFloatToFloat(bits, 8, 7); }
 
 Tolerance DefaultTolerance(ElementType type) {
   switch (type) {

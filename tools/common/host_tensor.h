@@ -3,8 +3,8 @@
 //
 // The elements are row-major (C order) and little-endian, each taking
 // hal::ElementByteSize(type) bytes; i1 takes one byte per element holding 0 or
-// 1. f16 and bf16 elements are their raw 16-bit patterns (FloatToHalf and
-// friends below convert). A 0-d tensor (empty shape) holds one element; a
+// 1. f16 and bf16 elements are their raw 16-bit patterns (base/float16.h
+// converts them). A 0-d tensor (empty shape) holds one element; a
 // shape with a zero dimension holds none.
 //
 // Comparison (--expected_output): integer elements must be equal; float
@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "base/float16.h"
 #include "base/result.h"
 #include "hal/element_type.h"
 
@@ -71,15 +72,6 @@ std::string FormatShapeAndType(std::span<const int64_t> shape, hal::ElementType 
 // "[1, 2]": row-major element `index` of `shape` as coordinates ("[]" for a
 // 0-d tensor).
 std::string FormatCoordinates(std::span<const int64_t> shape, int64_t index);
-
-// IEEE half and bfloat16 conversions. To-half conversions round to nearest,
-// ties to even, overflow to infinity and keep NaN a (quiet) NaN.
-uint16_t FloatToHalf(float value);
-float HalfToFloat(uint16_t bits);
-uint16_t DoubleToHalf(double value);
-uint16_t FloatToBFloat16(float value);
-float BFloat16ToFloat(uint16_t bits);
-uint16_t DoubleToBFloat16(double value);
 
 // Tolerances for float elements: |actual - expected| <= atol + rtol * |expected|.
 struct Tolerance {

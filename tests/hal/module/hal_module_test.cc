@@ -349,8 +349,8 @@ TEST_P(HalModuleTest, AllocateParameter) {
           testing::BytesOf<float>({1.5f, 2, 3, -4})));
   Ref<ParameterIndex> parameters = ParameterIndex::Create();
   ASSERT_TRUE(parameters->AddFile("model", path).ok());
-  hal_ =
-      Unwrap(CreateHalModule(*instance_, {device_}, {.parameters = parameters, .trace = nullptr}));
+  hal_ = Unwrap(CreateHalModule(*instance_, {device_},
+                                {.parameters = parameters, .trace = nullptr, .collectives = {}}));
 
   Program program;
   // load_<key>(element type, byte length, d0, d1) -> buffer of parameter
@@ -695,7 +695,8 @@ TEST_P(HalModuleTest, ExecutableLoadDispatchAndFence) {
 // submit span and before the wait ends.
 TEST_P(HalModuleTest, TraceGetsADeviceSpanPerDispatchNamedByTheProgram) {
   Ref<Trace> trace = Trace::Create(/*record_spans=*/true);
-  hal_ = Unwrap(CreateHalModule(*instance_, {device_}, {.parameters = nullptr, .trace = trace}));
+  hal_ = Unwrap(CreateHalModule(*instance_, {device_},
+                                {.parameters = nullptr, .trace = trace, .collectives = {}}));
   EXPECT_EQ(device_->attached_trace().get(), trace.get());
   Program program;
   FunctionBuilder& f = program.builder().AddFunction("mul", "rrrIii_");
