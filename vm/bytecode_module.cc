@@ -5,6 +5,7 @@
 
 #include "schemas/module_generated.h"
 #include "vm/interpreter.h"
+#include "vm/module_checksum.h"
 #include "vm/signature.h"
 #include "vm/verifier.h"
 
@@ -84,7 +85,9 @@ void RewriteRegistersToSlots(const BytecodeModule& module, const FunctionInfo& i
 }  // namespace
 
 Result<Ref<BytecodeModule>> BytecodeModule::Load(const Instance& instance, AlignedBuffer bytes) {
-  KILN_RETURN_IF_ERROR(VerifyModule(bytes.span(), instance.types()));
+  // The checksum first: nothing in a damaged file is read before it passes.
+  KILN_ASSIGN_OR_RETURN(std::span<const uint8_t> contents, CheckModuleChecksum(bytes.span()));
+  KILN_RETURN_IF_ERROR(VerifyModule(contents, instance.types()));
   // The verifier checked each rodata segment's alignment within the file; the
   // file's own start must be at least as aligned for that to hold in memory.
   size_t max_alignment = kFileAlignment;

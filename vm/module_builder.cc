@@ -4,6 +4,7 @@
 
 #include "schemas/module_generated.h"
 #include "vm/bytecode_version.h"
+#include "vm/module_checksum.h"
 #include "vm/signature.h"
 
 namespace kiln::vm {
@@ -439,7 +440,11 @@ Result<std::vector<uint8_t>> ModuleBuilder::Finish() {
       globals_.empty() ? 0 : fbb.CreateVector(global_offsets),
       executables_.empty() ? 0 : fbb.CreateVector(executable_offsets));
   s::FinishModuleBuffer(fbb, module);
-  return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  std::vector<uint8_t> file;
+  file.reserve(fbb.GetSize() + kModuleTrailerBytes);
+  file.assign(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  AppendModuleChecksum(&file);
+  return file;
 }
 
 }  // namespace kiln::vm

@@ -183,7 +183,8 @@ class ModuleBuilder {
   FunctionBuilder& AddFunction(std::string name, std::string signature);
   void AddExport(std::string name, uint32_t function, ExportReflection reflection = {});
 
-  // Serialises the module; fails on builder misuse (unbound labels, operands
+  // Serialises the module, ending in its checksum trailer
+  // (vm/module_checksum.h); fails on builder misuse (unbound labels, operands
   // of the wrong kind), never on semantic problems the verifier would catch.
   Result<std::vector<uint8_t>> Finish();
 

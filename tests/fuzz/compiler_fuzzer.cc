@@ -40,6 +40,7 @@
 #include "tests/fuzz/module_runner.h"
 #include "vm/bytecode_module.h"
 #include "vm/instance.h"
+#include "vm/module_checksum.h"
 
 namespace {
 
@@ -108,7 +109,9 @@ void CompileAndRun(const uint8_t* data, size_t size) {
     CompilerBug("the VM rejected a module the compiler generated", loaded.status().ToString(),
                 text);
   }
-  (void)kiln::fuzz::RunModuleBytes(*bytes);
+  // The module fuzzer's inputs are FlatBuffer bytes, without the trailer.
+  (void)kiln::fuzz::RunModuleBytes(
+      std::span<const uint8_t>(*bytes).first(bytes->size() - kiln::vm::kModuleTrailerBytes));
 }
 
 }  // namespace

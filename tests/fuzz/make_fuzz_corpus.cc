@@ -25,6 +25,7 @@
 #include "base/file_io.h"
 #include "vm/bytecode_module.h"
 #include "vm/module_builder.h"
+#include "vm/module_checksum.h"
 
 namespace kiln::vm {
 namespace {
@@ -822,7 +823,10 @@ int main(int argc, char** argv) {
       return 1;
     }
     const std::string path = (directory / (std::string(seed.name) + ".kmod")).string();
-    Status written = WriteFile(path, *bytes);
+    // The corpus holds FlatBuffer bytes: the fuzzer seals each input itself
+    // (tests/fuzz/module_runner.h).
+    Status written = WriteFile(
+        path, std::span<const uint8_t>(*bytes).first(bytes->size() - vm::kModuleTrailerBytes));
     if (!written.ok()) {
       std::fprintf(stderr, "error: %s\n", written.ToString().c_str());
       return 1;

@@ -14,6 +14,7 @@
 #include "vm/context.h"
 #include "vm/invocation.h"
 #include "vm/list.h"
+#include "vm/module_checksum.h"
 #include "vm/native_module.h"
 
 namespace kiln::fuzz {
@@ -155,7 +156,11 @@ Variant ZeroValue(char type) {
 
 RunSummary RunModuleBytes(std::span<const uint8_t> bytes) {
   RunSummary summary;
-  auto loaded = vm::BytecodeModule::Load(*FuzzInstance(), AlignedBuffer::CopyOf(bytes));
+  // Sealed with a correct checksum, so every mutation reaches the verifier
+  // (as a hostile file would); the checksum itself has its own tests.
+  std::vector<uint8_t> sealed(bytes.begin(), bytes.end());
+  vm::AppendModuleChecksum(&sealed);
+  auto loaded = vm::BytecodeModule::Load(*FuzzInstance(), AlignedBuffer::CopyOf(sealed));
   if (!loaded.ok()) {
     Log("load: " + loaded.status().ToString());
     return summary;

@@ -1,6 +1,9 @@
 // The body of the module fuzzer: load + verify, link and invoke one input.
 //
-// RunModuleBytes treats `bytes` as a .kmod: it loads it (which verifies it),
+// RunModuleBytes treats `bytes` as the FlatBuffer of a .kmod: it seals it with
+// a correct checksum (vm/module_checksum.h; a hostile file would carry one,
+// and a mutated input must reach the verifier, not stop at the checksum),
+// loads it (which verifies it),
 // links it into a context after a small native module named "fuzz" (so that
 // imports such as "fuzz.i_i" resolve and call.import reaches native code),
 // then invokes every export with zero/null arguments on a small stack. Errors

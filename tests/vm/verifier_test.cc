@@ -7,6 +7,11 @@
 // outside the bytecode) are built with the generated FlatBuffer API; the rest
 // patch bytes of a valid module. Every builder-made case starts from a module
 // that would load, so the one defect is the reason for the failure.
+//
+// These are hostile modules, not damaged ones: each carries a correct
+// checksum (LoadHostile seals the FlatBuffer bytes a case makes), because a
+// checksum stops accidents, not attacks, and the verifier has to refuse every
+// one of them on its own. Damaged files are tests/vm/module_checksum_test.cc's.
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -19,12 +24,26 @@
 #include "schemas/module_generated.h"
 #include "tests/vm/test_util.h"
 #include "vm/bytecode_version.h"
+#include "vm/module_checksum.h"
 
 namespace kiln::vm {
 namespace {
 
-using testing::BuildBytes;
 using testing::LoadBytes;
+
+// The builder's FlatBuffer bytes, without the checksum trailer, so a case can
+// patch them; LoadHostile seals them again.
+std::vector<uint8_t> BuildBytes(ModuleBuilder& builder) {
+  std::vector<uint8_t> bytes = testing::BuildBytes(builder);
+  if (bytes.size() >= kModuleTrailerBytes) bytes.resize(bytes.size() - kModuleTrailerBytes);
+  return bytes;
+}
+
+// Loads FlatBuffer bytes sealed with a correct checksum, as an attacker would.
+Result<Ref<BytecodeModule>> LoadHostile(const Instance& instance, std::vector<uint8_t> bytes) {
+  AppendModuleChecksum(&bytes);
+  return LoadBytes(instance, bytes);
+}
 
 // Register lists for EmitCall/EmitCallImport.
 constexpr uint16_t kR0[] = {0};
@@ -954,7 +973,7 @@ TEST_P(MalformedModuleTest, LoadFailsWithSpecificMessage) {
   const MalformedCase& c = GetParam();
   std::vector<uint8_t> bytes = c.make();
   Ref<Instance> instance = Instance::Create();
-  auto module = LoadBytes(*instance, bytes);
+  auto module = LoadHostile(*instance, bytes);
   ASSERT_FALSE(module.ok()) << c.name << ": a malformed module loaded";
   EXPECT_EQ(module.status().code(), c.code) << module.status().ToString();
   EXPECT_NE(module.status().message().find(c.expected), std::string::npos)
@@ -985,21 +1004,21 @@ TEST(MalformedModuleTableTest, HasAtLeastThirtyDistinctCases) {
 // defect each case introduces.
 TEST(MalformedModuleTableTest, BaselinesLoad) {
   Ref<Instance> instance = Instance::Create();
-  auto raw = LoadBytes(*instance, BuildRaw(RawModule{}));
+  auto raw = LoadHostile(*instance, BuildRaw(RawModule{}));
   EXPECT_TRUE(raw.ok()) << raw.status().ToString();
   RawModule aligned;
   aligned.rodata_alignment = 16;
   aligned.source_files = {"a.mlir"};
   aligned.locations = {{0, 0}};
-  auto raw_aligned = LoadBytes(*instance, BuildRaw(aligned));
+  auto raw_aligned = LoadHostile(*instance, BuildRaw(aligned));
   EXPECT_TRUE(raw_aligned.ok()) << raw_aligned.status().ToString();
   RawModule adjacent;
   adjacent.bytecode = Code().Op(Opcode::kReturn).U8(0).Op(Opcode::kReturn).U8(0).bytes();
   adjacent.bytecode_length = 2;
   adjacent.second_function_span = {{2, 2}};
-  auto raw_adjacent = LoadBytes(*instance, BuildRaw(adjacent));
+  auto raw_adjacent = LoadHostile(*instance, BuildRaw(adjacent));
   EXPECT_TRUE(raw_adjacent.ok()) << raw_adjacent.status().ToString();
-  auto valid = LoadBytes(*instance, ValidModule());
+  auto valid = LoadHostile(*instance, ValidModule());
   EXPECT_TRUE(valid.ok()) << valid.status().ToString();
 }
 
@@ -1010,7 +1029,7 @@ TEST(TruncatedModuleTest, FailsAtSeveralLengths) {
   for (size_t length : {size_t{0}, size_t{4}, size_t{8}, size_t{12}, size_t{16}, full.size() / 4,
                         full.size() / 2, full.size() * 3 / 4, full.size() - 8}) {
     std::vector<uint8_t> prefix(full.begin(), full.begin() + length);
-    auto module = LoadBytes(*instance, prefix);
+    auto module = LoadHostile(*instance, prefix);
     ASSERT_FALSE(module.ok()) << "prefix of " << length << " bytes loaded";
     const std::string& message = module.status().message();
     if (length < 8) {
