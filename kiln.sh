@@ -32,6 +32,9 @@ set -euo pipefail
 #   nlohmann-json3-dev      : safetensors headers (JSON) in the importer and the runtime
 #   python3-onnx, python3-numpy : the ONNX node-test runner and the model sample's generator
 #   libonnx-testdata        : ONNX's backend node tests (tests/conformance, label conformance)
+#   libxxhash-dev           : the .kmod checksum (XXH3-64, header-only use in vm/module_checksum.cc)
+#   pybind11-dev            : the kiln Python package's extension modules (tools/python)
+#   libdlpack-dev           : DLPack's header, the Python package's zero-copy tensor exchange
 #   libdnnl-dev             : oneDNN 2.x headers; the cpu driver's library calls (matmul,
 #                             convolution) open libdnnl.so.2 at run time (hal/cpu/onednn_symbols.h)
 KILN_DEBIAN_PACKAGES=(
@@ -67,6 +70,9 @@ KILN_DEBIAN_PACKAGES=(
   python3-numpy
   libonnx-testdata
   libdnnl-dev
+  libxxhash-dev
+  pybind11-dev
+  libdlpack-dev
 )
 
 KILN_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -12,7 +12,21 @@ inline constexpr MemoryTypeBits kHostMemory =
 HostBuffer::HostBuffer(BufferUsageBits usage, size_t size, uint8_t* data)
     : Buffer(kHostMemory, usage, size), data_(data) {}
 
-HostBuffer::~HostBuffer() { ::operator delete(data_, std::align_val_t(kHostBufferAlignment)); }
+HostBuffer::~HostBuffer() {
+  if (!imported_) {
+    ::operator delete(data_, std::align_val_t(kHostBufferAlignment));
+  } else if (release_) {
+    release_();
+  }
+}
+
+Ref<HostBuffer> HostBuffer::Import(BufferUsageBits usage, uint8_t* data, size_t size,
+                                   std::function<void()> release) {
+  Ref<HostBuffer> buffer = Ref<HostBuffer>::Adopt(new HostBuffer(usage, size, data));
+  buffer->imported_ = true;
+  buffer->release_ = std::move(release);
+  return buffer;
+}
 
 Result<Ref<HostBuffer>> HostBuffer::Allocate(BufferUsageBits usage, size_t size) {
   // Round up so a zero-sized buffer still has a valid, distinct address.
@@ -37,6 +51,36 @@ Result<Ref<Buffer>> HostAllocator::Allocate(const BufferParams& params, size_t s
   }
   KILN_ASSIGN_OR_RETURN(Ref<HostBuffer> buffer, HostBuffer::Allocate(params.usage, size));
   return Ref<Buffer>(std::move(buffer));
+}
+
+Result<Ref<Buffer>> HostAllocator::ImportBuffer(const BufferParams& params,
+                                                const ExternalBuffer& external,
+                                                std::function<void()> release) {
+  if (external.type != ExternalBuffer::Type::kHostAllocation) {
+    return InvalidArgumentError(
+        "the CPU allocator imports host memory only, not a device allocation");
+  }
+  if (external.host_pointer == nullptr && external.size != 0) {
+    return InvalidArgumentError("cannot import " + std::to_string(external.size) +
+                                " bytes of host memory at a null address");
+  }
+  // Kernels take an address even for an empty binding.
+  static uint8_t empty;
+  uint8_t* data = external.host_pointer ? static_cast<uint8_t*>(external.host_pointer) : &empty;
+  return Ref<Buffer>(HostBuffer::Import(params.usage, data, external.size, std::move(release)));
+}
+
+Result<ExternalBuffer> HostAllocator::ExportBuffer(const Buffer& buffer) {
+  auto* allocation = dynamic_cast<const HostBuffer*>(buffer.allocated_buffer());
+  if (allocation == nullptr) {
+    return InvalidArgumentError("cannot export a buffer of another device from the CPU allocator");
+  }
+  ExternalBuffer external;
+  external.type = ExternalBuffer::Type::kHostAllocation;
+  // data() is not const: the exported memory is writable, as the buffer's.
+  external.host_pointer = const_cast<HostBuffer*>(allocation)->data() + buffer.byte_offset();
+  external.size = buffer.byte_length();
+  return external;
 }
 
 }  // namespace kiln::hal::cpu

@@ -55,8 +55,42 @@ Result<Ref<CudaBuffer>> CudaBuffer::Allocate(const Ref<CudaContext>& context,
       break;
     }
     case Kind::kStreamOrdered:
+    case Kind::kImported:
       break;
   }
+  return buffer;
+}
+
+Result<Ref<CudaBuffer>> CudaBuffer::Import(const Ref<CudaContext>& context, BufferUsageBits usage,
+                                           CUdeviceptr device_pointer, size_t size,
+                                           std::function<void()> release) {
+  KILN_RETURN_IF_ERROR(context->health());
+  KILN_RETURN_IF_ERROR(context->MakeCurrent());
+  const CudaSymbols& s = context->symbols();
+  if (size != 0) {
+    // An address CUDA does not know (host memory, another process's) is
+    // refused here rather than faulting in a kernel.
+    int ordinal = -1;
+    const CUresult result =
+        s.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, device_pointer);
+    if (result != CUDA_SUCCESS) {
+      return InvalidArgumentError("cannot import " + SizeText(size) +
+                                  " at a device address CUDA does not know (" +
+                                  s.DescribeError(result) + ")");
+    }
+    if (ordinal != context->ordinal()) {
+      return InvalidArgumentError("cannot import memory of CUDA device " + std::to_string(ordinal) +
+                                  " into cuda://" + std::to_string(context->ordinal()));
+    }
+    // The producer ordered its writes before the legacy default stream
+    // (allocator.h); the queue's non-blocking stream would not wait for it.
+    KILN_RETURN_IF_ERROR(context->Check(s.cuStreamSynchronize(CU_STREAM_LEGACY),
+                                        "importing memory (cuStreamSynchronize)"));
+  }
+  Ref<CudaBuffer> buffer = Ref<CudaBuffer>::Adopt(
+      new CudaBuffer(context, Kind::kImported, kMemoryTypeDeviceLocal, usage, size));
+  buffer->device_pointer_ = device_pointer;
+  buffer->release_ = std::move(release);
   return buffer;
 }
 
@@ -103,6 +137,10 @@ Status CudaBuffer::FreeAsync() {
 }
 
 CudaBuffer::~CudaBuffer() {
+  if (kind_ == Kind::kImported) {
+    if (release_) release_();
+    return;
+  }
   if (device_pointer_ == 0 && host_pointer_ == nullptr) return;
   if (!context_->MakeCurrent().ok()) return;
   const CudaSymbols& s = context_->symbols();
@@ -116,6 +154,8 @@ CudaBuffer::~CudaBuffer() {
       break;
     case Kind::kStreamOrdered:
       if (!freed_) ReleaseBlock();
+      break;
+    case Kind::kImported:
       break;
   }
 }
@@ -169,6 +209,29 @@ Result<Ref<Buffer>> CudaAllocator::Allocate(const BufferParams& params, size_t s
   // memory (cuda_context.cc) hands it back in about one.
   KILN_ASSIGN_OR_RETURN(Ref<CudaBuffer> buffer, CudaBuffer::AllocateAsync(context_, params, size));
   return Ref<Buffer>(std::move(buffer));
+}
+
+Result<Ref<Buffer>> CudaAllocator::ImportBuffer(const BufferParams& params,
+                                                const ExternalBuffer& external,
+                                                std::function<void()> release) {
+  if (external.type != ExternalBuffer::Type::kDeviceAllocation) {
+    return InvalidArgumentError(
+        "the CUDA allocator imports device memory only (a CUDA device pointer), not host memory");
+  }
+  KILN_ASSIGN_OR_RETURN(Ref<CudaBuffer> buffer,
+                        CudaBuffer::Import(context_, params.usage, external.device_pointer,
+                                           external.size, std::move(release)));
+  return Ref<Buffer>(std::move(buffer));
+}
+
+Result<ExternalBuffer> CudaAllocator::ExportBuffer(const Buffer& buffer) {
+  const CudaBuffer* allocation = CudaAllocationOf(buffer, *context_);
+  if (allocation == nullptr) return ForeignBufferError(buffer, *context_, "the exported buffer");
+  ExternalBuffer external;
+  external.type = ExternalBuffer::Type::kDeviceAllocation;
+  external.device_pointer = allocation->device_pointer() + buffer.byte_offset();
+  external.size = buffer.byte_length();
+  return external;
 }
 
 const CudaBuffer* CudaAllocationOf(const Buffer& buffer, const CudaContext& context) {

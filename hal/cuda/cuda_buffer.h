@@ -17,12 +17,18 @@
 //                               memory pool; given back at queue_dealloca
 //                               (or when the last reference goes), ordered
 //                               after all work submitted so far, to the
-//                               cache or with cuMemFreeAsync.
+//                               cache or with cuMemFreeAsync;
+//   - imported:                 device memory another library allocated
+//                               (Allocator::ImportBuffer; a PyTorch tensor),
+//                               used in place and never freed: the
+//                               import's release callback runs instead.
 // Every kind has a device address (device_pointer()) that kernels take.
 // Out-of-memory is RESOURCE_EXHAUSTED naming the size.
 #pragma once
 
 #include <cuda.h>
+
+#include <functional>
 
 #include "hal/allocator.h"
 #include "hal/buffer.h"
@@ -32,13 +38,18 @@ namespace kiln::hal::cuda {
 
 class CudaBuffer final : public Buffer {
  public:
-  enum class Kind : uint8_t { kDevice, kManaged, kPinnedHost, kStreamOrdered };
+  enum class Kind : uint8_t { kDevice, kManaged, kPinnedHost, kStreamOrdered, kImported };
 
   static Result<Ref<CudaBuffer>> Allocate(const Ref<CudaContext>& context,
                                           const BufferParams& params, size_t size);
   // Allocates on the device's stream, ordered after the work enqueued so far.
   static Result<Ref<CudaBuffer>> AllocateAsync(const Ref<CudaContext>& context,
                                                const BufferParams& params, size_t size);
+  // Wraps `size` bytes at `device_pointer`, an address of `context`'s GPU
+  // (checked); `release` runs when the buffer goes.
+  static Result<Ref<CudaBuffer>> Import(const Ref<CudaContext>& context, BufferUsageBits usage,
+                                        CUdeviceptr device_pointer, size_t size,
+                                        std::function<void()> release);
   ~CudaBuffer() override;
 
   const CudaContext& context() const { return *context_; }
@@ -68,12 +79,16 @@ class CudaBuffer final : public Buffer {
   CUdeviceptr device_pointer_ = 0;
   uint8_t* host_pointer_ = nullptr;  // Managed and pinned host memory.
   bool freed_ = false;
+  std::function<void()> release_;  // Imported memory only.
 };
 
 class CudaAllocator final : public Allocator {
  public:
   explicit CudaAllocator(Ref<CudaContext> context) : context_(std::move(context)) {}
   Result<Ref<Buffer>> Allocate(const BufferParams& params, size_t size) override;
+  Result<Ref<Buffer>> ImportBuffer(const BufferParams& params, const ExternalBuffer& external,
+                                   std::function<void()> release) override;
+  Result<ExternalBuffer> ExportBuffer(const Buffer& buffer) override;
 
  private:
   Ref<CudaContext> context_;

@@ -40,6 +40,7 @@ namespace kiln::hal::cuda {
   X(cuMemHostAlloc)                     \
   X(cuMemFreeHost)                      \
   X(cuMemHostGetDevicePointer)          \
+  X(cuPointerGetAttribute)              \
   X(cuMemcpyHtoD)                       \
   X(cuMemcpyDtoH)                       \
   X(cuMemcpyAsync)                      \

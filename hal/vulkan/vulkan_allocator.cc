@@ -190,6 +190,19 @@ Result<Ref<Buffer>> VulkanAllocator::Allocate(const BufferParams& params, size_t
   return Ref<Buffer>(std::move(buffer));
 }
 
+// Vulkan could import host pointers (VK_EXT_external_memory_host) or file
+// descriptors, but nothing kiln talks to hands out either yet.
+Result<Ref<Buffer>> VulkanAllocator::ImportBuffer(const BufferParams&, const ExternalBuffer&,
+                                                  std::function<void()>) {
+  return UnimplementedError(
+      "the Vulkan driver cannot import external memory (only the cpu and cuda drivers can)");
+}
+
+Result<ExternalBuffer> VulkanAllocator::ExportBuffer(const Buffer&) {
+  return UnimplementedError(
+      "the Vulkan driver cannot export buffers (only the cpu and cuda drivers can)");
+}
+
 Result<Ref<VulkanBuffer>> VulkanAllocator::AllocateBuffer(const BufferParams& params, size_t size) {
   KILN_ASSIGN_OR_RETURN(uint32_t type_index, ChooseMemoryType(params.memory_type));
   const VkPhysicalDeviceMemoryProperties& memory = device_->memory_properties();

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -64,6 +65,10 @@ class VulkanAllocator final : public Allocator {
   Status Initialize();
 
   Result<Ref<Buffer>> Allocate(const BufferParams& params, size_t size) override;
+  // UNIMPLEMENTED: Vulkan memory is not shared with other libraries.
+  Result<Ref<Buffer>> ImportBuffer(const BufferParams& params, const ExternalBuffer& external,
+                                   std::function<void()> release) override;
+  Result<ExternalBuffer> ExportBuffer(const Buffer& buffer) override;
   Result<Ref<VulkanBuffer>> AllocateBuffer(const BufferParams& params, size_t size);
 
   VkDeviceSize alignment() const { return alignment_; }

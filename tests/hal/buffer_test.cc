@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "hal/buffer_view.h"
 #include "hal/cpu/host_allocator.h"
 #include "tests/hal/test_util.h"
@@ -147,6 +149,57 @@ TEST(BufferViewTest, RejectsTooSmallBuffersNegativeDimsAndOverflow) {
   EXPECT_EQ(BufferView::Create(buffer, huge, ElementType::kInt32).status().code(),
             StatusCode::kOutOfRange);
   EXPECT_FALSE(BufferView::Create(nullptr, big, ElementType::kInt32).ok());
+}
+
+// Allocator::ImportBuffer / ExportBuffer on the CPU: host memory used in
+// place, released through the callback when the last reference goes.
+TEST(BufferTest, CpuImportUsesTheMemoryInPlaceAndReleasesOnce) {
+  cpu::HostAllocator allocator;
+  std::vector<uint8_t> memory(32, 7);
+  int released = 0;
+  ExternalBuffer external;
+  external.type = ExternalBuffer::Type::kHostAllocation;
+  external.host_pointer = memory.data();
+  external.size = memory.size();
+  Ref<Buffer> buffer = Unwrap(allocator.ImportBuffer({}, external, [&released] { ++released; }));
+  EXPECT_EQ(buffer->byte_length(), 32u);
+  EXPECT_TRUE(buffer->memory_type() & kMemoryTypeHostVisible);
+  EXPECT_EQ(Unwrap(buffer->Map()).data(), memory.data());
+  const uint8_t data[] = {1, 2};
+  KILN_ASSERT_OK(buffer->WriteData(4, data));
+  EXPECT_EQ(memory[5], 2);
+  // A subspan exports the address of its own first byte.
+  Ref<Buffer> tail = Unwrap(Buffer::Subspan(buffer, 8, 16));
+  ExternalBuffer exported = Unwrap(allocator.ExportBuffer(*tail));
+  EXPECT_EQ(exported.type, ExternalBuffer::Type::kHostAllocation);
+  EXPECT_EQ(exported.host_pointer, memory.data() + 8);
+  EXPECT_EQ(exported.size, 16u);
+  buffer = nullptr;
+  EXPECT_EQ(released, 0);  // The subspan still holds the allocation.
+  tail = nullptr;
+  EXPECT_EQ(released, 1);
+}
+
+TEST(BufferTest, CpuImportRefusesDeviceAddressesAndKeepsOwnership) {
+  cpu::HostAllocator allocator;
+  int released = 0;
+  ExternalBuffer external;
+  external.type = ExternalBuffer::Type::kDeviceAllocation;
+  external.device_pointer = 0x1000;
+  external.size = 4;
+  auto buffer = allocator.ImportBuffer({}, external, [&released] { ++released; });
+  ASSERT_FALSE(buffer.ok());
+  EXPECT_EQ(buffer.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(buffer.status().message().find("host memory only"), std::string::npos);
+  EXPECT_EQ(released, 0);  // A failed import leaves the memory to the caller.
+}
+
+TEST(BufferTest, CpuExportOfAnAllocation) {
+  cpu::HostAllocator allocator;
+  Ref<Buffer> buffer = Unwrap(allocator.Allocate({}, 64));
+  ExternalBuffer exported = Unwrap(allocator.ExportBuffer(*buffer));
+  EXPECT_EQ(exported.host_pointer, Unwrap(buffer->Map()).data());
+  EXPECT_EQ(exported.size, 64u);
 }
 
 }  // namespace

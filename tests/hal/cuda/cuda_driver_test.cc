@@ -241,6 +241,42 @@ TEST_P(CudaDriverTest, EveryMemoryTypeReadsAndWrites) {
   EXPECT_TRUE(device_->allocator().Allocate({}, 0).ok());
 }
 
+// Allocator::ImportBuffer / ExportBuffer: a device address (here one kiln
+// exported itself, as a PyTorch tensor's would be) used in place, released
+// through the callback; host memory is refused.
+TEST_P(CudaDriverTest, ImportUsesDeviceMemoryInPlace) {
+  Allocator& allocator = device_->allocator();
+  Ref<Buffer> owner = *allocator.Allocate({kMemoryTypeDeviceLocal, kBufferUsageDefault}, 64);
+  Ref<Buffer> tail = *Buffer::Subspan(owner, 16, 32);
+  Result<ExternalBuffer> exported = allocator.ExportBuffer(*tail);
+  ASSERT_TRUE(exported.ok()) << exported.status().ToString();
+  EXPECT_EQ(exported->type, ExternalBuffer::Type::kDeviceAllocation);
+  EXPECT_EQ(exported->size, 32u);
+  int released = 0;
+  Result<Ref<Buffer>> imported = allocator.ImportBuffer({}, *exported, [&released] { ++released; });
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  const uint8_t data[] = {1, 2, 3, 4};
+  ASSERT_TRUE((*imported)->WriteData(0, data).ok());
+  uint8_t read[4] = {};
+  ASSERT_TRUE(owner->ReadData(16, read).ok());
+  EXPECT_EQ(read[3], 4);
+  EXPECT_EQ(allocator.ExportBuffer(**imported)->device_pointer, exported->device_pointer);
+  *imported = nullptr;
+  EXPECT_EQ(released, 1);
+
+  uint8_t host[16];
+  ExternalBuffer not_device;
+  not_device.type = ExternalBuffer::Type::kDeviceAllocation;
+  not_device.device_pointer = reinterpret_cast<uintptr_t>(host);
+  not_device.size = sizeof(host);
+  Result<Ref<Buffer>> refused = allocator.ImportBuffer({}, not_device, [&released] { ++released; });
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("CUDA does not know"), std::string::npos)
+      << refused.status().ToString();
+  EXPECT_EQ(released, 1);
+}
+
 TEST_P(CudaDriverTest, OutOfMemoryIsACleanError) {
   Result<Ref<Buffer>> huge = device_->allocator().Allocate({}, size_t{1} << 50);
   ASSERT_FALSE(huge.ok());

@@ -22,6 +22,22 @@ VulkanBuffer& AsVulkan(const Ref<Buffer>& buffer) {
   return *static_cast<VulkanBuffer*>(buffer->allocated_buffer());
 }
 
+// Vulkan shares no memory with other libraries: import and export say so.
+TEST_F(VulkanTest, ImportAndExportAreUnimplemented) {
+  uint8_t memory[16] = {};
+  int released = 0;
+  ExternalBuffer external;
+  external.host_pointer = memory;
+  external.size = sizeof(memory);
+  auto imported = device_->allocator().ImportBuffer({}, external, [&released] { ++released; });
+  ASSERT_FALSE(imported.ok());
+  EXPECT_EQ(imported.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(imported.status().message().find("cannot import"), std::string::npos);
+  EXPECT_EQ(released, 0);
+  Ref<Buffer> buffer = Allocate(16, kMemoryTypeHostVisible);
+  EXPECT_EQ(device_->allocator().ExportBuffer(*buffer).status().code(), StatusCode::kUnimplemented);
+}
+
 TEST_F(VulkanTest, HostVisibleBufferMapsWritesAndReads) {
   Ref<Buffer> buffer = Allocate(256, kMemoryTypeHostVisible);
   EXPECT_TRUE(buffer->memory_type() & kMemoryTypeHostVisible);
