@@ -525,6 +525,16 @@ CUresult cuMemFree(CUdeviceptr pointer) {
   return CUDA_SUCCESS;
 }
 
+// Every address is this one device's memory (the null driver keeps no
+// allocation table): enough for kiln's import check, which asks the ordinal.
+CUresult cuPointerGetAttribute(void* data, CUpointer_attribute attribute, CUdeviceptr pointer) {
+  COUNT_CALL(cuPointerGetAttribute);
+  if (data == nullptr || pointer == 0) return CUDA_ERROR_INVALID_VALUE;
+  if (attribute != CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) return CUDA_ERROR_NOT_SUPPORTED;
+  *static_cast<int*>(data) = 0;
+  return CUDA_SUCCESS;
+}
+
 CUresult cuMemHostAlloc(void** pointer, size_t size, unsigned int flags) {
   COUNT_CALL(cuMemHostAlloc);
   if (pointer == nullptr || size == 0) return CUDA_ERROR_INVALID_VALUE;
