@@ -37,6 +37,8 @@ set -euo pipefail
 #   libdlpack-dev           : DLPack's header, the Python package's zero-copy tensor exchange
 #   libdnnl-dev             : oneDNN 2.x headers; the cpu driver's library calls (matmul,
 #                             convolution) open libdnnl.so.2 at run time (hal/cpu/onednn_symbols.h)
+#   pkgconf                 : pkg-config, for building against an installed kiln's kiln.pc
+#                             (README's "Embedding"; tests/install, label install)
 KILN_DEBIAN_PACKAGES=(
   cmake
   ninja-build
@@ -73,6 +75,7 @@ KILN_DEBIAN_PACKAGES=(
   libxxhash-dev
   pybind11-dev
   libdlpack-dev
+  pkgconf
 )
 
 KILN_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
