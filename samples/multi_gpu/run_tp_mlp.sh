@@ -15,7 +15,7 @@ python="${5:-python3}"
 here="$(cd "$(dirname "$0")" && pwd)"
 # The Python the build found may lack numpy where the test runs (a GPU
 # machine with its own Python): take the first one that has it.
-for candidate in "${python}" python3; do
+for candidate in "${python}" python3 /usr/bin/python3; do
   if "${candidate}" -c "import numpy" 2>/dev/null; then
     python="${candidate}"
     break
