@@ -5,17 +5,25 @@
 //   ------------------------------------------------------------------------
 //   Benchmark                              Time             CPU   Iterations
 //   ------------------------------------------------------------------------
-//   BM_fib/process_time/real_time     328194 ns       328142 ns          847
+//   BM_fib/process_time/real_time      0.328 ms        0.328 ms          847
 //
 // It takes kiln-run-module's flags (--module or the positional FILE,
 // --function, --input in every notation of tools/common/function_io.h,
 // --parameters, --device, --list_devices) plus Google Benchmark's own (--benchmark_filter,
 // --benchmark_repetitions, --benchmark_min_time, --benchmark_format=json,
-// --benchmark_out=FILE, ...), --time_unit, --iterations=N (a fixed count of calls
-// per repetition) and the collective group's flags (--rank, --world_size,
-// --rendezvous: tools/common/collective_flags.h). Without --function it times
-// every exported function that takes no arguments, or the module's only
-// export when --input values are given for it.
+// --benchmark_out=FILE, ...), --time_unit (ms, us or ns; ms by default, as
+// iree-benchmark-module's), --iterations=N (a fixed count of calls per
+// repetition), --batch_size=N (IREE's: calls per benchmark iteration, so the
+// per-iteration cost of the loop and its timer is spread over N calls; the
+// reported time is still per call, and items_per_second counts calls) and the
+// collective group's flags (--rank, --world_size, --rendezvous:
+// tools/common/collective_flags.h). Without --function it times every exported
+// function that takes no arguments, or the module's only export when --input
+// values are given for it. --module may be repeated (linked in order,
+// importing from each other; the functions are the last module's),
+// --list_drivers lists the HAL drivers, --flagfile=FILE reads more flags from a
+// file (tools/common/flagfile.h; Google Benchmark's flags too) and --version
+// prints kiln's version.
 //
 // What is timed: inputs are parsed, checked against the signature and
 // uploaded to the device once, before timing; each iteration then invokes the
@@ -88,20 +96,23 @@ namespace {
 using namespace kiln;
 
 struct BenchmarkOptions {
-  std::string module_path;              // "-" reads standard input.
-  std::optional<std::string> function;  // None: every export without arguments.
+  std::vector<std::string> module_paths;  // In link order; "-" reads standard input.
+  std::optional<std::string> function;    // None: every export without arguments.
   std::vector<std::string> inputs;
   std::vector<tools::ParameterFile> parameters;
   std::string trace_path;  // Empty: no --trace.
   bool print_statistics = false;
   std::string device_uri = "cpu";
   bool list_devices = false;
+  bool list_drivers = false;
   size_t evict_host_caches = 0;  // Bytes read before each timed call; 0: none.
   hal::BuiltinDriverOptions drivers;
   tools::CollectiveSettings collectives;
-  benchmark::TimeUnit time_unit = benchmark::kNanosecond;
+  benchmark::TimeUnit time_unit = benchmark::kMillisecond;
   // Calls per repetition; 0: as many as --benchmark_min_time takes.
   int64_t iterations = 0;
+  int64_t batch_size = 1;     // Calls per benchmark iteration.
+  bool version_only = false;  // --version: printed while parsing; nothing to run.
 };
 
 // One function ready to time: its arguments live as long as the benchmark
@@ -130,6 +141,7 @@ struct Session {
   std::vector<int64_t> submit_ns;  // The same calls' time in queue submissions.
   // --evict_host_caches: memory read before each timed call (empty: none).
   std::vector<uint64_t> eviction;
+  int64_t batch_size = 1;  // --batch_size: calls per benchmark iteration.
 };
 
 // Reads every cache line of `eviction`, so that the host's caches hold it and
@@ -182,10 +194,15 @@ Status Prepare(const BenchmarkOptions& options, hal::DriverRegistry& registry, S
   // Before loading: a module's type table names hal types.
   KILN_RETURN_IF_ERROR(hal::RegisterHalTypes(*instance));
   std::optional<hal::ScopedHostSpan> load_span(std::in_place, session.trace.get(), "load");
-  KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module,
-                        tools::LoadModule(*instance, options.module_path));
+  std::vector<Ref<vm::BytecodeModule>> modules;
+  for (const std::string& path : options.module_paths) {
+    KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> loaded, tools::LoadModule(*instance, path));
+    tools::AddDispatchSiteDetails(*loaded, *session.trace);
+    modules.push_back(std::move(loaded));
+  }
   load_span.reset();
-  tools::AddDispatchSiteDetails(*module, *session.trace);
+  // The functions are the last module's; the others serve its imports.
+  Ref<vm::BytecodeModule> module = modules.back();
   KILN_ASSIGN_OR_RETURN(std::vector<const vm::ExportedFunction*> selected,
                         SelectFunctions(*module, options));
   // Everything the user typed is checked before the module's initialiser runs.
@@ -207,7 +224,7 @@ Status Prepare(const BenchmarkOptions& options, hal::DriverRegistry& registry, S
   KILN_ASSIGN_OR_RETURN(
       session.context,
       tools::CreateProgramContext(
-          instance, session.device, module, {}, {},
+          instance, session.device, std::move(modules), {}, {},
           {.parameters = parameters, .trace = session.trace, .collectives = std::move(group)}));
   session.stack = session.context->AcquireStack();
   for (size_t i = 0; i < selected.size(); ++i) {
@@ -245,23 +262,30 @@ void RunTarget(benchmark::State& state, Session* session, Target* target) {
   std::vector<int64_t>& submit_ns = session->submit_ns;
   host_ns.clear();
   submit_ns.clear();
-  for (auto _ : state) {
-    if (!session->eviction.empty()) EvictHostCaches(session->eviction);
-    const int64_t call_start = trace.Now();
-    const int64_t call_wait = trace.WaitNanoseconds();
-    const int64_t call_submit = trace.SubmitNanoseconds();
-    Status status =
-        vm::InvokeWithStack(target->function, target->arguments, target->results, *session->stack);
-    const int64_t call_end = trace.Now();
-    host_ns.push_back(call_end - call_start - (trace.WaitNanoseconds() - call_wait));
-    submit_ns.push_back(trace.SubmitNanoseconds() - call_submit);
-    if (trace.recording()) trace.AddHostSpan(call_name, call_start, {}, call_end);
-    if (!status.ok()) {
-      if (!session->failure) session->failure = status;
-      state.SkipWithError(status.message().c_str());
-      break;
+  // --batch_size calls make one benchmark iteration that counts as that many
+  // (KeepRunningBatch), so the times reported stay per call.
+  bool failed = false;
+  while (!failed && state.KeepRunningBatch(session->batch_size)) {
+    for (int64_t i = 0; i < session->batch_size; ++i) {
+      if (!session->eviction.empty()) EvictHostCaches(session->eviction);
+      const int64_t call_start = trace.Now();
+      const int64_t call_wait = trace.WaitNanoseconds();
+      const int64_t call_submit = trace.SubmitNanoseconds();
+      Status status = vm::InvokeWithStack(target->function, target->arguments, target->results,
+                                          *session->stack);
+      const int64_t call_end = trace.Now();
+      host_ns.push_back(call_end - call_start - (trace.WaitNanoseconds() - call_wait));
+      submit_ns.push_back(trace.SubmitNanoseconds() - call_submit);
+      if (trace.recording()) trace.AddHostSpan(call_name, call_start, {}, call_end);
+      if (!status.ok()) {
+        if (!session->failure) session->failure = status;
+        state.SkipWithError(status.message().c_str());
+        failed = true;
+        break;
+      }
     }
   }
+  state.SetItemsProcessed(state.iterations());
   const double wait_us = static_cast<double>(trace.WaitNanoseconds() - wait_before) / 1000.0;
   const double wall_us = static_cast<double>(trace.Now() - loop_start) / 1000.0;
   auto median_us = [](std::vector<int64_t>& values) {
@@ -282,11 +306,16 @@ void RunTarget(benchmark::State& state, Session* session, Target* target) {
 Status Run(const BenchmarkOptions& options) {
   hal::DriverRegistry registry;
   KILN_RETURN_IF_ERROR(hal::RegisterBuiltinDrivers(registry, options.drivers));
+  if (options.list_drivers) {
+    tools::PrintDrivers(registry);
+    return OkStatus();
+  }
   if (options.list_devices) {
     tools::PrintDevices(registry);
     return OkStatus();
   }
   Session session;
+  session.batch_size = options.batch_size;
   session.eviction.assign(options.evict_host_caches / sizeof(uint64_t), 1);
   session.host_ns.reserve(size_t{1} << 18);
   session.submit_ns.reserve(size_t{1} << 18);
@@ -330,12 +359,15 @@ cxxopts::Options DeclareFlags() {
   cxxopts::Options flags(
       "kiln-benchmark-module",
       "Times exported functions of a kiln module (.kmod) with Google Benchmark.");
-  flags.custom_help("[--module=]FILE [--function=NAME [--input=VALUE]...] [--benchmark_*=...]");
+  flags.custom_help(
+      "(--module=FILE... | FILE) [--function=NAME [--input=VALUE]...] [--benchmark_*=...]");
   flags.positional_help("");
   flags.add_options()  //
       ("module",
        "Module file to load ('-' reads standard input); may also be given as the "
-       "positional argument",
+       "positional argument. Repeatable: the modules are linked in order (initializers run in "
+       "that order), their imports resolve against each other's exports, and the functions timed "
+       "are the last module's",
        cxxopts::value<std::string>())  //
       ("function",
        "Exported function to time ('@' prefix optional); without it, every exported "
@@ -361,20 +393,28 @@ cxxopts::Options DeclareFlags() {
        cxxopts::value<std::string>()->default_value("cpu"))  //
       ("list_devices", "List the devices of every registered driver and exit",
        cxxopts::value<bool>()->default_value("false"))  //
+      ("list_drivers", "List the registered HAL drivers and exit",
+       cxxopts::value<bool>()->default_value("false"))  //
       ("evict_host_caches",
        "Before each timed call, read this many bytes of other memory (outside the call's time), "
        "so that the call starts with the host's caches as cold as after a long wait for the GPU "
        "(64000000 on a 32 MiB-L3 host: from memory). host_time_us is then the cold figure; "
        "real_time includes the reading. 0: off",
        cxxopts::value<std::string>()->default_value("0"))  //
-      ("time_unit", "Unit of the reported times: ns, us, ms or s",
-       cxxopts::value<std::string>()->default_value("ns"))  //
+      ("time_unit",
+       "Unit of the reported times: ms (the default, as iree-benchmark-module's), us, ns or s",
+       cxxopts::value<std::string>()->default_value("ms"))  //
+      ("batch_size",
+       "Calls per benchmark iteration (IREE's flag): the loop's own cost is spread over this "
+       "many calls; times stay per call and items_per_second counts calls",
+       cxxopts::value<int64_t>()->default_value("1"))  //
       ("iterations",
        "Calls per repetition, instead of as many as --benchmark_min_time takes: every process "
        "of a collective group (--rank/--world_size) must make the same calls",
        cxxopts::value<int64_t>())                                 //
       ("h,help", "Print this help and Google Benchmark's flags")  //
       ("positional", "", cxxopts::value<std::vector<std::string>>());
+  tools::AddStandardFlags(flags);
   tools::AddDriverFlags(flags);
   tools::AddCollectiveFlags(flags);
   flags.parse_positional({"positional"});
@@ -431,18 +471,23 @@ Status ParseFlags(cxxopts::Options& flags, int argc, char** argv, BenchmarkOptio
   }
   try {
     cxxopts::ParseResult result = flags.parse(argc, argv);
+    // --help was answered before Google Benchmark ran; --version is.
+    KILN_ASSIGN_OR_RETURN(
+        bool go_on, tools::HandleStandardFlags(flags, result, {"module", "input", "parameters"}));
+    if (!go_on) {
+      options->version_only = true;
+      return OkStatus();
+    }
     // The positional argument is checked even with --list_devices.
     KILN_RETURN_IF_ERROR(tools::SinglePositional(result).status());
     options->device_uri = result["device"].as<std::string>();
     options->list_devices = result["list_devices"].as<bool>();
+    options->list_drivers = result["list_drivers"].as<bool>();
     KILN_RETURN_IF_ERROR(tools::ReadDriverFlags(result, &options->drivers));
-    if (options->list_devices) return OkStatus();  // Needs no module.
+    if (options->list_devices || options->list_drivers) return OkStatus();  // Needs no module.
     KILN_ASSIGN_OR_RETURN(options->collectives,
                           tools::ReadCollectiveFlags(result, tools::ProcessEnvironment()));
-    KILN_ASSIGN_OR_RETURN(options->module_path, tools::ModulePathFlag(result));
-    if (result.count("function") > 1) {
-      return InvalidArgumentError("--function given more than once");
-    }
+    KILN_ASSIGN_OR_RETURN(options->module_paths, tools::ModulePathsFlag(result));
     if (result.count("function")) options->function = result["function"].as<std::string>();
     options->inputs = tools::RepeatedFlag(result, "input");
     KILN_ASSIGN_OR_RETURN(options->parameters, tools::ParametersFlag(result));
@@ -450,20 +495,26 @@ Status ParseFlags(cxxopts::Options& flags, int argc, char** argv, BenchmarkOptio
     KILN_ASSIGN_OR_RETURN(
         options->evict_host_caches,
         ParseByteCount("--evict_host_caches", result["evict_host_caches"].as<std::string>()));
-    if (result.count("trace") > 1) return InvalidArgumentError("--trace given more than once");
     if (result.count("trace")) {
       options->trace_path = result["trace"].as<std::string>();
       if (options->trace_path.empty()) return InvalidArgumentError("--trace needs a file name");
     }
     KILN_ASSIGN_OR_RETURN(options->time_unit, ParseTimeUnit(result["time_unit"].as<std::string>()));
-    if (result.count("iterations") > 1) {
-      return InvalidArgumentError("--iterations given more than once");
+    options->batch_size = result["batch_size"].as<int64_t>();
+    if (options->batch_size < 1 || options->batch_size > 1'000'000) {
+      return InvalidArgumentError("--batch_size=" + std::to_string(options->batch_size) +
+                                  ": must be between 1 and 1000000");
     }
     if (result.count("iterations")) {
       options->iterations = result["iterations"].as<int64_t>();
       if (options->iterations < 1 || options->iterations > 1'000'000'000) {
         return InvalidArgumentError("--iterations=" + std::to_string(options->iterations) +
                                     ": must be between 1 and 1000000000");
+      }
+      if (options->iterations % options->batch_size != 0) {
+        return InvalidArgumentError(
+            "--iterations=" + std::to_string(options->iterations) +
+            " is not a multiple of --batch_size=" + std::to_string(options->batch_size));
       }
     }
   } catch (const std::exception& error) {
@@ -481,8 +532,17 @@ bool WantsHelp(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int raw_argc, char** raw_argv) {
   try {
+    // --flagfile first: its lines may hold Google Benchmark's flags as well.
+    Result<std::vector<std::string>> expanded = tools::ExpandFlagfiles(raw_argc, raw_argv);
+    if (!expanded.ok()) {
+      std::fprintf(stderr, "error: %s (see --help)\n", expanded.status().message().c_str());
+      return 1;
+    }
+    tools::ArgvStorage arguments(std::move(*expanded));
+    int& argc = arguments.argc();
+    char** argv = arguments.argv();
     cxxopts::Options flags = DeclareFlags();
     if (WantsHelp(argc, argv)) {
       std::printf("%s\nGoogle Benchmark's flags:\n", flags.help().c_str());
@@ -501,6 +561,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "error: %s (see --help)\n", status.message().c_str());
       return 1;
     }
+    if (options.version_only) return 0;
     status = Run(options);
     std::fflush(stdout);
     if (!status.ok()) {

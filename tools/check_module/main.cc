@@ -27,6 +27,10 @@
 // test with that error (the VM's message names the instruction and its source
 // location). The exit code is 0 when every test passed, 1 otherwise; a bad
 // flag, module or device is one "error: ..." line on stderr and exit code 1.
+// --module may be repeated (the modules are linked in order and import from
+// each other; the tests are the last module's), --list_drivers and
+// --list_devices list the HAL drivers and devices, --flagfile=FILE reads more
+// flags from a file and --version prints kiln's version.
 #include <cstdio>
 #include <cxxopts.hpp>
 #include <exception>
@@ -54,10 +58,11 @@ namespace {
 using namespace kiln;
 
 struct CheckOptions {
-  std::string module_path;  // "-" reads standard input.
+  std::vector<std::string> module_paths;  // In link order; "-" reads standard input.
   std::string device_uri = "cpu";
   std::vector<tools::ParameterFile> parameters;
   bool list_devices = false;
+  bool list_drivers = false;
   bool trace_execution = false;
   hal::BuiltinDriverOptions drivers;
   tools::CollectiveSettings collectives;
@@ -89,6 +94,10 @@ bool RunTest(vm::Context& context, const vm::Module& check_module, const vm::Fun
 Result<int> Run(const CheckOptions& options) {
   hal::DriverRegistry registry;
   KILN_RETURN_IF_ERROR(hal::RegisterBuiltinDrivers(registry, options.drivers));
+  if (options.list_drivers) {
+    tools::PrintDrivers(registry);
+    return 0;
+  }
   if (options.list_devices) {
     tools::PrintDevices(registry);
     return 0;
@@ -98,8 +107,13 @@ Result<int> Run(const CheckOptions& options) {
   KILN_ASSIGN_OR_RETURN(Ref<hal::Device> device, tools::CreateDeviceFromFlag(registry, device_uri));
   Ref<vm::Instance> instance = vm::Instance::Create();
   KILN_RETURN_IF_ERROR(hal::RegisterHalTypes(*instance));
-  KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module,
-                        tools::LoadModule(*instance, options.module_path));
+  std::vector<Ref<vm::BytecodeModule>> modules;
+  for (const std::string& path : options.module_paths) {
+    KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> loaded, tools::LoadModule(*instance, path));
+    modules.push_back(std::move(loaded));
+  }
+  // The tests are the last module's; the others serve its imports.
+  Ref<vm::BytecodeModule> module = modules.back();
   KILN_ASSIGN_OR_RETURN(Ref<vm::Module> check_module, tools::CreateCheckModule(*instance));
   KILN_ASSIGN_OR_RETURN(Ref<hal::ParameterIndex> parameters,
                         tools::OpenParameters(options.parameters));
@@ -116,7 +130,7 @@ Result<int> Run(const CheckOptions& options) {
   KILN_ASSIGN_OR_RETURN(
       Ref<vm::Context> context,
       tools::CreateProgramContext(
-          instance, device, module, context_options, {check_module},
+          instance, device, std::move(modules), context_options, {check_module},
           {.parameters = parameters, .trace = nullptr, .collectives = std::move(group)}));
 
   const std::string module_name(module->name());
@@ -151,12 +165,14 @@ Result<bool> ParseFlags(int argc, char** argv, CheckOptions* options) {
   cxxopts::Options flags("kiln-check-module",
                          "Runs every test function (no arguments, no results) of a kiln module "
                          "compiled from a check test, googletest style.");
-  flags.custom_help("[--module=]FILE [--device=URI]");
+  flags.custom_help("(--module=FILE... | FILE) [--device=URI]");
   flags.positional_help("");
   flags.add_options()  //
       ("module",
        "Module file to load ('-' reads standard input); may also be given as the "
-       "positional argument",
+       "positional argument. Repeatable: the modules are linked in order (initializers run in "
+       "that order), their imports resolve against each other's exports, and the tests are the "
+       "last module's",
        cxxopts::value<std::string>())  //
       ("device",
        "HAL device URI: cpu (default), cpu-sync, local-task, local-sync, cpu://N, cuda, "
@@ -165,28 +181,31 @@ Result<bool> ParseFlags(int argc, char** argv, CheckOptions* options) {
       ("parameters", tools::kParametersFlagHelp, cxxopts::value<std::string>())  //
       ("list_devices", "List the devices of every registered driver and exit",
        cxxopts::value<bool>()->default_value("false"))  //
+      ("list_drivers", "List the registered HAL drivers and exit",
+       cxxopts::value<bool>()->default_value("false"))  //
       ("trace_execution", "Print every executed instruction to stderr",
        cxxopts::value<bool>()->default_value("false"))  //
       ("h,help", "Print this help")                     //
       ("positional", "", cxxopts::value<std::vector<std::string>>());
+  tools::AddStandardFlags(flags);
   tools::AddDriverFlags(flags);
   tools::AddCollectiveFlags(flags);
   flags.parse_positional({"positional"});
   try {
     cxxopts::ParseResult result = flags.parse(argc, argv);
-    if (result.count("help")) {
-      std::printf("%s", flags.help().c_str());
-      return false;
-    }
+    KILN_ASSIGN_OR_RETURN(bool go_on,
+                          tools::HandleStandardFlags(flags, result, {"module", "parameters"}));
+    if (!go_on) return false;
     KILN_RETURN_IF_ERROR(tools::SinglePositional(result).status());
     options->device_uri = result["device"].as<std::string>();
     options->list_devices = result["list_devices"].as<bool>();
+    options->list_drivers = result["list_drivers"].as<bool>();
     options->trace_execution = result["trace_execution"].as<bool>();
     KILN_RETURN_IF_ERROR(tools::ReadDriverFlags(result, &options->drivers));
-    if (options->list_devices) return true;  // Needs no module.
+    if (options->list_devices || options->list_drivers) return true;  // Needs no module.
     KILN_ASSIGN_OR_RETURN(options->collectives,
                           tools::ReadCollectiveFlags(result, tools::ProcessEnvironment()));
-    KILN_ASSIGN_OR_RETURN(options->module_path, tools::ModulePathFlag(result));
+    KILN_ASSIGN_OR_RETURN(options->module_paths, tools::ModulePathsFlag(result));
     KILN_ASSIGN_OR_RETURN(options->parameters, tools::ParametersFlag(result));
   } catch (const std::exception& error) {
     return InvalidArgumentError(tools::FlagErrorMessage(error));

@@ -1,8 +1,31 @@
 #include "tools/common/device_selection.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <string_view>
 
 namespace kiln::tools {
+namespace {
+
+// One line on each driver hal::RegisterBuiltinDrivers registers. The
+// registry keeps names and factories only (a driver is not created to be
+// listed: creating cuda's loads libcuda), so what each is lives here.
+std::string_view DriverDescription(std::string_view name) {
+  if (name == "cpu") {
+    return "CPU: dispatches run on a pool of worker threads (--task_topology_group_count); "
+           "alias local-task";
+  }
+  if (name == "cpu-sync") {
+    return "CPU, synchronous: dispatches run inline on the calling thread; alias local-sync";
+  }
+  if (name == "cuda") {
+    return "NVIDIA GPUs through the CUDA driver API (CUDA graphs; cuBLASLt/cuDNN library calls)";
+  }
+  if (name == "vulkan") return "GPUs through Vulkan compute (SPIR-V kernels)";
+  return "(no description)";
+}
+
+}  // namespace
 
 void PrintDevices(const hal::DriverRegistry& registry) {
   for (const hal::DeviceInfo& device : registry.ListDevices()) {
@@ -12,6 +35,17 @@ void PrintDevices(const hal::DriverRegistry& registry) {
     if (!device.available) line += "  unavailable: " + device.reason;
     if (!device.details.empty()) line += "  " + device.details;
     std::printf("%s\n", line.c_str());
+  }
+}
+
+void PrintDrivers(const hal::DriverRegistry& registry) {
+  const std::vector<std::string> names = registry.DriverNames();
+  size_t width = 0;
+  for (const std::string& name : names) width = std::max(width, name.size());
+  for (const std::string& name : names) {
+    const std::string_view description = DriverDescription(name);
+    std::printf("%-*s  %.*s\n", static_cast<int>(width), name.c_str(),
+                static_cast<int>(description.size()), description.data());
   }
 }
 
@@ -50,9 +84,6 @@ Status ReadDriverFlags(const cxxopts::ParseResult& result, hal::BuiltinDriverOpt
   drivers->cuda_library_calls = result["cuda_library_calls"].as<bool>();
   drivers->cuda_graph_cache = result["cuda_graph_cache"].as<bool>();
   drivers->cpu_library_calls = result["cpu_library_calls"].as<bool>();
-  if (result.count("task_topology_group_count") > 1) {
-    return InvalidArgumentError("--task_topology_group_count given more than once");
-  }
   if (result.count("task_topology_group_count")) {
     const int64_t threads = result["task_topology_group_count"].as<int64_t>();
     constexpr int64_t kMaxThreads = 4096;

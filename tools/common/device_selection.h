@@ -1,6 +1,6 @@
-// Device selection: the --device and --list_devices flags that kiln-run-module
-// and kiln-benchmark-module share, and the driver flags of every tool that
-// runs a module (AddDriverFlags).
+// Device selection: the --device, --list_devices and --list_drivers flags
+// that kiln-run-module, kiln-check-module and kiln-benchmark-module share, and
+// the driver flags of every tool that runs a module (AddDriverFlags).
 //
 // The tools create their HAL device from the driver registry before anything
 // else runs, so a bad URI fails first, with an error that says which flag was
@@ -26,6 +26,12 @@ namespace kiln::tools {
 // device's details ("libraries: cublasLt 13.1.0, cuDNN 9.19.0";
 // "libraries: oneDNN 2.6.3" for cpu devices).
 void PrintDevices(const hal::DriverRegistry& registry);
+
+// Prints one line per registered driver to stdout, as iree-run-module's
+// --list_drivers does: its name, then what it is
+// ("cpu-sync  CPU, synchronous: ...; alias local-sync"). A driver is listed
+// whether or not it can run here (--list_devices says that).
+void PrintDrivers(const hal::DriverRegistry& registry);
 
 // Declares the driver options as flags: --cuda_use_streams (CUDA command
 // buffers as direct stream launches instead of graphs),

@@ -50,7 +50,7 @@ Result<const vm::ExportedFunction*> FindExport(const vm::BytecodeModule& module,
 }
 
 Result<Ref<vm::Context>> CreateProgramContext(Ref<vm::Instance> instance, Ref<hal::Device> device,
-                                              Ref<vm::BytecodeModule> module,
+                                              std::vector<Ref<vm::BytecodeModule>> modules,
                                               vm::ContextOptions options,
                                               std::vector<Ref<vm::Module>> extra_modules,
                                               hal::HalModuleOptions hal_options) {
@@ -59,10 +59,23 @@ Result<Ref<vm::Context>> CreateProgramContext(Ref<vm::Instance> instance, Ref<ha
   KILN_ASSIGN_OR_RETURN(
       Ref<vm::Module> hal_module,
       hal::CreateHalModule(*instance, {std::move(device)}, std::move(hal_options)));
-  std::vector<Ref<vm::Module>> modules = {std::move(hal_module)};
-  for (Ref<vm::Module>& extra : extra_modules) modules.push_back(std::move(extra));
-  modules.push_back(Ref<vm::Module>(std::move(module)));
-  return vm::Context::Create(std::move(instance), std::move(modules), std::move(options));
+  std::vector<Ref<vm::Module>> linked = {std::move(hal_module)};
+  for (Ref<vm::Module>& extra : extra_modules) linked.push_back(std::move(extra));
+  for (Ref<vm::BytecodeModule>& module : modules) {
+    linked.push_back(Ref<vm::Module>(std::move(module)));
+  }
+  return vm::Context::Create(std::move(instance), std::move(linked), std::move(options));
+}
+
+Result<Ref<vm::Context>> CreateProgramContext(Ref<vm::Instance> instance, Ref<hal::Device> device,
+                                              Ref<vm::BytecodeModule> module,
+                                              vm::ContextOptions options,
+                                              std::vector<Ref<vm::Module>> extra_modules,
+                                              hal::HalModuleOptions hal_options) {
+  std::vector<Ref<vm::BytecodeModule>> modules;
+  modules.push_back(std::move(module));
+  return CreateProgramContext(std::move(instance), std::move(device), std::move(modules),
+                              std::move(options), std::move(extra_modules), std::move(hal_options));
 }
 
 }  // namespace kiln::tools

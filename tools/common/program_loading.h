@@ -44,11 +44,21 @@ Result<const vm::ExportedFunction*> FindExport(const vm::BytecodeModule& module,
 
 // A context holding the hal module (serving `device` with `hal_options`:
 // the external parameters, the trace and the collective group), then
-// `extra_modules` (kiln-check-module's `check` module), then `module`; the
-// module's initialiser runs here (and uploads the parameters it uses, and
-// joins the channels it makes), inside an "initialize" span of
-// hal_options.trace (null: untraced), which the hal module's spans go to as
-// well.
+// `extra_modules` (kiln-check-module's `check` module), then `modules` in
+// order (the tools' repeated --module, as iree-run-module links them: the
+// last is the program, the others libraries whose exports its imports name,
+// "a.f" for module a's export f; vm::Context resolves every import against
+// all the other modules). The modules' initialisers run here, in that order
+// (libraries first, so a program's initialiser may call them) (and upload the parameters they use,
+// and join the channels they make), inside an "initialize" span of hal_options.trace (null:
+// untraced), which the hal module's spans go to as well. An import no module
+// exports is an error naming it.
+Result<Ref<vm::Context>> CreateProgramContext(Ref<vm::Instance> instance, Ref<hal::Device> device,
+                                              std::vector<Ref<vm::BytecodeModule>> modules,
+                                              vm::ContextOptions options,
+                                              std::vector<Ref<vm::Module>> extra_modules = {},
+                                              hal::HalModuleOptions hal_options = {});
+// The same with one module.
 Result<Ref<vm::Context>> CreateProgramContext(Ref<vm::Instance> instance, Ref<hal::Device> device,
                                               Ref<vm::BytecodeModule> module,
                                               vm::ContextOptions options,

@@ -38,10 +38,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
-
-#ifndef KILN_VERSION
-#error "KILN_VERSION must be defined by the build (the project's VERSION)"
-#endif
+#include "tools/common/version.h"
 
 namespace {
 
@@ -124,7 +121,8 @@ int Run(int argc, char** argv) {
   mlir::PassPipelineCLParser pass_pipeline("", "Passes to run instead of kiln's pipeline", "p");
 
   cl::SetVersionPrinter([](llvm::raw_ostream& os) {
-    os << "kiln-compile " << KILN_VERSION << " (MLIR/LLVM " << LLVM_VERSION_STRING << ")\n";
+    os << kiln::tools::VersionLine("kiln-compile") << " (MLIR/LLVM " << LLVM_VERSION_STRING
+       << ")\n";
   });
   cl::ParseCommandLineOptions(argc, argv,
                               "kiln-compile: MLIR programs into kiln modules (.kmod)\n");

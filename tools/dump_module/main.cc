@@ -6,7 +6,8 @@
 //   kiln-dump-module --output=json fib.kmod | python3 -m json.tool
 //
 // A missing, corrupt or unverifiable module is one "error: ..." line on
-// stderr and exit code 1.
+// stderr and exit code 1. --flagfile=FILE reads more flags from a file
+// (tools/common/flagfile.h); --version prints kiln's version.
 #include <cstdio>
 #include <cxxopts.hpp>
 #include <exception>
@@ -38,13 +39,12 @@ Result<bool> ParseFlags(int argc, char** argv, DumpOptions* options) {
        cxxopts::value<std::string>()->default_value("text"))  //
       ("h,help", "Print this help")                           //
       ("positional", "", cxxopts::value<std::vector<std::string>>());
+  tools::AddStandardFlags(flags);
   flags.parse_positional({"positional"});
   try {
     cxxopts::ParseResult result = flags.parse(argc, argv);
-    if (result.count("help")) {
-      std::printf("%s", flags.help().c_str());
-      return false;
-    }
+    KILN_ASSIGN_OR_RETURN(bool go_on, tools::HandleStandardFlags(flags, result, {}));
+    if (!go_on) return false;
     KILN_ASSIGN_OR_RETURN(std::optional<std::string> module_path, tools::SinglePositional(result));
     if (!module_path) return InvalidArgumentError("no module file given");
     options->module_path = *module_path;

@@ -26,10 +26,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
-
-#ifndef KILN_VERSION
-#error "KILN_VERSION must be defined by the build (the project's VERSION)"
-#endif
+#include "tools/common/version.h"
 
 namespace {
 
@@ -73,7 +70,7 @@ int Run(int argc, char** argv) {
       "no-cleanup", cl::init(false),
       cl::desc("Print the converters' IR as built (no canonicalization and CSE)"));
   cl::SetVersionPrinter(
-      [](llvm::raw_ostream& os) { os << "kiln-import-onnx " << KILN_VERSION << "\n"; });
+      [](llvm::raw_ostream& os) { os << kiln::tools::VersionLine("kiln-import-onnx") << "\n"; });
   cl::ParseCommandLineOptions(argc, argv, "kiln-import-onnx: ONNX model -> kiln input MLIR\n");
 
   onnx::ModelProto model;

@@ -28,7 +28,12 @@
 // locations of its dispatch sites), also when the call fails;
 // --print_statistics prints, after the results, the dispatches that took
 // the most device time (tools/common/dispatch_statistics.h);
-// --list_devices lists every registered driver's devices.
+// --list_devices lists every registered driver's devices, --list_drivers the
+// drivers. --module may be repeated: the modules are linked in order (after
+// the hal module; initializers run in that order), imports resolve against
+// the other modules' exports, and the function runs in the last, as in
+// iree-run-module. --flagfile=FILE reads more flags
+// from a file (tools/common/flagfile.h); --version prints kiln's version.
 // Value notation: tools/common/function_io.h (tensors) and
 // tools/common/value_parsing.h (scalars). Every failure is one "error: ..."
 // line on stderr (an invocation failure keeps the VM's backtrace lines) and
@@ -65,7 +70,7 @@ namespace {
 using namespace kiln;
 
 struct RunOptions {
-  std::string module_path;  // "-" reads standard input.
+  std::vector<std::string> module_paths;  // In link order; "-" reads standard input.
   std::string function;
   std::vector<std::string> inputs;
   std::vector<std::string> expected_outputs;
@@ -77,6 +82,7 @@ struct RunOptions {
   bool print_statistics = false;
   std::string device_uri = "cpu";
   bool list_devices = false;
+  bool list_drivers = false;
   hal::BuiltinDriverOptions drivers;
   tools::CollectiveSettings collectives;
 };
@@ -85,6 +91,10 @@ struct RunOptions {
 Result<int> Run(const RunOptions& options) {
   hal::DriverRegistry registry;
   KILN_RETURN_IF_ERROR(hal::RegisterBuiltinDrivers(registry, options.drivers));
+  if (options.list_drivers) {
+    tools::PrintDrivers(registry);
+    return 0;
+  }
   if (options.list_devices) {
     tools::PrintDevices(registry);
     return 0;
@@ -104,10 +114,15 @@ Result<int> Run(const RunOptions& options) {
   // Before loading: a module's type table names hal types.
   KILN_RETURN_IF_ERROR(hal::RegisterHalTypes(*instance));
   std::optional<hal::ScopedHostSpan> load_span(std::in_place, trace.get(), "load");
-  KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module,
-                        tools::LoadModule(*instance, options.module_path));
+  std::vector<Ref<vm::BytecodeModule>> modules;
+  for (const std::string& path : options.module_paths) {
+    KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> loaded, tools::LoadModule(*instance, path));
+    if (trace) tools::AddDispatchSiteDetails(*loaded, *trace);
+    modules.push_back(std::move(loaded));
+  }
   load_span.reset();
-  if (trace) tools::AddDispatchSiteDetails(*module, *trace);
+  // The function runs in the last module; the others serve its imports.
+  Ref<vm::BytecodeModule> module = modules.back();
   KILN_ASSIGN_OR_RETURN(const vm::ExportedFunction* exported,
                         tools::FindExport(*module, options.function));
   KILN_ASSIGN_OR_RETURN(tools::FunctionSpec spec, tools::DescribeFunction(*module, *exported));
@@ -148,7 +163,7 @@ Result<int> Run(const RunOptions& options) {
   KILN_ASSIGN_OR_RETURN(
       Ref<vm::Context> context,
       tools::CreateProgramContext(
-          instance, device, module, context_options, {},
+          instance, device, std::move(modules), context_options, {},
           {.parameters = parameters, .trace = trace, .collectives = std::move(group)}));
   KILN_ASSIGN_OR_RETURN(vm::Function function, context->LookupFunction(std::string(module->name()) +
                                                                        "." + exported->name));
@@ -195,12 +210,15 @@ Result<int> Run(const RunOptions& options) {
 Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
   cxxopts::Options flags("kiln-run-module",
                          "Invokes a function of a kiln module (.kmod) and prints its results.");
-  flags.custom_help("[--module=]FILE [--function=NAME] [--input=VALUE]... [--output=SPEC]...");
+  flags.custom_help(
+      "(--module=FILE... | FILE) [--function=NAME] [--input=VALUE]... [--output=SPEC]...");
   flags.positional_help("");
   flags.add_options()  //
       ("module",
        "Module file to load ('-' reads standard input); may also be given as the "
-       "positional argument",
+       "positional argument. Repeatable: the modules are linked in order (initializers run in "
+       "that order), their imports resolve against each other's exports, and --function runs in "
+       "the last",
        cxxopts::value<std::string>())  //
       ("function", "Exported function to invoke ('@' prefix optional; default: the only export)",
        cxxopts::value<std::string>())  //
@@ -247,29 +265,31 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
        cxxopts::value<std::string>()->default_value("cpu"))  //
       ("list_devices", "List the devices of every registered driver and exit",
        cxxopts::value<bool>()->default_value("false"))  //
+      ("list_drivers", "List the registered HAL drivers and exit",
+       cxxopts::value<bool>()->default_value("false"))  //
       ("h,help", "Print this help")                     //
       ("positional", "", cxxopts::value<std::vector<std::string>>());
+  tools::AddStandardFlags(flags);
   tools::AddDriverFlags(flags);
   tools::AddCollectiveFlags(flags);
   flags.parse_positional({"positional"});
   try {
     cxxopts::ParseResult result = flags.parse(argc, argv);
-    if (result.count("help")) {
-      std::printf("%s", flags.help().c_str());
-      return false;
-    }
+    KILN_ASSIGN_OR_RETURN(
+        bool go_on,
+        tools::HandleStandardFlags(flags, result,
+                                   {"module", "input", "output", "expected_output", "parameters"}));
+    if (!go_on) return false;
     // The positional argument is checked even with --list_devices.
     KILN_RETURN_IF_ERROR(tools::SinglePositional(result).status());
     options->device_uri = result["device"].as<std::string>();
     options->list_devices = result["list_devices"].as<bool>();
+    options->list_drivers = result["list_drivers"].as<bool>();
     KILN_RETURN_IF_ERROR(tools::ReadDriverFlags(result, &options->drivers));
-    if (options->list_devices) return true;  // Needs no module.
+    if (options->list_devices || options->list_drivers) return true;  // Needs no module.
     KILN_ASSIGN_OR_RETURN(options->collectives,
                           tools::ReadCollectiveFlags(result, tools::ProcessEnvironment()));
-    KILN_ASSIGN_OR_RETURN(options->module_path, tools::ModulePathFlag(result));
-    if (result.count("function") > 1) {
-      return InvalidArgumentError("--function given more than once");
-    }
+    KILN_ASSIGN_OR_RETURN(options->module_paths, tools::ModulePathsFlag(result));
     // Without --function: the module's only export (tools::FindExport).
     if (result.count("function")) options->function = result["function"].as<std::string>();
     options->inputs = tools::RepeatedFlag(result, "input");
@@ -297,7 +317,6 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
     }
     options->trace_execution = result["trace_execution"].as<bool>();
     options->print_statistics = result["print_statistics"].as<bool>();
-    if (result.count("trace") > 1) return InvalidArgumentError("--trace given more than once");
     if (result.count("trace")) {
       options->trace_path = result["trace"].as<std::string>();
       if (options->trace_path.empty()) return InvalidArgumentError("--trace needs a file name");

@@ -28,7 +28,7 @@
 // TARGET: error: unknown target 'metal' (targets: cpu, cuda, vulkan)
 // BACKEND: error: unknown target 'rocm' (targets: cpu, cuda, vulkan)
 // MISSING: error: cannot open input file {{.*}}does-not-exist.mlir
-// VERSION: kiln-compile {{[0-9]+\.[0-9]+\.[0-9]+}} (MLIR/LLVM 22.{{.*}})
+// VERSION: kiln-compile version {{[0-9]+\.[0-9]+\.[0-9]+}} (MLIR/LLVM 22.{{.*}})
 // OUTPUT: error: {{.*}}
 func.func @twice(%x: i32) -> i32 {
   %r = arith.addi %x, %x : i32
