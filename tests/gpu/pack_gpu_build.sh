@@ -19,12 +19,15 @@ mkdir -p "${root}/build" "${root}/tools"
 # The build, without objects and build-system state, and without the
 # compiler-only test programs (kiln-opt, the compiler's gtests and fuzz
 # replay: no GPU test runs them, and with MLIR linked statically each is
-# hundreds of MB).
+# hundreds of MB), and what only cpu tests use: the Python package (built
+# for this machine's Python; the GPU machine's needs its own build), the
+# install tests' trees, the cpu multi-GPU sample's weights.
 (cd "${build}" && find . -type f \
     ! -name '*.o' ! -name '*.a' ! -path '*/CMakeFiles/*' ! -name '.ninja*' \
     ! -name 'build.ninja' ! -name 'CMakeCache.txt' ! -name '*.cmake' ! -path './Testing/*' \
     ! -path '*/fuzz/*corpus*' ! -name kiln-opt ! -name kiln_compiler_fuzz_regression_test \
-    ! -name 'kiln_*_target_test' -print0) |
+    ! -name 'kiln_*_target_test' ! -path './python/*' ! -path './tests/install/*' \
+    ! -path './samples/multi_gpu/cpu_*' -print0) |
   (cd "${build}" && xargs -0 cp --parents -t "${root}/build")
 # Every folder, even those left empty: ctest runs tests in their own.
 (cd "${build}" && find . -type d ! -path '*/CMakeFiles*' ! -path './Testing*' -print0) |
