@@ -18,6 +18,7 @@
 #include "base/status.h"
 #include "hal/buffer.h"
 #include "hal/builtin_drivers.h"
+#include "hal/transfer.h"
 #include "hal/device.h"
 #include "hal/driver_registry.h"
 #include "hal/module/hal_module.h"
@@ -44,19 +45,20 @@ int32_t Add(AppState& state, int32_t a, int32_t b) {
   return a + b;
 }
 
-// A round trip through a buffer of the device.
+// A round trip through a buffer of the device (hal/transfer.h: the way an
+// application moves host data in and out).
 Status UseDevice(hal::Device& device) {
   const std::vector<float> values = {1.5f, 2.5f, 3.5f, 4.5f};
-  hal::BufferParams params;
-  params.memory_type = hal::kMemoryTypeDeviceLocal | hal::kMemoryTypeHostVisible;
-  params.usage = hal::kBufferUsageDefault;
   const size_t bytes = values.size() * sizeof(float);
-  KILN_ASSIGN_OR_RETURN(Ref<hal::Buffer> buffer, device.allocator().Allocate(params, bytes));
-  KILN_RETURN_IF_ERROR(buffer->WriteData(
-      0, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(values.data()), bytes)));
+  KILN_ASSIGN_OR_RETURN(
+      Ref<hal::Buffer> buffer,
+      hal::UploadBuffer(
+          device,
+          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(values.data()), bytes),
+          "4xf32"));
   std::vector<float> read(values.size());
-  KILN_RETURN_IF_ERROR(
-      buffer->ReadData(0, std::span<uint8_t>(reinterpret_cast<uint8_t*>(read.data()), bytes)));
+  KILN_RETURN_IF_ERROR(hal::ReadBuffer(
+      device, buffer, std::span<uint8_t>(reinterpret_cast<uint8_t*>(read.data()), bytes), "4xf32"));
   std::printf("device %s: buffer of %zu bytes read back [%g %g %g %g]\n",
               device.properties().uri.c_str(), bytes, read[0], read[1], read[2], read[3]);
   return OkStatus();
