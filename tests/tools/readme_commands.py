@@ -8,6 +8,12 @@ repository root, with the build's bin folder first on PATH, HOME and TMPDIR in
 a fresh temporary folder, and a time limit. The test fails naming the README,
 the line and the command that failed, with its stderr.
 
+READMEs write their outputs under /tmp (`/tmp/kiln-install`, `/tmp/demo.kmod`).
+The test rewrites every `/tmp/` path to a private scratch folder, one per
+README and shared by its blocks in order, so that a run never sees files that
+an earlier run, another checkout or the reader left in /tmp (a CMake cache
+made from another source folder, say), and two runs never collide.
+
 Blocks that cannot run here say so on the line before their fence:
 
     <!-- readme-test: skip (needs a GPU) -->
@@ -120,7 +126,15 @@ def parse_blocks(root, readme):
     return blocks
 
 
-def script_for(block):
+TMP_PATH = re.compile(r"(?<![\w./-])/tmp(?=/|\s|$|[\"';&|)])")
+
+
+def private_tmp(text, scratch):
+    """`text` with each /tmp path moved under `scratch` (see the module doc)."""
+    return TMP_PATH.sub(lambda _: scratch, text)
+
+
+def script_for(block, scratch):
     """A bash script that runs the block and, on failure, names the line."""
     lines = ["set -e -o pipefail",
              "trap 'echo \"readme-test-failed-line=$KILN_README_LINE\" >&2' ERR"]
@@ -131,13 +145,13 @@ def script_for(block):
     continued = False
     for number, text in commands:
         if heredoc_end is not None:
-            lines.append(text)
+            lines.append(private_tmp(text, scratch))
             if text.strip() == heredoc_end:
                 heredoc_end = None
             continue
         if not continued and text.strip() and not text.lstrip().startswith("#"):
             lines.append(f"KILN_README_LINE={number}")
-        lines.append(text)
+        lines.append(private_tmp(text, scratch))
         m = re.search(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1", text)
         if m and not continued:
             heredoc_end = m.group(2)
@@ -170,7 +184,7 @@ def command_at(block, line):
     return None
 
 
-def run_block(block, root, bin_dir, timeout, verbose):
+def run_block(block, root, bin_dir, scratch, timeout, verbose):
     """Returns None on success, else a message."""
     with tempfile.TemporaryDirectory(prefix="kiln-readme-") as tmp:
         home = os.path.join(tmp, "home")
@@ -186,7 +200,7 @@ def run_block(block, root, bin_dir, timeout, verbose):
         before = snapshot(root)
         start = time.monotonic()
         try:
-            proc = subprocess.run(["bash", "-c", script_for(block)], cwd=root, env=env,
+            proc = subprocess.run(["bash", "-c", script_for(block, scratch)], cwd=root, env=env,
                                   stdin=subprocess.DEVNULL, capture_output=True,
                                   text=True, errors="replace", timeout=timeout)
         except subprocess.TimeoutExpired as e:
@@ -235,6 +249,21 @@ def indent_text(text, prefix="    "):
     return "\n".join(prefix + line for line in text.splitlines())
 
 
+def run_one(b, root, bin_dir, scratch, args, failures, skipped):
+    """Runs one block (or lists it as skipped), appending any failure."""
+    if b.skip_reason:
+        skipped.append(b)
+        print(f"SKIP {b.where}: {b.skip_reason}")
+        return
+    if not b.commands():
+        return
+    print(f"RUN  {b.where}", flush=True)
+    error = run_block(b, root, bin_dir, scratch, args.timeout, args.verbose)
+    if error:
+        failures.append(error)
+        print("FAIL " + error, flush=True)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -273,19 +302,17 @@ def main():
         return 1
 
     failures, ran, skipped = [], 0, []
-    for b in blocks:
-        if b.skip_reason:
-            skipped.append(b)
-            print(f"SKIP {b.where}: {b.skip_reason}")
-            continue
-        if not b.commands():
-            continue
-        print(f"RUN  {b.where}", flush=True)
-        ran += 1
-        error = run_block(b, root, bin_dir, args.timeout, args.verbose)
-        if error:
-            failures.append(error)
-            print("FAIL " + error, flush=True)
+    scratch_root = tempfile.mkdtemp(prefix="kiln-readme-tmp-")
+    scratch_of = {}
+    try:
+        for b in blocks:
+            if b.readme not in scratch_of:
+                scratch_of[b.readme] = os.path.join(scratch_root, str(len(scratch_of)))
+                os.makedirs(scratch_of[b.readme])
+            run_one(b, root, bin_dir, scratch_of[b.readme], args, failures, skipped)
+            ran += 0 if b.skip_reason or not b.commands() else 1
+    finally:
+        shutil.rmtree(scratch_root, ignore_errors=True)
 
     print(f"\n{ran} blocks run, {len(skipped)} skipped, {len(failures)} failed")
     if failures:
