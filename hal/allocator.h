@@ -31,6 +31,9 @@
 //     it otherwise;
 //   - vulkan: neither (an UNIMPLEMENTED error says so).
 // An external buffer the driver cannot use is INVALID_ARGUMENT naming why.
+//
+// statistics() says how much memory the allocator has handed out and freed,
+// and its peak, for host and device memory (allocator_statistics.h).
 #pragma once
 
 #include <cstddef>
@@ -39,6 +42,7 @@
 
 #include "base/ref.h"
 #include "base/result.h"
+#include "hal/allocator_statistics.h"
 #include "hal/buffer.h"
 
 namespace kiln::hal {
@@ -63,6 +67,14 @@ struct ExternalBuffer {
 class Allocator {
  public:
   virtual ~Allocator() = default;
+
+  // The memory this allocator's allocations hold and have held.
+  AllocatorStatistics statistics() const { return counters_->Read(); }
+  // What an allocation of this allocator counts itself in
+  // (Buffer::CountAllocation); drivers that allocate outside Allocate
+  // (QueueAlloca) use it too.
+  const Ref<AllocationCounters>& allocation_counters() const { return counters_; }
+
   // A new buffer of `size` bytes (zero-sized buffers are allowed). Fails with
   // RESOURCE_EXHAUSTED naming the size when memory runs out, INVALID_ARGUMENT
   // when no memory has the requested types.
@@ -82,6 +94,9 @@ class Allocator {
   // cpu: a host allocation; cuda: a device allocation of this GPU (pinned
   // host memory too, through its device address); vulkan: UNIMPLEMENTED.
   virtual Result<ExternalBuffer> ExportBuffer(const Buffer& buffer) = 0;
+
+ private:
+  Ref<AllocationCounters> counters_ = MakeRef<AllocationCounters>();
 };
 
 }  // namespace kiln::hal

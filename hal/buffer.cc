@@ -3,6 +3,17 @@
 #include <cstring>
 
 namespace kiln::hal {
+
+Buffer::~Buffer() {
+  if (counters_) counters_->RecordFree(pool_, byte_length_);
+}
+
+void Buffer::CountAllocation(Ref<AllocationCounters> counters, MemoryPool pool) {
+  counters_ = std::move(counters);
+  pool_ = pool;
+  counters_->RecordAllocation(pool_, byte_length_);
+}
+
 namespace {
 
 std::string FormatBits(uint32_t bits,

@@ -22,6 +22,7 @@
 
 #include "base/ref.h"
 #include "base/result.h"
+#include "hal/allocator_statistics.h"
 
 namespace kiln::hal {
 
@@ -53,6 +54,8 @@ inline constexpr size_t kWholeBuffer = ~size_t{0};
 
 class Buffer : public RefObject {
  public:
+  ~Buffer() override;
+
   // Bytes visible through this buffer.
   size_t byte_length() const { return byte_length_; }
   MemoryTypeBits memory_type() const { return memory_type_; }
@@ -91,6 +94,11 @@ class Buffer : public RefObject {
   // storage (a subspan of a subspan views the same allocation).
   static Result<Ref<Buffer>> Subspan(const Ref<Buffer>& buffer, size_t offset, size_t length);
 
+  // For allocators: counts this allocation's bytes in `counters` (its
+  // allocator's) now, and as freed when the buffer goes. Called once, by the
+  // allocator that made it (allocator_statistics.h).
+  void CountAllocation(Ref<AllocationCounters> counters, MemoryPool pool);
+
  protected:
   Buffer(MemoryTypeBits memory_type, BufferUsageBits usage, size_t byte_length)
       : memory_type_(memory_type), allowed_usage_(usage), byte_length_(byte_length) {}
@@ -110,8 +118,10 @@ class Buffer : public RefObject {
   MemoryTypeBits memory_type_;
   BufferUsageBits allowed_usage_;
   size_t byte_length_;
-  Ref<Buffer> allocation_;  // Null for an allocation.
-  size_t byte_offset_ = 0;  // Within allocated_buffer().
+  Ref<Buffer> allocation_;            // Null for an allocation.
+  size_t byte_offset_ = 0;            // Within allocated_buffer().
+  Ref<AllocationCounters> counters_;  // Null: not counted (subspans, imports).
+  MemoryPool pool_ = MemoryPool::kHost;
 };
 
 }  // namespace kiln::hal

@@ -50,6 +50,7 @@ Result<Ref<Buffer>> HostAllocator::Allocate(const BufferParams& params, size_t s
                                 FormatMemoryType(params.memory_type));
   }
   KILN_ASSIGN_OR_RETURN(Ref<HostBuffer> buffer, HostBuffer::Allocate(params.usage, size));
+  buffer->CountAllocation(allocation_counters(), MemoryPool::kHost);
   return Ref<Buffer>(std::move(buffer));
 }
 

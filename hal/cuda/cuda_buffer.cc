@@ -208,6 +208,7 @@ Result<Ref<Buffer>> CudaAllocator::Allocate(const BufferParams& params, size_t s
   // (cuMemFree waits for the whole device), where a pool that keeps its
   // memory (cuda_context.cc) hands it back in about one.
   KILN_ASSIGN_OR_RETURN(Ref<CudaBuffer> buffer, CudaBuffer::AllocateAsync(context_, params, size));
+  buffer->CountAllocation(allocation_counters(), buffer->memory_pool());
   return Ref<Buffer>(std::move(buffer));
 }
 

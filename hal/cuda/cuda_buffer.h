@@ -55,6 +55,11 @@ class CudaBuffer final : public Buffer {
   const CudaContext& context() const { return *context_; }
   CUdeviceptr device_pointer() const { return device_pointer_; }
   Kind kind() const { return kind_; }
+  // What the allocator's statistics count it as: pinned host memory is the
+  // host's, the rest (managed memory too) the device's.
+  MemoryPool memory_pool() const {
+    return kind_ == Kind::kPinnedHost ? MemoryPool::kHost : MemoryPool::kDevice;
+  }
   // Enqueues the stream-ordered free now (queue_dealloca); the destructor
   // then frees nothing.
   Status FreeAsync();

@@ -148,6 +148,7 @@ Result<Ref<Buffer>> CudaDevice::QueueAlloca(const Fence& wait, const Fence& sign
   // reserved earlier than the waits ask, never used before them); the
   // submission orders the signal after the waits.
   KILN_ASSIGN_OR_RETURN(Ref<CudaBuffer> buffer, CudaBuffer::AllocateAsync(context_, params, size));
+  buffer->CountAllocation(allocator_.allocation_counters(), buffer->memory_pool());
   KILN_RETURN_IF_ERROR(queue_->Submit({.waits = wait.timepoints(),
                                        .signals = signal.timepoints(),
                                        .command_buffers = {},

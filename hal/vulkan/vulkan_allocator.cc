@@ -250,8 +250,14 @@ Result<Ref<VulkanBuffer>> VulkanAllocator::AllocateBuffer(const BufferParams& pa
   }
   bytes_in_use_ += reserved;
   uint64_t id = next_id_++;
-  return Ref<VulkanBuffer>::Adopt(new VulkanBuffer(Ref<LogicalDevice>(device_), block, offset,
-                                                   reserved, bits, params.usage, size, id));
+  Ref<VulkanBuffer> buffer = Ref<VulkanBuffer>::Adopt(new VulkanBuffer(
+      Ref<LogicalDevice>(device_), block, offset, reserved, bits, params.usage, size, id));
+  // Device-local memory counts as the device's (on lavapipe and other
+  // host-memory devices every type is device-local), the rest as the host's.
+  buffer->CountAllocation(allocation_counters(), (bits & kMemoryTypeDeviceLocal)
+                                                     ? MemoryPool::kDevice
+                                                     : MemoryPool::kHost);
+  return buffer;
 }
 
 void VulkanAllocator::Free(MemoryBlock* block, VkDeviceSize offset, VkDeviceSize size) {

@@ -54,10 +54,11 @@
 // (with the source locations of its dispatch sites). --print_statistics
 // prints, after the benchmarks, the dispatches that took the most device
 // time over the whole run, first call included
-// (tools/common/dispatch_statistics.h); it records the trace's spans even
-// without --trace, which costs the timed loop a little. Every failure (a bad flag,
-// module, function or input, a failing invocation) is one "error: ..." line
-// on stderr and exit code 1.
+// (tools/common/dispatch_statistics.h), then the memory the device's
+// allocator handed out over the run (peak, allocated, freed, and live: what
+// the program's context still holds; tools/common/run_statistics.h); it records the trace's spans
+// even without --trace, which costs the timed loop a little. Every failure (a bad flag, module,
+// function or input, a failing invocation) is one "error: ..." line on stderr and exit code 1.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -83,6 +84,7 @@
 #include "tools/common/function_io.h"
 #include "tools/common/parameter_flags.h"
 #include "tools/common/program_loading.h"
+#include "tools/common/run_statistics.h"
 #include "tools/common/trace_file.h"
 #include "vm/bytecode_module.h"
 #include "vm/context.h"
@@ -344,7 +346,9 @@ Status Run(const BenchmarkOptions& options) {
   session.context->ReleaseStack(std::move(session.stack));
   session.device->FlushTrace();  // The spans of work whose times are read late (CUDA).
   if (options.print_statistics) {
-    const std::string table = tools::FormatTraceStatistics(*session.trace);
+    const std::string table =
+        tools::FormatTraceStatistics(*session.trace) +
+        tools::FormatMemoryStatistics(session.device->allocator().statistics(), options.device_uri);
     std::fwrite(table.data(), 1, table.size(), stdout);
   }
   if (!options.trace_path.empty()) {
@@ -366,7 +370,7 @@ cxxopts::Options DeclareFlags() {
       ("module",
        "Module file to load ('-' reads standard input); may also be given as the "
        "positional argument. Repeatable: the modules are linked in order (initializers run in "
-       "that order), their imports resolve against each other's exports, and the functions timed "
+       "that order) and a module imports from the modules before it, and the functions timed "
        "are the last module's",
        cxxopts::value<std::string>())  //
       ("function",

@@ -27,17 +27,21 @@
 // and wait spans; the device's time of each dispatch, with the source
 // locations of its dispatch sites), also when the call fails;
 // --print_statistics prints, after the results, the dispatches that took
-// the most device time (tools/common/dispatch_statistics.h);
+// the most device time (tools/common/dispatch_statistics.h), the memory the
+// device's allocator handed out (peak, allocated, freed and still live once
+// the program is released) and the host time of load, initialize and call
+// (tools/common/run_statistics.h);
 // --list_devices lists every registered driver's devices, --list_drivers the
 // drivers. --module may be repeated: the modules are linked in order (after
-// the hal module; initializers run in that order), imports resolve against
-// the other modules' exports, and the function runs in the last, as in
+// the hal module; initializers run in that order), a module's imports resolve against
+// the exports of the modules before it, and the function runs in the last, as in
 // iree-run-module. --flagfile=FILE reads more flags
 // from a file (tools/common/flagfile.h); --version prints kiln's version.
 // Value notation: tools/common/function_io.h (tensors) and
 // tools/common/value_parsing.h (scalars). Every failure is one "error: ..."
 // line on stderr (an invocation failure keeps the VM's backtrace lines) and
 // exit code 1.
+#include <chrono>
 #include <cstdio>
 #include <cxxopts.hpp>
 #include <exception>
@@ -57,6 +61,7 @@
 #include "tools/common/instruction_tracer.h"
 #include "tools/common/parameter_flags.h"
 #include "tools/common/program_loading.h"
+#include "tools/common/run_statistics.h"
 #include "tools/common/trace_file.h"
 #include "tools/common/value_parsing.h"
 #include "vm/bytecode_module.h"
@@ -87,6 +92,13 @@ struct RunOptions {
   tools::CollectiveSettings collectives;
 };
 
+// Nanoseconds since `start`.
+int64_t ElapsedNs(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                              start)
+      .count();
+}
+
 // Runs the whole tool; the exit code is 1 when results do not match.
 Result<int> Run(const RunOptions& options) {
   hal::DriverRegistry registry;
@@ -113,6 +125,9 @@ Result<int> Run(const RunOptions& options) {
   Ref<vm::Instance> instance = vm::Instance::Create();
   // Before loading: a module's type table names hal types.
   KILN_RETURN_IF_ERROR(hal::RegisterHalTypes(*instance));
+  // Host time of each phase, for --print_statistics.
+  std::vector<tools::PhaseTime> phases;
+  auto phase_start = std::chrono::steady_clock::now();
   std::optional<hal::ScopedHostSpan> load_span(std::in_place, trace.get(), "load");
   std::vector<Ref<vm::BytecodeModule>> modules;
   for (const std::string& path : options.module_paths) {
@@ -121,6 +136,7 @@ Result<int> Run(const RunOptions& options) {
     modules.push_back(std::move(loaded));
   }
   load_span.reset();
+  phases.push_back({"load", ElapsedNs(phase_start)});
   // The function runs in the last module; the others serve its imports.
   Ref<vm::BytecodeModule> module = modules.back();
   KILN_ASSIGN_OR_RETURN(const vm::ExportedFunction* exported,
@@ -160,21 +176,25 @@ Result<int> Run(const RunOptions& options) {
   // program's initializer makes its channels.
   KILN_ASSIGN_OR_RETURN(hal::CollectiveGroup group,
                         tools::OpenCollectiveGroup(options.collectives));
+  phase_start = std::chrono::steady_clock::now();
   KILN_ASSIGN_OR_RETURN(
       Ref<vm::Context> context,
       tools::CreateProgramContext(
           instance, device, std::move(modules), context_options, {},
           {.parameters = parameters, .trace = trace, .collectives = std::move(group)}));
+  phases.push_back({"initialize", ElapsedNs(phase_start)});
   KILN_ASSIGN_OR_RETURN(vm::Function function, context->LookupFunction(std::string(module->name()) +
                                                                        "." + exported->name));
 
   KILN_ASSIGN_OR_RETURN(Ref<vm::List> arguments, tools::MakeArguments(*device, inputs));
   std::printf("EXEC @%s\n", exported->name.c_str());
   std::fflush(stdout);
+  phase_start = std::chrono::steady_clock::now();
   Result<Ref<vm::List>> invoked = [&] {
     hal::ScopedHostSpan call_span(trace.get(), "call @" + exported->name);
     return vm::Invoke(*context, function, *arguments);
   }();
+  phases.push_back({"call @" + exported->name, ElapsedNs(phase_start)});
   if (trace) device->FlushTrace();  // The spans of work whose times are read late (CUDA).
   if (!options.trace_path.empty()) {
     Status written = tools::WriteTraceFile(*trace, "kiln-run-module", options.trace_path);
@@ -196,6 +216,13 @@ Result<int> Run(const RunOptions& options) {
   }
   if (options.print_statistics) {
     print(tools::FormatTraceStatistics(*trace));
+    // The program's buffers go with its context and values: what is live
+    // after this was kept past the program.
+    results = nullptr;
+    arguments = nullptr;
+    context = nullptr;
+    print(tools::FormatMemoryStatistics(device->allocator().statistics(), device_uri));
+    print(tools::FormatPhaseTimes(phases));
   }
   if (!check_outputs) return 0;
   std::vector<std::string> mismatches =
@@ -217,7 +244,7 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
       ("module",
        "Module file to load ('-' reads standard input); may also be given as the "
        "positional argument. Repeatable: the modules are linked in order (initializers run in "
-       "that order), their imports resolve against each other's exports, and --function runs in "
+       "that order) and a module imports from the modules before it, and --function runs in "
        "the last",
        cxxopts::value<std::string>())  //
       ("function", "Exported function to invoke ('@' prefix optional; default: the only export)",

@@ -244,6 +244,34 @@ TEST_P(CudaDriverTest, EveryMemoryTypeReadsAndWrites) {
 // Allocator::ImportBuffer / ExportBuffer: a device address (here one kiln
 // exported itself, as a PyTorch tensor's would be) used in place, released
 // through the callback; host memory is refused.
+// Device memory (Allocate, QueueAlloca) counts as the device's, pinned host
+// memory as the host's; imports are not counted.
+TEST_P(CudaDriverTest, AllocatorStatisticsCountDeviceAndPinnedHostMemory) {
+  Allocator& allocator = device_->allocator();
+  const AllocatorStatistics before = allocator.statistics();
+  Ref<Buffer> device_memory =
+      *allocator.Allocate({kMemoryTypeDeviceLocal, kBufferUsageDefault}, 4096);
+  Ref<Buffer> pinned = *allocator.Allocate({kMemoryTypeHostVisible, kBufferUsageDefault}, 100);
+  Result<Ref<Semaphore>> semaphore = device_->CreateSemaphore(0);
+  ASSERT_TRUE(semaphore.ok()) << semaphore.status().ToString();
+  Ref<Buffer> queued = *device_->QueueAlloca(Fence(), Fence({{*semaphore, 1}}), {}, 512);
+  Result<ExternalBuffer> exported = allocator.ExportBuffer(*device_memory);
+  ASSERT_TRUE(exported.ok()) << exported.status().ToString();
+  Ref<Buffer> imported = *allocator.ImportBuffer({}, *exported, nullptr);
+  const AllocatorStatistics during = allocator.statistics();
+  EXPECT_EQ(during.device.allocated_bytes - before.device.allocated_bytes, 4096u + 512u);
+  EXPECT_EQ(during.host.allocated_bytes - before.host.allocated_bytes, 100u);
+  EXPECT_GE(during.device.peak_bytes, during.device.live_bytes());
+  ASSERT_TRUE((*semaphore)->Wait(1, std::chrono::seconds(10)).ok());
+  imported = nullptr;
+  device_memory = nullptr;
+  pinned = nullptr;
+  queued = nullptr;
+  const AllocatorStatistics after = allocator.statistics();
+  EXPECT_EQ(after.device.live_bytes(), before.device.live_bytes());
+  EXPECT_EQ(after.host.live_bytes(), before.host.live_bytes());
+}
+
 TEST_P(CudaDriverTest, ImportUsesDeviceMemoryInPlace) {
   Allocator& allocator = device_->allocator();
   Ref<Buffer> owner = *allocator.Allocate({kMemoryTypeDeviceLocal, kBufferUsageDefault}, 64);

@@ -38,6 +38,33 @@ TEST_F(VulkanTest, ImportAndExportAreUnimplemented) {
   EXPECT_EQ(device_->allocator().ExportBuffer(*buffer).status().code(), StatusCode::kUnimplemented);
 }
 
+// The allocator counts what callers asked for (not the aligned size it
+// reserves), device-local memory as the device's and the rest as the host's.
+TEST_F(VulkanTest, AllocatorStatisticsCountRequestedBytesPerPool) {
+  const AllocatorStatistics before = device_->allocator().statistics();
+  Ref<Buffer> device_local = Allocate(1000, kMemoryTypeDeviceLocal);
+  Ref<Buffer> host_visible = Allocate(24, kMemoryTypeHostVisible);
+  const AllocatorStatistics during = device_->allocator().statistics();
+  const auto pool_of = [](const Ref<Buffer>& buffer) {
+    return (buffer->memory_type() & kMemoryTypeDeviceLocal) ? 1 : 0;
+  };
+  uint64_t grown[2] = {during.host.allocated_bytes - before.host.allocated_bytes,
+                       during.device.allocated_bytes - before.device.allocated_bytes};
+  uint64_t expected[2] = {0, 0};
+  expected[pool_of(device_local)] += 1000;
+  expected[pool_of(host_visible)] += 24;
+  EXPECT_EQ(grown[0], expected[0]);
+  EXPECT_EQ(grown[1], expected[1]);
+  EXPECT_GE(during.device.peak_bytes, during.device.live_bytes());
+  device_local = nullptr;
+  host_visible = nullptr;
+  const AllocatorStatistics after = device_->allocator().statistics();
+  EXPECT_EQ(after.host.live_bytes(), before.host.live_bytes());
+  EXPECT_EQ(after.device.live_bytes(), before.device.live_bytes());
+  EXPECT_EQ(after.host.freed_bytes + after.device.freed_bytes,
+            before.host.freed_bytes + before.device.freed_bytes + 1024);
+}
+
 TEST_F(VulkanTest, HostVisibleBufferMapsWritesAndReads) {
   Ref<Buffer> buffer = Allocate(256, kMemoryTypeHostVisible);
   EXPECT_TRUE(buffer->memory_type() & kMemoryTypeHostVisible);
