@@ -49,8 +49,11 @@ Status Context::Link() {
       std::string_view module_name = std::string_view(import.name).substr(0, dot);
       std::string_view function_name = std::string_view(import.name).substr(dot + 1);
       ImportTarget target;
-      for (size_t e = 0; e < modules_.size(); ++e) {
-        if (e == m || modules_[e]->name() != module_name) continue;
+      // As in IREE, a module imports from the modules before it: libraries
+      // come first, and initialisers (run in module order) only ever call
+      // into modules that are already initialised.
+      for (size_t e = 0; e < m; ++e) {
+        if (modules_[e]->name() != module_name) continue;
         const ExportedFunction* exported = modules_[e]->LookupExport(function_name);
         if (!exported) break;
         // A variadic native export accepts every concrete import signature
@@ -69,6 +72,15 @@ Status Context::Link() {
         break;
       }
       if (!target.resolved() && !import.optional) {
+        for (size_t e = m + 1; e < modules_.size(); ++e) {
+          if (modules_[e]->name() != module_name) continue;
+          return NotFoundError("import '" + import.name + "' of module '" +
+                               std::string(importer.name()) + "' names module '" +
+                               std::string(module_name) +
+                               "', which comes after it: a module imports only from the modules "
+                               "before it (list '" +
+                               std::string(module_name) + "' first)");
+        }
         return NotFoundError("missing required import '" + import.name + "' " +
                              FormatSignature(import.signature) + " of module '" +
                              std::string(importer.name()) + "'");

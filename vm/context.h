@@ -2,7 +2,9 @@
 //
 // Creating a context creates each module's state, then resolves every import
 // of every module by its fully qualified name ("module.function") against the
-// exports of the other modules, checking calling conventions (exactly, or
+// exports of the modules before it (as in IREE: libraries first, so an
+// initialiser only calls into initialised modules; an import of a later
+// module is an error saying to reorder), checking calling conventions (exactly, or
 // against the fixed prefix of a variadic native export, see signature.h): a
 // mismatch names the import and both signatures, a missing required import
 // names the import. Optional imports may stay unresolved (bytecode tests them

@@ -100,10 +100,24 @@ TEST(ContextTest, ResolvesImportsByQualifiedNameAcrossThreeModules) {
   EXPECT_EQ(*result, 9 + 16 + 27);
 }
 
-TEST(ContextTest, ResolutionDoesNotDependOnModuleOrder) {
-  // The importer may come before the modules it imports from.
+TEST(ContextTest, AModuleImportsOnlyFromTheModulesBeforeIt) {
+  // As in IREE: the importer comes after the modules it imports from, and
+  // an import of a later module says to reorder.
   Ref<Instance> instance = Instance::Create();
   auto context = Context::Create(instance, {MakeApp(*instance), MakeLib(*instance), MakeMath()});
+  ASSERT_FALSE(context.ok());
+  EXPECT_EQ(context.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(context.status().message(),
+            "import 'lib.sum_squares' of module 'app' names module 'lib', which comes after it: a "
+            "module imports only from the modules before it (list 'lib' first)");
+  // Between the two libraries too.
+  context = Context::Create(instance, {MakeLib(*instance), MakeMath(), MakeApp(*instance)});
+  ASSERT_FALSE(context.ok());
+  EXPECT_EQ(context.status().message(),
+            "import 'math.square' of module 'lib' names module 'math', which comes after it: a "
+            "module imports only from the modules before it (list 'math' first)");
+  // In order, the same modules link.
+  context = Context::Create(instance, {MakeMath(), MakeLib(*instance), MakeApp(*instance)});
   ASSERT_TRUE(context.ok()) << context.status().ToString();
   auto result = CallI32(**context, "app.main", {Variant::I32(-2), Variant::I32(5)});
   ASSERT_TRUE(result.ok()) << result.status().ToString();

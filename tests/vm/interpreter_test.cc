@@ -878,25 +878,39 @@ TEST(InterpreterTest, UnboundedRecursionEndsInStackOverflow) {
   }
 }
 
-TEST(InterpreterTest, RecursionThroughImportsEndsInStackOverflow) {
-  // ping.bounce calls pong.bounce, which calls ping.bounce: every hop goes
-  // through the import path (and a nested interpreter entry).
-  ModuleBuilder pong("pong");
-  uint32_t to_ping = pong.AddImport("ping.bounce", "_");
-  AddForwarder(pong, "bounce", to_ping, {}, {}, "_");
-  ModuleBuilder ping("ping");
-  uint32_t to_pong = ping.AddImport("pong.bounce", "_");
-  AddForwarder(ping, "bounce", to_pong, {}, {}, "_");
+TEST(InterpreterTest, DeepCallsThroughImportsEndInStackOverflow) {
+  // A chain of 50 modules: m0.bounce returns, each later m<k>.bounce calls
+  // m<k-1>.bounce. Every hop goes through the import path (and a nested
+  // interpreter entry); a module imports only from the modules before it,
+  // so a chain, not a cycle, is how imports nest deeply.
+  constexpr int kModules = 50;
+  std::vector<Ref<Module>> chain;
+  for (int k = 0; k + 1 < kModules; ++k) {
+    ModuleBuilder link("m" + std::to_string(k));
+    if (k == 0) {
+      FunctionBuilder& f = link.AddFunction("bounce", "_");
+      f.EmitReturn({});
+      link.AddExport("bounce", f.ordinal());
+    } else {
+      uint32_t down = link.AddImport("m" + std::to_string(k - 1) + ".bounce", "_");
+      AddForwarder(link, "bounce", down, {}, {}, "_");
+    }
+    chain.push_back(LoadOrFail(link));
+  }
+  ModuleBuilder top("m" + std::to_string(kModules - 1));
+  uint32_t down = top.AddImport("m" + std::to_string(kModules - 2) + ".bounce", "_");
+  AddForwarder(top, "bounce", down, {}, {}, "_");
   ContextOptions options;
   options.stack.max_depth = 40;
-  Ref<Context> context = MakeContextOrFail(ping, {LoadOrFail(pong)}, options);
+  Ref<Context> context = MakeContextOrFail(top, std::move(chain), options);
   ASSERT_TRUE(context);
-  Status status = CallError(*context, "ping.bounce", {});
+  Status status = CallError(*context, "m49.bounce", {});
   EXPECT_EQ(status.code(), StatusCode::kResourceExhausted);
-  EXPECT_TRUE(StartsWith(
-      status.message(),
-      "function 'ping.bounce' at bytecode offset 0: import 'pong.bounce' failed: function "
-      "'pong.bounce' at bytecode offset 0: import 'ping.bounce' failed: "));
+  EXPECT_TRUE(
+      StartsWith(status.message(),
+                 "function 'm49.bounce' at bytecode offset 0: import 'm48.bounce' failed: function "
+                 "'m48.bounce' at bytecode offset 0: import 'm47.bounce' failed: "))
+      << status.message();
   EXPECT_NE(status.message().find("stack overflow"), std::string::npos) << status.message();
 }
 

@@ -171,7 +171,7 @@ Result<bool> ParseFlags(int argc, char** argv, CheckOptions* options) {
       ("module",
        "Module file to load ('-' reads standard input); may also be given as the "
        "positional argument. Repeatable: the modules are linked in order (initializers run in "
-       "that order), their imports resolve against each other's exports, and the tests are the "
+       "that order) and a module imports from the modules before it, and the tests are the "
        "last module's",
        cxxopts::value<std::string>())  //
       ("device",
