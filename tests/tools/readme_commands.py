@@ -1,12 +1,21 @@
 #!/usr/bin/python3
 """Runs every shell block of every README.md in the repository, as written.
 
-A block is a fenced code block whose info string is `sh`, `bash` or `console`
-(in a `console` block only the `$ ` lines, and their `\\` continuations, run).
+A block is a fenced code block whose info string is `sh`, `bash` or `console`.
 Each block runs as one bash script under `set -e -o pipefail`, from the
 repository root, with the build's bin folder first on PATH, HOME and TMPDIR in
 a fresh temporary folder, and a time limit. The test fails naming the README,
 the line and the command that failed, with its stderr.
+
+A `console` block is a transcript: its `$ ` lines (with their `\\`
+continuations) are commands, and the lines after a command, up to the next
+`$ `, are what the command prints (stdout and stderr together). The test runs
+the commands and compares what each printed with its transcript, line by line
+(a run of spaces matches any run of spaces, so columns may shift; trailing
+spaces are ignored); a line `...` stands for any number of lines, and
+`…` inside a line for any text (timings, paths). A command may exit non-zero
+only when its transcript shows output (a failing check, an error message),
+which is then what is checked; without output it must succeed.
 
 READMEs write their outputs under /tmp (`/tmp/kiln-install`, `/tmp/demo.kmod`).
 The test rewrites every `/tmp/` path to a private scratch folder, one per
@@ -134,6 +143,86 @@ def private_tmp(text, scratch):
     return TMP_PATH.sub(lambda _: scratch, text)
 
 
+def transcript(block):
+    """[(line number, command lines, expected output lines)] of a console block."""
+    entries, command, expected, cont = [], None, None, False
+    for number, text in block.lines:
+        if cont:
+            command.append(text)
+        elif text.startswith("$ "):
+            command, expected = [text[2:]], []
+            entries.append((number, command, expected))
+        else:
+            if expected is not None:
+                expected.append(text)
+            continue
+        cont = text.rstrip().endswith("\\")
+    for _, _, expected in entries:
+        while expected and not expected[-1].strip():
+            expected.pop()
+    return entries
+
+
+def console_script_for(block, scratch, outputs):
+    """Runs each transcript command with its output to outputs/LINE and its
+    non-zero exit status to outputs/LINE.status."""
+    lines = []
+    for number, command, _ in transcript(block):
+        lines.append(f"KILN_README_LINE={number}")
+        lines.append("{ " + private_tmp(command[0], scratch))
+        lines.extend(private_tmp(text, scratch) for text in command[1:])
+        lines.append(f'}} > "{outputs}/{number}" 2>&1 < /dev/null || '
+                     f'echo $? > "{outputs}/{number}.status"')
+    return "\n".join(lines) + "\n"
+
+
+def output_matches(expected, actual):
+    """Whether `actual` lines fit the `expected` transcript lines (`...`
+    lines: any number of lines; `…` in a line: any text)."""
+    def line_fits(pattern, text):
+        # Runs of spaces match runs of spaces (columns shift with the width
+        # of a timing); `…` matches any text.
+        regex = "".join(r"\s+" if part.isspace() else ".*" if part == "…" else re.escape(part)
+                        for part in re.split(r"(\s+|…)", pattern.rstrip()) if part)
+        return re.fullmatch(regex, text.rstrip()) is not None
+
+    def fits(i, j):
+        if i == len(expected):
+            return j == len(actual)
+        if expected[i].strip() == "...":
+            return any(fits(i + 1, k) for k in range(j, len(actual) + 1))
+        return j < len(actual) and line_fits(expected[i], actual[j]) and fits(i + 1, j + 1)
+
+    return fits(0, 0)
+
+
+def check_transcript(block, scratch, outputs):
+    """None when every command of the console block printed its transcript."""
+    for number, command, expected in transcript(block):
+        where = f"{block.readme}:{number}"
+        shown = "\n  command:\n" + indent_text("\n".join(command), "    $ ")
+        path = os.path.join(outputs, str(number))
+        if not os.path.exists(path):
+            return f"{where}: the command did not run{shown}"
+        with open(path, encoding="utf-8", errors="replace") as f:
+            actual = [line.replace(scratch, "/tmp") for line in f.read().splitlines()]
+        while actual and not actual[-1].strip():
+            actual.pop()
+        status_path = path + ".status"
+        status = None
+        if os.path.exists(status_path):
+            with open(status_path) as f:
+                status = f.read().strip()
+        if status is not None and not expected:
+            return (f"{where}: exit status {status}{shown}\n  output:\n" +
+                    indent_text(tail("\n".join(actual)) or "(empty)", "    "))
+        if expected and not output_matches(expected, actual):
+            return (f"{where}: the output differs from the README's{shown}\n  README:\n" +
+                    indent_text("\n".join(expected), "    ") + "\n  printed:\n" +
+                    indent_text(tail("\n".join(actual), 60) or "(empty)", "    "))
+    return None
+
+
 def script_for(block, scratch):
     """A bash script that runs the block and, on failure, names the line."""
     lines = ["set -e -o pipefail",
@@ -197,10 +286,14 @@ def run_block(block, root, bin_dir, scratch, timeout, verbose):
         env["TMPDIR"] = tmpdir
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         env.pop("KILN_README_LINE", None)
+        outputs = os.path.join(tmp, "outputs")
+        os.makedirs(outputs)
+        script = console_script_for(block, scratch, outputs) if block.lang == "console" \
+            else script_for(block, scratch)
         before = snapshot(root)
         start = time.monotonic()
         try:
-            proc = subprocess.run(["bash", "-c", script_for(block, scratch)], cwd=root, env=env,
+            proc = subprocess.run(["bash", "-c", script], cwd=root, env=env,
                                   stdin=subprocess.DEVNULL, capture_output=True,
                                   text=True, errors="replace", timeout=timeout)
         except subprocess.TimeoutExpired as e:
@@ -232,6 +325,10 @@ def run_block(block, root, bin_dir, scratch, timeout, verbose):
             if created:
                 msg += "\n  and it wrote into the source tree:\n" + indent_text("\n".join(created), "    ")
             return msg
+        if block.lang == "console":
+            mismatch = check_transcript(block, scratch, outputs)
+            if mismatch:
+                return mismatch
         if created:
             return (f"{block.where}: the block wrote into the source tree (write under /tmp "
                     "or the build folder instead):\n" + indent_text("\n".join(created), "    "))
