@@ -6,7 +6,9 @@
 # source tree with add_subdirectory, runtime-only (KILN_BUILD_COMPILER=OFF)
 # and with every package that only kiln's tests, benchmarks, samples or
 # compiler use disabled: a REQUIRED find_package of any of them is a
-# configure error. Builds only the application's two programs (kiln's
+# configure error. kiln's Python package is off by default under a parent
+# project: the test leaves Python and pybind11 findable and checks that kiln
+# did not turn it on. Builds only the application's two programs (kiln's
 # runtime libraries, no tool) and runs the one that links kiln::runtime.
 # The build directory is kept between runs (incremental).
 set -eu
@@ -29,8 +31,7 @@ if ! "$cmake" -S "$source_dir/tests/install/add_subdirectory" -B "$build" -G "$g
     -DCMAKE_DISABLE_FIND_PACKAGE_LLVM=ON \
     -DCMAKE_DISABLE_FIND_PACKAGE_ONNX=ON \
     -DCMAKE_DISABLE_FIND_PACKAGE_Protobuf=ON \
-    -DCMAKE_DISABLE_FIND_PACKAGE_Python3=ON \
-    -DCMAKE_DISABLE_FIND_PACKAGE_pybind11=ON \
+    -UKILN_BUILD_PYTHON \
     >"$work/configure.log" 2>&1; then
   cat "$work/configure.log"
   echo "add_subdirectory_test: configuring the application failed" >&2
@@ -40,6 +41,11 @@ fi
 grep -E '^-- kiln: ' "$work/configure.log" || true
 if grep -q -E '^-- MLIR |^-- Found GTest' "$work/configure.log"; then
   echo "add_subdirectory_test: kiln looked for a dependency it must not need here" >&2
+  exit 1
+fi
+if ! grep -q '^KILN_BUILD_PYTHON:BOOL=OFF$' "$build/CMakeCache.txt"; then
+  grep '^KILN_BUILD_PYTHON' "$build/CMakeCache.txt" || true
+  echo "add_subdirectory_test: kiln's Python package is on by default under a parent project" >&2
   exit 1
 fi
 # kiln's tests and samples are not part of the application's build.
