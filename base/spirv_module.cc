@@ -11,6 +11,8 @@ namespace {
 // The numbers of the SPIR-V specification (unified spec, section 3) that this
 // reader needs.
 constexpr uint32_t kHeaderWords = 5;
+constexpr uint32_t kOpCapability = 17;
+constexpr uint32_t kCapabilityShaderClockKHR = 5055;
 constexpr uint32_t kOpEntryPoint = 15;
 constexpr uint32_t kOpExecutionMode = 16;
 constexpr uint32_t kOpTypeInt = 21;
@@ -148,6 +150,9 @@ Result<SpirvModule> ParseSpirvModule(std::span<const uint32_t> words,
     }
     const std::span<const uint32_t> op = words.subspan(at + 1, count - 1);
     switch (opcode) {
+      case kOpCapability:
+        if (op.size() >= 1 && op[0] == kCapabilityShaderClockKHR) module.uses_shader_clock = true;
+        break;
       case kOpEntryPoint: {
         if (op.size() < 3) return malformed("(OpEntryPoint) is too short");
         std::optional<std::string> name = ReadString(op.subspan(2));

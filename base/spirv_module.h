@@ -60,6 +60,10 @@ struct SpirvEntryPoint {
 
 struct SpirvModule {
   std::vector<SpirvEntryPoint> entry_points;  // Every execution model, in declaration order.
+  // The module declares OpCapability ShaderClockKHR: it reads a clock
+  // (instrumented dispatches read the device clock), which the device must
+  // offer through VK_KHR_shader_clock.
+  bool uses_shader_clock = false;
 
   // The GLCompute entry point called `name`, or null.
   const SpirvEntryPoint* FindComputeEntryPoint(std::string_view name) const;

@@ -31,12 +31,34 @@
  * Return 0 on success. Any other value fails the dispatch: the driver stops
  * starting new workgroups, and the submission's signal semaphores fail with
  * an error naming the export, the workgroup id and the returned value.
+ *
+ * Dispatch instrumentation (kiln-compile --instrument-dispatches; the same
+ * ABI on every target). An instrumented export's layout ends in an
+ * Instrumentation binding, `#hal.pipeline.binding<storage_buffer,
+ * Instrumentation>`, and one more constant than its kernel uses: the
+ * program binds the context's ring (below) as that last binding and passes
+ * the dispatch site's id as that last constant. Each workgroup appends one
+ * record: it claims a slot by atomically adding 1 to the header's `next`,
+ * and writes its site id, workgroup id and the device clock when it began
+ * and ended at records[slot % capacity] (nothing when capacity is 0). The
+ * ring keeps the last `capacity` records. Clocks: cpu CLOCK_MONOTONIC in
+ * ns (kiln_hal_instrument_now_ns), cuda %globaltimer in ns, vulkan the
+ * device clock of VK_KHR_shader_clock in ticks. A hand-written kernel opts
+ * in by declaring the binding and the constant; on the CPU:
+ *
+ *   int my_kernel(const kiln_hal_dispatch_state_t* state) {
+ *     uint64_t start = kiln_hal_instrument_now_ns();
+ *     ...the work...
+ *     kiln_hal_instrument_record(state, start, kiln_hal_instrument_now_ns());
+ *     return 0;
+ *   }
  */
 #ifndef KILN_HAL_CPU_KERNEL_ABI_H_
 #define KILN_HAL_CPU_KERNEL_ABI_H_
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,6 +87,51 @@ static inline void kiln_hal_workgroup_range_x(const kiln_hal_dispatch_state_t* s
   uint64_t last = first + state->workgroup_size[0];
   *begin = (uint32_t)(first < count ? first : count);
   *end = (uint32_t)(last < count ? last : count);
+}
+
+/* The instrumentation ring: a 32-byte header, then `capacity` records. */
+#define KILN_HAL_INSTRUMENT_RING_MAGIC 0x534E494Bu /* the bytes "KINS" */
+
+typedef struct kiln_hal_instrument_ring_header {
+  uint32_t next;        /* records claimed so far (kernels add 1 atomically) */
+  uint32_t capacity;    /* records the ring holds, set by the runtime */
+  uint32_t magic;       /* KILN_HAL_INSTRUMENT_RING_MAGIC, set by the runtime */
+  uint32_t record_size; /* 32, set by the runtime */
+  uint32_t reserved[4];
+} kiln_hal_instrument_ring_header_t;
+
+typedef struct kiln_hal_instrument_record {
+  uint32_t site_id; /* the dispatch site: the instrumented export's last constant */
+  uint32_t workgroup_id[3];
+  uint64_t start; /* the device clock when the workgroup began */
+  uint64_t end;   /* and when it ended */
+} kiln_hal_instrument_record_t;
+
+/* The CPU's instrumentation clock: CLOCK_MONOTONIC in nanoseconds (the
+ * clock of C++'s std::chrono::steady_clock on Linux). */
+static inline uint64_t kiln_hal_instrument_now_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+/* Appends this workgroup's record to the ring bound last, with the site id
+ * passed as the last constant (an instrumented export's layout). */
+static inline void kiln_hal_instrument_record(const kiln_hal_dispatch_state_t* state,
+                                              uint64_t start, uint64_t end) {
+  if (state->binding_count == 0 || state->constant_count == 0) return;
+  kiln_hal_instrument_ring_header_t* header =
+      (kiln_hal_instrument_ring_header_t*)state->bindings[state->binding_count - 1];
+  if (header->capacity == 0) return;
+  uint32_t slot = __atomic_fetch_add(&header->next, 1u, __ATOMIC_RELAXED);
+  kiln_hal_instrument_record_t* record =
+      (kiln_hal_instrument_record_t*)(header + 1) + slot % header->capacity;
+  record->site_id = state->constants[state->constant_count - 1];
+  record->workgroup_id[0] = state->workgroup_id[0];
+  record->workgroup_id[1] = state->workgroup_id[1];
+  record->workgroup_id[2] = state->workgroup_id[2];
+  record->start = start;
+  record->end = end;
 }
 
 #ifdef __cplusplus

@@ -1,5 +1,7 @@
 #include "hal/vulkan/logical_device.h"
 
+#include <vector>
+
 namespace kiln::hal::vulkan {
 
 LogicalDevice::LogicalDevice(Ref<VulkanInstance> instance) : instance_(std::move(instance)) {}
@@ -74,6 +76,17 @@ Result<Ref<LogicalDevice>> LogicalDevice::Create(Ref<VulkanInstance> instance,
   enabled12.descriptorBindingStorageBufferUpdateAfterBind =
       device->update_after_bind_ ? VK_TRUE : VK_FALSE;
 
+  // The device clock, for instrumented dispatches, where the device has it.
+  VkPhysicalDeviceShaderClockFeaturesKHR enabled_clock = {};
+  enabled_clock.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR;
+  std::vector<const char*> extensions;
+  if (physical.shader_device_clock) {
+    enabled_clock.shaderDeviceClock = VK_TRUE;
+    enabled12.pNext = &enabled_clock;
+    extensions.push_back(VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
+    device->shader_device_clock_ = true;
+  }
+
   const float priority = 1.0f;
   VkDeviceQueueCreateInfo queue_info = {};
   queue_info.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
@@ -85,6 +98,8 @@ Result<Ref<LogicalDevice>> LogicalDevice::Create(Ref<VulkanInstance> instance,
   create_info.pNext = &enabled;
   create_info.queueCreateInfoCount = 1;
   create_info.pQueueCreateInfos = &queue_info;
+  create_info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  create_info.ppEnabledExtensionNames = extensions.data();
   VkResult result = ifn.vkCreateDevice(physical.handle, &create_info, nullptr, &device->device_);
   if (result != VK_SUCCESS) {
     device->device_ = VK_NULL_HANDLE;

@@ -52,6 +52,8 @@ class LogicalDevice : public RefObject {
   // Whether descriptor set layouts and pools are update-after-bind (see
   // VulkanDriverOptions::update_after_bind).
   bool update_after_bind() const { return update_after_bind_; }
+  // VK_KHR_shader_clock's device clock is enabled: shaders may read it.
+  bool shader_device_clock() const { return shader_device_clock_; }
   // The queue family's timestampValidBits (0: its queues cannot time
   // dispatches, and traced submissions add no device spans).
   uint32_t timestamp_valid_bits() const { return timestamp_valid_bits_; }
@@ -99,6 +101,7 @@ class LogicalDevice : public RefObject {
   VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
   VkDeviceSize max_memory_allocation_size_ = 0;
   bool update_after_bind_ = false;
+  bool shader_device_clock_ = false;
   uint32_t timestamp_valid_bits_ = 0;
 
   // Destroyed explicitly, before the VkDevice.

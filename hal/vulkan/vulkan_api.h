@@ -42,6 +42,7 @@ namespace kiln::hal::vulkan {
   X(vkGetPhysicalDeviceQueueFamilyProperties) \
   X(vkGetPhysicalDeviceMemoryProperties)      \
   X(vkCreateDevice)                           \
+  X(vkEnumerateDeviceExtensionProperties)     \
   X(vkGetDeviceProcAddr)
 
 // VK_EXT_debug_utils, present only when validation is enabled.

@@ -19,6 +19,8 @@ Result<std::vector<DeviceInfo>> VulkanDriver::ListDevices() {
     info.name = physical[i].properties.deviceName;
     info.available = physical[i].missing.empty();
     if (!info.available) info.reason = "the device lacks " + physical[i].missing;
+    info.details = std::string("device clock (instrumented dispatches): ") +
+                   (physical[i].shader_device_clock ? "yes" : "no (VK_KHR_shader_clock)");
     devices.push_back(std::move(info));
   }
   return devices;

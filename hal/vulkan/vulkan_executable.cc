@@ -102,6 +102,14 @@ Result<Ref<VulkanExecutable>> VulkanExecutable::Create(Ref<LogicalDevice> device
       }
     }
     const SpirvModule& info = infos[plan.module_ordinal];
+    if (info.uses_shader_clock && !device->shader_device_clock()) {
+      return UnimplementedError(
+          export_where + ": its shader module " + std::to_string(plan.module_ordinal) +
+          " reads the device clock (OpCapability ShaderClockKHR: an instrumented dispatch) but "
+          "the Vulkan device '" +
+          std::string(device->properties().deviceName) +
+          "' lacks VK_KHR_shader_clock's shaderDeviceClock");
+    }
     const SpirvEntryPoint* entry = info.FindComputeEntryPoint(plan.entry_point);
     if (entry == nullptr) {
       return InvalidArgumentError(export_where + ": shader module " +

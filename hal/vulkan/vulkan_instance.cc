@@ -180,6 +180,38 @@ VulkanInstance::~VulkanInstance() {
   functions_.vkDestroyInstance(instance_, nullptr);
 }
 
+namespace {
+
+// Whether the device offers VK_KHR_shader_clock's device-scope clock.
+bool HasShaderDeviceClock(const InstanceFunctions& functions, VkPhysicalDevice handle) {
+  uint32_t count = 0;
+  if (functions.vkEnumerateDeviceExtensionProperties(handle, nullptr, &count, nullptr) !=
+      VK_SUCCESS) {
+    return false;
+  }
+  std::vector<VkExtensionProperties> extensions(count);
+  if (functions.vkEnumerateDeviceExtensionProperties(handle, nullptr, &count, extensions.data()) !=
+      VK_SUCCESS) {
+    return false;
+  }
+  bool listed = false;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (std::string_view(extensions[i].extensionName) == VK_KHR_SHADER_CLOCK_EXTENSION_NAME) {
+      listed = true;
+    }
+  }
+  if (!listed) return false;
+  VkPhysicalDeviceShaderClockFeaturesKHR clock = {};
+  clock.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR;
+  VkPhysicalDeviceFeatures2 features = {};
+  features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+  features.pNext = &clock;
+  functions.vkGetPhysicalDeviceFeatures2(handle, &features);
+  return clock.shaderDeviceClock == VK_TRUE;
+}
+
+}  // namespace
+
 Result<std::vector<PhysicalDeviceInfo>> VulkanInstance::EnumeratePhysicalDevices() const {
   std::vector<VkPhysicalDevice> handles;
   for (;;) {
@@ -233,6 +265,7 @@ Result<std::vector<PhysicalDeviceInfo>> VulkanInstance::EnumeratePhysicalDevices
     caps.compute_queue = chosen >= 0;
     info.queue_family = chosen >= 0 ? static_cast<uint32_t>(chosen) : 0;
     info.timestamp_valid_bits = chosen >= 0 ? families[chosen].timestampValidBits : 0;
+    info.shader_device_clock = HasShaderDeviceClock(functions_, handle);
     info.missing = MissingRequirements(caps);
     devices.push_back(info);
   }

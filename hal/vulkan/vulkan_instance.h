@@ -43,6 +43,9 @@ struct PhysicalDeviceInfo {
   uint32_t queue_family = 0;  // The compute queue family (valid when not missing).
   // The family's timestampValidBits: 0 when its queues write no timestamps.
   uint32_t timestamp_valid_bits = 0;
+  // VK_KHR_shader_clock with shaderDeviceClock: shaders may read the device
+  // clock (instrumented dispatches do). Optional: enabled where offered.
+  bool shader_device_clock = false;
 };
 
 class VulkanInstance : public RefObject {

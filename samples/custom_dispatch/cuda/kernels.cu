@@ -29,3 +29,39 @@ extern "C" __global__ void simple_mul_inplace(const float* __restrict__ binding0
   int tid = blockDim.x * blockIdx.x + threadIdx.x;
   if (tid < dim) binding1[tid] *= binding0[tid];
 }
+
+// Dispatch instrumentation by hand (the ABI is in hal/cpu/kernel_abi.h and
+// is the same on every target): an instrumented export's layout ends in an
+// Instrumentation binding, which the program binds to the context's ring, and
+// one more constant, the dispatch site's id. The block's first thread appends
+// one record per block: the site id, the block id, and %globaltimer (ns) when
+// the block began and, after every thread is done, when it ended.
+#include "hal/cpu/kernel_abi.h"
+
+__device__ unsigned long long GlobalTimerNs() {
+  unsigned long long now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  return now;
+}
+
+// binding2 = binding0 * binding1, recording into `ring` as site `site_id`.
+extern "C" __global__ void simple_mul_instrumented(const float* __restrict__ binding0,
+                                                   const float* __restrict__ binding1,
+                                                   float* __restrict__ binding2,
+                                                   kiln_hal_instrument_ring_header_t* ring,
+                                                   int dim, unsigned site_id) {
+  const unsigned long long start = GlobalTimerNs();
+  int tid = blockDim.x * blockIdx.x + threadIdx.x;
+  if (tid < dim) binding2[tid] = binding0[tid] * binding1[tid];
+  __syncthreads();
+  if (threadIdx.x != 0 || threadIdx.y != 0 || threadIdx.z != 0 || ring->capacity == 0) return;
+  const unsigned slot = atomicAdd(&ring->next, 1u) % ring->capacity;
+  kiln_hal_instrument_record_t* record =
+      reinterpret_cast<kiln_hal_instrument_record_t*>(ring + 1) + slot;
+  record->site_id = site_id;
+  record->workgroup_id[0] = blockIdx.x;
+  record->workgroup_id[1] = blockIdx.y;
+  record->workgroup_id[2] = blockIdx.z;
+  record->start = start;
+  record->end = GlobalTimerNs();
+}
