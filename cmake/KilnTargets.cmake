@@ -43,7 +43,7 @@ endforeach()
 # The tools keep their names: kiln::kiln-compile runs kiln-compile.
 set(KILN_EXPORTED_TOOLS)
 foreach(tool kiln-compile kiln-opt kiln-import-onnx kiln-run-module kiln-check-module
-             kiln-benchmark-module kiln-dump-module)
+             kiln-benchmark-module kiln-dump-module kiln-dump-instruments)
   if(TARGET ${tool})
     add_executable(kiln::${tool} ALIAS ${tool})
     list(APPEND KILN_EXPORTED_TOOLS ${tool})

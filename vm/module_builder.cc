@@ -10,12 +10,8 @@
 namespace kiln::vm {
 
 Operand Reg(uint16_t index) { return {Operand::Kind::kRegister, index}; }
-Operand ImmI32(int32_t value) {
-  return {Operand::Kind::kImmI32, static_cast<uint32_t>(value)};
-}
-Operand ImmI64(int64_t value) {
-  return {Operand::Kind::kImmI64, static_cast<uint64_t>(value)};
-}
+Operand ImmI32(int32_t value) { return {Operand::Kind::kImmI32, static_cast<uint32_t>(value)}; }
+Operand ImmI64(int64_t value) { return {Operand::Kind::kImmI64, static_cast<uint64_t>(value)}; }
 Operand ImmF32(float value) {
   uint32_t bits;
   std::memcpy(&bits, &value, 4);
@@ -222,7 +218,9 @@ void FunctionBuilder::EmitTrace(uint32_t string,
   }
 }
 
-void FunctionBuilder::EmitRaw(std::span<const uint8_t> bytes) { Append(bytes.data(), bytes.size()); }
+void FunctionBuilder::EmitRaw(std::span<const uint8_t> bytes) {
+  Append(bytes.data(), bytes.size());
+}
 
 void FunctionBuilder::SetRegisterCounts(std::array<uint16_t, kBankCount> counts) {
   has_register_override_ = true;
@@ -362,10 +360,9 @@ Result<std::vector<uint8_t>> ModuleBuilder::Finish() {
     }
     std::array<uint16_t, kBankCount> counts;
     for (int b = 0; b < kBankCount; ++b) {
-      counts[b] = function.has_register_override_
-                      ? function.register_override_[b]
-                      : static_cast<uint16_t>(std::min<uint32_t>(
-                            function.max_register_plus_one_[b], 65535));
+      counts[b] = function.has_register_override_ ? function.register_override_[b]
+                                                  : static_cast<uint16_t>(std::min<uint32_t>(
+                                                        function.max_register_plus_one_[b], 65535));
     }
     function_offsets.push_back(s::CreateFunction(
         fbb, fbb.CreateString(function.name_), fbb.CreateString(function.signature_), counts[0],
@@ -403,9 +400,8 @@ Result<std::vector<uint8_t>> ModuleBuilder::Finish() {
   }
   std::vector<fb::Offset<s::GlobalDescriptor>> global_offsets;
   for (const GlobalEntry& g : globals_) {
-    global_offsets.push_back(s::CreateGlobalDescriptor(fbb, fbb.CreateString(g.name),
-                                                       fbb.CreateString(g.type), g.offset, g.size,
-                                                       g.is_ref));
+    global_offsets.push_back(s::CreateGlobalDescriptor(
+        fbb, fbb.CreateString(g.name), fbb.CreateString(g.type), g.offset, g.size, g.is_ref));
   }
   std::vector<fb::Offset<s::ExecutableDescriptor>> executable_offsets;
   for (const ExecutableDescription& e : executables_) {
@@ -423,12 +419,12 @@ Result<std::vector<uint8_t>> ModuleBuilder::Finish() {
     }
     std::vector<fb::Offset<s::DispatchSiteDescriptor>> sites;
     for (const auto& d : e.dispatch_sites) {
-      sites.push_back(
-          s::CreateDispatchSiteDescriptor(fbb, d.function, d.bytecode_offset, d.export_ordinal));
+      sites.push_back(s::CreateDispatchSiteDescriptor(fbb, d.function, d.bytecode_offset,
+                                                      d.export_ordinal, d.site_id));
     }
-    executable_offsets.push_back(s::CreateExecutableDescriptor(
-        fbb, fbb.CreateString(e.name), fbb.CreateVector(variants), fbb.CreateVector(exports),
-        fbb.CreateVector(sites)));
+    executable_offsets.push_back(
+        s::CreateExecutableDescriptor(fbb, fbb.CreateString(e.name), fbb.CreateVector(variants),
+                                      fbb.CreateVector(exports), fbb.CreateVector(sites)));
   }
   if (!bytecode.empty()) fbb.PreAlign(bytecode.size(), 8);
   auto bytecode_offset = fbb.CreateVector(bytecode);

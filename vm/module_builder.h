@@ -78,6 +78,10 @@ struct ExecutableDescription {
     uint32_t function = 0;
     uint32_t bytecode_offset = 0;  // Relative to the function's bytecode.
     uint32_t export_ordinal = 0;
+    // The id an instrumented dispatch records (module.fbs); kNoSiteId for
+    // the others.
+    static constexpr uint32_t kNoSiteId = 0xFFFFFFFFu;
+    uint32_t site_id = kNoSiteId;
   };
   std::string name;
   std::vector<Variant> variants;

@@ -8,6 +8,7 @@ void registerDispatchPasses() {
   mlir::registerPass([] { return createSelectLibraryCallsPass(); });
   mlir::registerPass(createTieDispatchResultsPass);
   mlir::registerPass(createDistributeToWorkgroupsPass);
+  mlir::registerPass([] { return createInstrumentDispatchesPass(); });
 }
 
 }  // namespace kiln::compiler

@@ -21,6 +21,9 @@
 //   --kiln-distribute-to-workgroups  each generated kernel tiled into one
 //       workgroup's tile, bufferized into its bindings: the target-neutral
 //       form that compiler/targets/* lower (distribute_to_workgroups.cc).
+//   --kiln-instrument-dispatches     (kiln-compile --instrument-dispatches)
+//       every generated kernel records one entry per workgroup into the
+//       instrumentation ring, an extra last binding (instrument_dispatches.cc).
 #pragma once
 
 #include <cstdint>
@@ -52,6 +55,9 @@ std::unique_ptr<mlir::Pass> createSelectLibraryCallsPass(bool allow_tf32 = false
                                                          bool blocked_activations = false);
 std::unique_ptr<mlir::Pass> createTieDispatchResultsPass();
 std::unique_ptr<mlir::Pass> createDistributeToWorkgroupsPass();
+// `ring_bytes`: the ring's size (at least 64, a multiple of 32); kiln-opt's
+// option `ring-bytes` (1 MiB by default).
+std::unique_ptr<mlir::Pass> createInstrumentDispatchesPass(uint64_t ring_bytes = 1 << 20);
 
 // Registers them with MLIR's pass registry (kiln-opt).
 void registerDispatchPasses();

@@ -79,6 +79,7 @@
 #include "compiler/dialects/util/util_dialect.h"
 #include "compiler/host/bufferizer.h"
 #include "compiler/host/host_utils.h"
+#include "compiler/host/instrumentation.h"
 #include "compiler/host/passes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
@@ -196,6 +197,7 @@ mlir::LogicalResult Bufferizer::Run() {
   }
   RetypeTensorGlobals();
   RetypeChannels();
+  NumberDispatchSites();
   for (mlir::func::FuncOp func : functions) LowerFunction(func);
   // The program's initializers that compute on tensors (loads and stores of
   // tensor globals, constants) or use channels; the others have nothing to
@@ -768,6 +770,9 @@ void Bufferizer::LowerDispatch(Flow::DispatchOp op) {
     binding_lengths.push_back(length);
     tensors_[result] = std::move(state);
   }
+  // An instrumented export's site id and ring come last (after the
+  // operands' constants and the results' bindings).
+  if (!AppendInstrumentation(b, op, layout, constants, binding_buffers, binding_lengths)) return;
   if (layout && layout.getBindings().size() != binding_buffers.size()) {
     Error(loc) << "the dispatch binds " << binding_buffers.size() << " buffers but " << entry_point
                << " declares " << layout.getBindings().size() << " bindings";
@@ -778,9 +783,12 @@ void Bufferizer::LowerDispatch(Flow::DispatchOp op) {
   Submit(b, loc, device_, [&](Value cmd) {
     Value zero = host::IndexConstant(b, loc, 0);
     llvm::SmallVector<Value> offsets(binding_buffers.size(), zero);
-    HAL::CommandBufferDispatchOp::create(
+    auto dispatch = HAL::CommandBufferDispatchOp::create(
         b, loc, cmd, executable, host::IndexConstant(b, loc, ordinal), count[0], count[1], count[2],
         constants, binding_buffers, offsets, binding_lengths, entry_point);
+    if (mlir::Attribute site_id = op->getAttr(host::kDispatchSiteIdAttrName)) {
+      dispatch->setAttr(host::kDispatchSiteIdAttrName, site_id);
+    }
   });
 }
 

@@ -174,10 +174,13 @@ std::string Bufferizer::ConstantGlobal(mlir::ElementsAttr value, Location loc) {
 }
 
 // The module initializer's share: the device, every executable, the default
-// channels, then the buffers of tensor globals and constants. It runs
+// channels, the instrumentation ring, then the buffers of tensor globals and
+// constants. It runs
 // before the program's own initializers (which may use them).
 void Bufferizer::BuildInitializer() {
-  if (!initial_buffers_.empty() || !channel_globals_.empty()) DeviceGlobal();
+  if (!initial_buffers_.empty() || !channel_globals_.empty() || !ring_global_.empty()) {
+    DeviceGlobal();
+  }
   if (device_global_.empty()) return;
   OpBuilder b = OpBuilder::atBlockEnd(module_.getBody());
   auto initializers = module_.getOps<Util::InitializerOp>();
@@ -196,6 +199,7 @@ void Bufferizer::BuildInitializer() {
     Util::GlobalStoreOp::create(b, executable->getLoc(), loaded, global);
   }
   InitializeChannels(b, device);
+  InitializeInstrumentationRing(b, device);
   if (!initial_buffers_.empty()) {
     Value allocator =
         HAL::DeviceAllocatorOp::create(b, loc, HAL::AllocatorType::get(b.getContext()), device);

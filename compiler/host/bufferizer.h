@@ -8,6 +8,8 @@
 //   bufferize_checks.cc      the check dialect's comparisons of tensors
 //   bufferize_collectives.cc flow's channels and collectives into hal
 //                            channels and collective commands
+//   bufferize_instrumentation.cc  site ids, the instrumentation ring and the
+//                            extras of instrumented dispatches
 //
 // Each tensor value on the host becomes a TensorState (its buffer and dims);
 // the Bufferizer holds them per function.
@@ -86,6 +88,20 @@ class Bufferizer {
   // use (at `loc`); InitializeChannels joins each in the module initializer.
   llvm::StringRef ChannelGlobal(llvm::StringRef group, Location loc);
   void InitializeChannels(OpBuilder& b, Value device);
+  // Dispatch instrumentation (compiler/host/instrumentation.h): numbers the
+  // dispatches of instrumented exports that have no site id yet and, when
+  // the module has any, makes the ring's global.
+  void NumberDispatchSites();
+  // When `layout` is instrumented, appends the dispatch's site id to
+  // `constants` and the ring to the bindings; false when that failed
+  // (already reported).
+  bool AppendInstrumentation(OpBuilder& b, Flow::DispatchOp op, HAL::PipelineLayoutAttr layout,
+                             llvm::SmallVectorImpl<Value>& constants,
+                             llvm::SmallVectorImpl<Value>& binding_buffers,
+                             llvm::SmallVectorImpl<Value>& binding_lengths);
+  // The module initializer's ring (hal.device.instrumentation_ring), if the
+  // module has one.
+  void InitializeInstrumentationRing(OpBuilder& b, Value device);
 
   // `owner` is a func.func or a util.initializer that computes on tensors.
   void LowerFunction(Operation* owner);
@@ -133,6 +149,10 @@ class Bufferizer {
     Location loc;
   };
   llvm::SmallVector<ChannelGlobalInfo> channel_globals_;
+  // The instrumentation ring's global (empty: the module dispatches no
+  // instrumented export) and its size in bytes.
+  std::string ring_global_;
+  int64_t ring_bytes_ = 0;
 
   // Per function (or initializer): "@f" in messages.
   std::string function_name_;

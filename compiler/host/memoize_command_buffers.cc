@@ -84,8 +84,13 @@
 // its own command buffer (and binds its own arena). A failing
 // recording stops the call inside the recording function, before the store:
 // no half-recorded command buffer is kept, and the next call records again.
-// The dispatches keep their locations and entry points, so the module's
-// dispatch sites (now in the recording function) keep their source lines.
+// The dispatches keep their locations, entry points and site ids
+// (kiln.dispatch_site_id), so the module's dispatch sites (now in the
+// recording function) keep their source lines and instrumentation ids.
+//
+// The instrumentation ring (compiler/host/instrumentation.h) is the load of
+// an immutable global, so it is a fixed buffer like the weights: a
+// replayed command buffer binds the same ring on every call.
 #include "compiler/dialects/hal/hal_dialect.h"
 #include "compiler/dialects/util/util_dialect.h"
 #include "compiler/host/host_utils.h"
@@ -358,11 +363,14 @@ void Memoizer::Rewrite(Segment segment) {
     auto dispatch = llvm::cast<HAL::CommandBufferDispatchOp>(command);
     Ranges r = record_ranges(at, dispatch.getBindingBuffers(), dispatch.getBindingOffsets(),
                              dispatch.getBindingLengths());
-    HAL::CommandBufferDispatchOp::create(
+    auto recorded = HAL::CommandBufferDispatchOp::create(
         b, at, cmd, copy_of(dispatch.getExecutable()), copy_of(dispatch.getEntryPoint()),
         copy_of(dispatch.getWorkgroupX()), copy_of(dispatch.getWorkgroupY()),
         copy_of(dispatch.getWorkgroupZ()), copies_of(dispatch.getConstants()), r.buffers, r.offsets,
         r.lengths, dispatch.getDispatchAttr());
+    // What else the dispatch carries (an instrumented one's site id, for the
+    // module's dispatch-site table) goes with it into the recording.
+    recorded->setDiscardableAttrs(dispatch->getDiscardableAttrDictionary());
   }
   HAL::CommandBufferFinalizeOp::create(b, segment.finalize.getLoc(), cmd);
   mlir::func::ReturnOp::create(b, segment.finalize.getLoc(), cmd);
@@ -379,7 +387,8 @@ void Memoizer::Rewrite(Segment segment) {
                                        /*withElseRegion=*/true);
   {
     OpBuilder then_b = if_op.getThenBodyBuilder();
-    Value recorded = mlir::func::CallOp::create(then_b, at, record, mlir::ValueRange{}).getResult(0);
+    Value recorded =
+        mlir::func::CallOp::create(then_b, at, record, mlir::ValueRange{}).getResult(0);
     Util::GlobalStoreOp::create(then_b, at, recorded, global);
     mlir::scf::YieldOp::create(then_b, at, recorded);
     OpBuilder else_b = if_op.getElseBodyBuilder();

@@ -32,7 +32,10 @@
 // other effects) ends the recording, so every result is ready before the
 // host can look at it.
 //
-// Hazards: a binding the export's layout marks ReadOnly is read, every other
+// Hazards: a binding the export's layout marks ReadOnly is read, the
+// instrumentation ring (the Instrumentation binding, compiler/host/
+// instrumentation.h) is neither (its records are claimed atomically, one per
+// workgroup: no dispatch waits for another because of it), every other
 // binding is read and written (fill and copy write their target, copy reads
 // its source, a collective reads its send buffer and writes its recv
 // buffer). Two buffers conflict when they are the same value, or both
@@ -111,14 +114,17 @@ void AccessesOf(Operation* command, Accesses& out) {
   if (auto dispatch = llvm::dyn_cast<HAL::CommandBufferDispatchOp>(command)) {
     HAL::PipelineLayoutAttr layout;
     if (mlir::SymbolRefAttr entry = dispatch.getDispatchAttr()) {
-      if (auto exported = mlir::SymbolTable::lookupNearestSymbolFrom<HAL::ExecutableExportOp>(
-              command, entry)) {
+      if (auto exported =
+              mlir::SymbolTable::lookupNearestSymbolFrom<HAL::ExecutableExportOp>(command, entry)) {
         layout = exported.getLayout();
       }
     }
     for (auto [i, buffer] : llvm::enumerate(dispatch.getBindingBuffers())) {
-      out.reads.push_back(buffer);
       HAL::PipelineBindingAttr binding = layout ? layout.getBinding(i) : nullptr;
+      // The instrumentation ring: every workgroup claims a record of its own
+      // atomically, so dispatches that share it need no order.
+      if (binding && binding.isInstrumentation()) continue;
+      out.reads.push_back(buffer);
       if (!binding || !binding.isReadOnly()) out.writes.push_back(buffer);
     }
   } else if (auto fill = llvm::dyn_cast<HAL::CommandBufferFillBufferOp>(command)) {

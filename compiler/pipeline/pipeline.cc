@@ -59,6 +59,11 @@ void BuildPipeline(mlir::OpPassManager& pm, const PipelineOptions& options) {
   // Unused private functions and executables go before anything lowers them
   // (as IREE's input pipeline does).
   pm.addPass(mlir::createSymbolDCEPass());
+  // After symbol-dce, so that only the executables the program dispatches
+  // get site ids.
+  if (options.instrument_dispatches_bytes != 0) {
+    pm.addPass(createInstrumentDispatchesPass(options.instrument_dispatches_bytes));
+  }
 
   // Targets: the objects of each hand-authored executable into binaries.
   SerializeExecutablesOptions serialize;

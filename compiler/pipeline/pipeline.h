@@ -76,6 +76,11 @@ struct PipelineOptions {
   // reads NCHW only); pair it with im2col_max_pixels = -1, or the 1x1
   // convolutions that would chain are matmuls.
   std::optional<bool> blocked_activations;
+  // Nonzero: every generated kernel records one entry per workgroup into an
+  // instrumentation ring of this many bytes (kiln-compile
+  // --instrument-dispatches; compiler/dispatch/instrument_dispatches.cc).
+  // At least 64 and a multiple of 32; 0 leaves the kernels as they are.
+  uint64_t instrument_dispatches_bytes = 0;
   // When set, executable objects are read through this instead of the file
   // system (the fuzzer's stand-in bytes).
   std::function<Result<std::vector<uint8_t>>(const std::string& path)> read_object = nullptr;

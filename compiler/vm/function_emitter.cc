@@ -6,6 +6,7 @@
 #include <string>
 
 #include "compiler/dialects/vm/vm_dialect.h"
+#include "compiler/host/instrumentation.h"
 #include "compiler/vm/parallel_copy.h"
 
 namespace kiln::compiler::vm_backend {
@@ -188,7 +189,10 @@ void Emitter::EmitInst(const MInst& inst, const std::vector<vm::Label>& edge_lab
       const uint32_t import =
           Index(symbols_.Import(op, symbol("callee"), op->getOperandTypes(), op->getResultTypes()));
       if (auto dispatch = op->getAttrOfType<mlir::SymbolRefAttr>("dispatch")) {
-        symbols_.DispatchSite(dispatch, b_.offset());
+        auto site_id = op->getAttrOfType<mlir::IntegerAttr>(host::kDispatchSiteIdAttrName);
+        symbols_.DispatchSite(dispatch, b_.offset(),
+                              site_id ? static_cast<uint32_t>(site_id.getInt())
+                                      : vm::ExecutableDescription::DispatchSite::kNoSiteId);
       }
       b_.EmitCallImport(import, args, results);
       return;

@@ -57,9 +57,11 @@ class ModuleSymbols {
   virtual uint32_t Type(mlir::Type type) = 0;
   // Sets the builder's source location for the next instructions.
   virtual void Locate(vm::FunctionBuilder& builder, mlir::Location loc) = 0;
-  // A vm.call.import carrying `dispatch = @executable::@export` is about to
-  // be emitted at `offset` of the function being built.
-  virtual void DispatchSite(mlir::SymbolRefAttr entry_point, uint32_t offset) = 0;
+  // A vm.call.import carrying `dispatch = @executable::@export` (and, when
+  // the dispatch is instrumented, `kiln.dispatch_site_id`; else `site_id` is
+  // vm::ExecutableDescription::DispatchSite::kNoSiteId) is about to be
+  // emitted at `offset` of the function being built.
+  virtual void DispatchSite(mlir::SymbolRefAttr entry_point, uint32_t offset, uint32_t site_id) = 0;
 };
 
 mlir::LogicalResult EmitFunction(const MFunction& mf, const ControlFlow& cfg,

@@ -71,13 +71,14 @@ mlir::FailureOr<std::vector<uint8_t>> RodataBytes(VM::RodataOp op) {
       return bytes;
     }
     const unsigned bits = element.getIntOrFloatBitWidth();
-    if (bits % 8 != 0) return op.emitOpError() << "elements of type " << element
-                                               << " have no byte layout";
+    if (bits % 8 != 0)
+      return op.emitOpError() << "elements of type " << element << " have no byte layout";
     llvm::ArrayRef<char> raw = dense.getRawData();
     if (dense.isSplat()) {
       const size_t size = bits / 8;
       bytes.reserve(static_cast<size_t>(count) * size);
-      for (int64_t i = 0; i < count; ++i) bytes.insert(bytes.end(), raw.begin(), raw.begin() + size);
+      for (int64_t i = 0; i < count; ++i)
+        bytes.insert(bytes.end(), raw.begin(), raw.begin() + size);
     } else {
       bytes.assign(raw.begin(), raw.end());
     }
@@ -152,12 +153,12 @@ class ModuleEmitter : public vm_backend::ModuleSymbols {
     if (inserted) it->second = builder_.AddSourceFile(file->getFilename().str());
     function.SetLocation(it->second, file->getLine(), file->getColumn());
   }
-  void DispatchSite(mlir::SymbolRefAttr entry_point, uint32_t offset) override {
+  void DispatchSite(mlir::SymbolRefAttr entry_point, uint32_t offset, uint32_t site_id) override {
     sites_.push_back({entry_point.getRootReference().str(),
                       entry_point.getNestedReferences().empty()
                           ? std::string()
                           : entry_point.getLeafReference().str(),
-                      current_function_, offset});
+                      current_function_, offset, site_id});
   }
 
  private:
@@ -180,6 +181,7 @@ class ModuleEmitter : public vm_backend::ModuleSymbols {
   struct Site {
     std::string executable, export_name;
     uint32_t function, offset;
+    uint32_t site_id;  // kNoSiteId unless instrumented.
   };
   std::vector<Site> sites_;
   // Executable variants, by executable name, in module order.
@@ -203,9 +205,9 @@ Result<std::vector<uint8_t>> ModuleEmitter::Run() {
         failed_ = true;
         continue;
       }
-      const uint32_t ordinal = builder_.AddRodata(
-          rodata.getSymName().str(), *bytes,
-          static_cast<uint32_t>(rodata.getAlignment().value_or(16)));
+      const uint32_t ordinal =
+          builder_.AddRodata(rodata.getSymName().str(), *bytes,
+                             static_cast<uint32_t>(rodata.getAlignment().value_or(16)));
       rodata_[rodata.getSymName().str()] = ordinal;
       if (std::optional<VM::ExecutableVariantAttr> executable = rodata.getExecutable()) {
         variants_.push_back({*executable, ordinal});
@@ -221,8 +223,8 @@ Result<std::vector<uint8_t>> ModuleEmitter::Run() {
   std::vector<vm::FunctionBuilder*> builders;
   std::vector<std::string> names;
   for (VM::FuncOp func : functions) {
-    std::optional<std::string> signature = VM::SignatureOf(func.getFunctionType().getInputs(),
-                                                           func.getFunctionType().getResults());
+    std::optional<std::string> signature =
+        VM::SignatureOf(func.getFunctionType().getInputs(), func.getFunctionType().getResults());
     if (!signature) {
       func.emitOpError("has a type without VM register banks");
       failed_ = true;
@@ -470,15 +472,16 @@ void ModuleEmitter::DescribeExecutables() {
       descriptions.push_back(std::move(description));
       it = descriptions.end() - 1;
     }
-    it->variants.push_back({variant.getTarget().str(), variant.getFormat().str(),
-                            variant.getConfig().str(), rodata});
+    it->variants.push_back(
+        {variant.getTarget().str(), variant.getFormat().str(), variant.getConfig().str(), rodata});
   }
   for (vm::ExecutableDescription& description : descriptions) {
     for (const Site& site : sites_) {
       if (site.executable != description.name) continue;
       for (const vm::ExecutableDescription::Export& e : description.exports) {
         if (e.name == site.export_name) {
-          description.dispatch_sites.push_back({site.function, site.offset, e.ordinal});
+          description.dispatch_sites.push_back(
+              {site.function, site.offset, e.ordinal, site.site_id});
         }
       }
     }

@@ -59,6 +59,14 @@ namespace kiln::hal {
     "device:hal.device", "",                                                                      \
     "allocator:hal.allocator",                                                                    \
     "the device's allocator")                                                                     \
+  X(DeviceInstrumentationRing, "device.instrumentation_ring", "rI_r",                             \
+    "device:hal.device byte_length:i64", "",                                                      \
+    "buffer:hal.buffer",                                                                          \
+    "the context's dispatch instrumentation ring on `device` (hal/instrumentation.h): made on "   \
+    "the first call (the module initializer) holding a new ring's header and zeroed records, "    \
+    "registered in HalModuleOptions::instrumentation, and the same buffer on every later call; "  \
+    "INVALID_ARGUMENT when byte_length is not a ring's size (at least 64, a multiple of 32) or "  \
+    "differs from the first call's")                                                              \
   X(AllocatorAllocate, "allocator.allocate", "riiI_r",                                            \
     "allocator:hal.allocator memory_types:i32 buffer_usage:i32 byte_length:i64", "",              \
     "buffer:hal.buffer",                                                                          \
@@ -250,7 +258,7 @@ struct HalImportInfo {
 };
 
 inline constexpr std::array kHalImports = {
-#define KILN_HAL_IMPORT_INFO(id, name, signature, arguments, tail, results, meaning)              \
+#define KILN_HAL_IMPORT_INFO(id, name, signature, arguments, tail, results, meaning) \
   HalImportInfo{HalImport::k##id, name, signature, arguments, tail, results, meaning},
     KILN_FOR_EACH_HAL_IMPORT(KILN_HAL_IMPORT_INFO)
 #undef KILN_HAL_IMPORT_INFO
@@ -268,8 +276,8 @@ inline constexpr std::string_view kHalModuleName = "hal";
 // One "name:type" of an entry's arguments or results.
 struct HalImportValue {
   std::string_view name;
-  std::string_view type;   // "i32", "i64", "f32", "hal.buffer", "vm.buffer", ...
-  bool nullable = false;   // A ref type written with a trailing '?'.
+  std::string_view type;  // "i32", "i64", "f32", "hal.buffer", "vm.buffer", ...
+  bool nullable = false;  // A ref type written with a trailing '?'.
   constexpr bool is_ref() const { return type != "i32" && type != "i64" && type != "f32"; }
   // The calling-convention character of the value (vm/signature.h).
   constexpr char signature_char() const {
@@ -288,9 +296,9 @@ constexpr HalImportValue HalImportValueAt(std::string_view list, size_t index) {
     if (i == index) {
       std::string_view item = list.substr(begin, end - begin);
       const size_t colon = item.find(':');
-      HalImportValue value{item.substr(0, colon),
-                           colon == std::string_view::npos ? std::string_view()
-                                                           : item.substr(colon + 1)};
+      HalImportValue value{item.substr(0, colon), colon == std::string_view::npos
+                                                      ? std::string_view()
+                                                      : item.substr(colon + 1)};
       if (!value.type.empty() && value.type.back() == '?') {
         value.type.remove_suffix(1);
         value.nullable = true;

@@ -10,6 +10,7 @@
 
 #include "hal/collective.h"
 #include "hal/element_type.h"
+#include "hal/instrumentation.h"
 #include "hal/module/hal_imports.h"
 #include "hal/module/hal_types.h"
 #include "hal/transfer.h"
@@ -50,6 +51,15 @@ struct HalState {
   // hal.device.allocator's result per device, made once: a program asks
   // for it on every call.
   std::vector<std::pair<const Device*, Ref<vm::Object>>> allocators;
+  // device.instrumentation_ring's ring per device, made once per context:
+  // every instrumented dispatch binds it, so every call appends to it.
+  struct ContextRing {
+    const Device* device;
+    uint64_t byte_length;
+    Ref<vm::Object> buffer;
+  };
+  std::vector<ContextRing> instrumentation_rings;
+  Ref<InstrumentationRings> instrumentation;  // Null: rings are not registered.
   std::vector<Ref<vm::Object>> device_refs;
   std::vector<uint32_t> constants;
   std::vector<BufferRef> bindings;         // Empty between calls.
@@ -231,6 +241,39 @@ Status DeviceAllocator(HalState& state, Args args, Results results) {
   Ref<vm::Object> allocator = MakeRef<VmAllocator>(*device);
   state.allocators.emplace_back(device->get(), allocator);
   results[0] = Wrapped(std::move(allocator));
+  return OkStatus();
+}
+
+// The ring instrumented kernels record their workgroups into: made on the
+// first call (the module initializer; a new ring's header, zeroed records,
+// uploaded as constants are), registered for the host to read back, and the
+// same buffer on every later call.
+Status DeviceInstrumentationRing(HalState& state, Args args, Results results) {
+  const Ref<Device>* device = nullptr;
+  KILN_RETURN_IF_ERROR(Get(args, 0, "device", &device));
+  size_t length = 0;
+  KILN_RETURN_IF_ERROR(GetSize(args, 1, "byte length", /*whole_allowed=*/false, &length));
+  for (const HalState::ContextRing& ring : state.instrumentation_rings) {
+    if (ring.device != device->get()) continue;
+    if (ring.byte_length != length) {
+      return ArgError(1, "byte length",
+                      "this context's instrumentation ring on the device holds " +
+                          std::to_string(ring.byte_length) + " bytes, not " +
+                          std::to_string(length));
+    }
+    results[0] = Wrapped(ring.buffer);
+    return OkStatus();
+  }
+  if (Status size = CheckInstrumentRingSize(length); !size.ok()) {
+    return ArgError(1, "byte length", size.message());
+  }
+  const std::vector<uint8_t> image = NewInstrumentRingImage(length);
+  KILN_ASSIGN_OR_RETURN(Ref<Buffer> buffer,
+                        UploadBuffer(**device, image, "the instrumentation ring"));
+  if (state.instrumentation) state.instrumentation->Register({*device, buffer, length});
+  Ref<vm::Object> wrapped = WrapForVm(std::move(buffer));
+  state.instrumentation_rings.push_back({device->get(), length, wrapped});
+  results[0] = Wrapped(std::move(wrapped));
   return OkStatus();
 }
 
@@ -1024,13 +1067,15 @@ Result<Ref<vm::Module>> CreateHalModule(vm::Instance& instance, std::vector<Ref<
   auto module = vm::NativeModule<HalState>::Create(
       "hal",
       [devices = std::move(devices), parameters = std::move(parameters),
-       trace = std::move(options.trace),
-       collectives = std::move(options.collectives)]() -> Result<std::unique_ptr<HalState>> {
+       trace = std::move(options.trace), collectives = std::move(options.collectives),
+       instrumentation =
+           std::move(options.instrumentation)]() -> Result<std::unique_ptr<HalState>> {
         auto state = std::make_unique<HalState>();
         state->devices = devices;
         state->parameters = parameters;
         state->trace = trace;
         state->collectives = collectives;
+        state->instrumentation = instrumentation;
         for (const Ref<Device>& device : devices) state->device_refs.push_back(WrapForVm(device));
         return state;
       });

@@ -36,6 +36,10 @@
 //     world size and the rendezvous); its errors say which channel, as
 //     which rank of how many. channel.split returns a null ref for a color
 //     of -1, as Channel::Split does.
+//   - device.instrumentation_ring makes the context's ring on a device on
+//     its first call (hal/instrumentation.h: the header, zeroed records)
+//     and registers it in HalModuleOptions::instrumentation; later calls
+//     return the same buffer, so every dispatch of every call binds it.
 //   - A binding-table slot that a reusable command buffer uses but the
 //     table of queue.execute.indirect lacks (or holds null) is an error of
 //     that call naming the dispatch, the binding and the slot; so is a slot
@@ -55,6 +59,7 @@
 #include "hal/channel.h"
 #include "hal/device.h"
 #include "hal/fence.h"
+#include "hal/instrumentation.h"
 #include "hal/parameters/parameter_index.h"
 #include "hal/trace.h"
 #include "vm/instance.h"
@@ -88,6 +93,11 @@ struct HalModuleOptions {
   // the device that runs the program, once per context. The default, a
   // group of one, still runs collectives (each one a copy on its device).
   CollectiveGroup collectives;
+  // Where the instrumentation rings of instrumented programs
+  // (device.instrumentation_ring, once per context and device) are
+  // registered, so that the host can read them back after a call
+  // (hal/instrumentation.h). Null: the rings are made but not registered.
+  Ref<InstrumentationRings> instrumentation;
 };
 
 // The "hal" native module, serving `devices` (none may be null) to every

@@ -135,6 +135,7 @@ if os.path.exists(os.path.join(config.kiln_bin_dir, "kiln-benchmark-module")):
     config.available_features.add("kiln-benchmark-module")
     config.substitutions.append(("%kiln-benchmark-module", runner("kiln-benchmark-module")))
 config.substitutions.append(("%kiln-dump-module", tool("kiln-dump-module")))
+config.substitutions.append(("%kiln-dump-instruments", tool("kiln-dump-instruments")))
 # `%run-ranks -n N [--tcp] -- COMMAND`: COMMAND as every rank of a collective
 # group of N processes (samples/multi_gpu/run_ranks.py, which says how ranks
 # get their own arguments).

@@ -18,7 +18,7 @@ if ! "$cmake" --install "$build" --prefix "$prefix" >"$prefix.log" 2>&1; then
 fi
 
 status=0
-for file in bin/kiln-compile bin/kiln-run-module bin/kiln-dump-module \
+for file in bin/kiln-compile bin/kiln-run-module bin/kiln-dump-module bin/kiln-dump-instruments \
             "$libdir/libkiln_base.a" "$libdir/libkiln_vm.a" "$libdir/libkiln_hal.a" \
             "$libdir/libkiln_hal_cpu.a" "$libdir/libkiln_hal_drivers.a" \
             "$libdir/libkiln_hal_module.a" "$libdir/libkiln_hal_parameters.a" \

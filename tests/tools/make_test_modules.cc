@@ -3,9 +3,12 @@
 //   tools_test.kmod, tensors_test.kmod, plain.kmod, broken.kmod (fails
 //   verification) and truncated.kmod (the first half of tools_test.kmod: a
 //   corrupt file),
-// and input files for the tensor tests:
+// input files for the tensor tests:
 //   two_arrays.npy (2x4xf32 = 0..7, then 3xi32 = 10 20 30, appended) and
-//   floats.bin (the raw bytes of six f32: 1.5 2.5 3.5 4.5 5.5 6.5).
+//   floats.bin (the raw bytes of six f32: 1.5 2.5 3.5 4.5 5.5 6.5),
+// and for kiln-dump-instruments:
+//   instruments.kins (test_instruments.h) and truncated.kins (its first
+//   half: a corrupt file).
 #include <cstdio>
 #include <filesystem>
 #include <span>
@@ -14,7 +17,9 @@
 #include <vector>
 
 #include "base/file_io.h"
+#include "tests/tools/test_instruments.h"
 #include "tests/tools/test_modules.h"
+#include "tools/common/instrument_file.h"
 #include "tools/common/npy.h"
 #include "tools/common/tensor_literal.h"
 
@@ -41,6 +46,9 @@ Status WriteModules(const std::string& directory) {
                         tools::ParseTensorLiteral("6xf32=1.5 2.5 3.5 4.5 5.5 6.5"));
   KILN_ASSIGN_OR_RETURN(std::vector<uint8_t> broken, testing::BuildBrokenModule());
   const std::span<const uint8_t> truncated(tools_test.data(), tools_test.size() / 2);
+  const std::vector<uint8_t> instruments =
+      tools::SerializeInstrumentFile(testing::BuildTestInstrumentFile());
+  const std::span<const uint8_t> truncated_instruments(instruments.data(), instruments.size() / 2);
   const std::pair<const char*, std::span<const uint8_t>> files[] = {
       {"tools_test.kmod", tools_test},
       {"tensors_test.kmod", tensors_test},
@@ -49,6 +57,8 @@ Status WriteModules(const std::string& directory) {
       {"plain.kmod", plain},
       {"broken.kmod", broken},
       {"truncated.kmod", truncated},
+      {"instruments.kins", instruments},
+      {"truncated.kins", truncated_instruments},
   };
   for (const auto& [name, bytes] : files) {
     KILN_RETURN_IF_ERROR(WriteFile(directory + "/" + name, bytes));

@@ -223,11 +223,12 @@ Status Prepare(const BenchmarkOptions& options, hal::DriverRegistry& registry, S
 
   KILN_ASSIGN_OR_RETURN(hal::CollectiveGroup group,
                         tools::OpenCollectiveGroup(options.collectives));
-  KILN_ASSIGN_OR_RETURN(
-      session.context,
-      tools::CreateProgramContext(
-          instance, session.device, std::move(modules), {}, {},
-          {.parameters = parameters, .trace = session.trace, .collectives = std::move(group)}));
+  KILN_ASSIGN_OR_RETURN(session.context, tools::CreateProgramContext(
+                                             instance, session.device, std::move(modules), {}, {},
+                                             {.parameters = parameters,
+                                              .trace = session.trace,
+                                              .collectives = std::move(group),
+                                              .instrumentation = nullptr}));
   session.stack = session.context->AcquireStack();
   for (size_t i = 0; i < selected.size(); ++i) {
     const vm::ExportedFunction& exported = *selected[i];

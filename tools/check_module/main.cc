@@ -127,11 +127,13 @@ Result<int> Run(const CheckOptions& options) {
   if (options.trace_execution) context_options.stack.instruction_trace = tracer.Callback();
   KILN_ASSIGN_OR_RETURN(hal::CollectiveGroup group,
                         tools::OpenCollectiveGroup(options.collectives));
-  KILN_ASSIGN_OR_RETURN(
-      Ref<vm::Context> context,
-      tools::CreateProgramContext(
-          instance, device, std::move(modules), context_options, {check_module},
-          {.parameters = parameters, .trace = nullptr, .collectives = std::move(group)}));
+  KILN_ASSIGN_OR_RETURN(Ref<vm::Context> context,
+                        tools::CreateProgramContext(instance, device, std::move(modules),
+                                                    context_options, {check_module},
+                                                    {.parameters = parameters,
+                                                     .trace = nullptr,
+                                                     .collectives = std::move(group),
+                                                     .instrumentation = nullptr}));
 
   const std::string module_name(module->name());
   std::vector<const vm::ExportedFunction*> tests;

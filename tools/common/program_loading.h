@@ -43,7 +43,8 @@ Result<const vm::ExportedFunction*> FindExport(const vm::BytecodeModule& module,
                                                std::string_view name);
 
 // A context holding the hal module (serving `device` with `hal_options`:
-// the external parameters, the trace and the collective group), then
+// the external parameters, the trace, the collective group and where the
+// instrumentation rings are registered), then
 // `extra_modules` (kiln-check-module's `check` module), then `modules` in
 // order (the tools' repeated --module, as iree-run-module links them: the
 // last is the program, the others libraries whose exports its imports name,

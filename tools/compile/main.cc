@@ -7,6 +7,7 @@
 //       --iree-hal-executable-object-search-path=build/ -o k.kmod
 //   kiln-compile in.mlir --memoize-command-buffers=false -o out.kmod
 //   kiln-compile in.mlir --output-format=mlir      (the lowered vm-dialect IR)
+//   kiln-compile in.mlir --instrument-dispatches=4m -o out.kmod  (per-workgroup records)
 //   kiln-compile in.mlir --mlir-print-ir-after-all --mlir-timing -o out.kmod
 //
 // The command line is LLVM's (llvm::cl), as in mlir-opt and iree-compile: one
@@ -16,6 +17,8 @@
 // --pass-pipeline replaces kiln's pipeline. Diagnostics go to stderr as
 // `file:line:col: error: ...` with the source line and a caret; any error
 // exits with status 1.
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +53,40 @@ int Fail(const llvm::Twine& message) {
   // Plain text, also on a terminal: tests and scripts match it.
   llvm::errs() << "kiln-compile: error: " << message << "\n";
   return 1;
+}
+
+// --instrument-dispatches[=SIZE]: bytes, with an optional k/K (KiB) or m/M
+// (MiB) suffix; 1 MiB without a value. The ring is a 32-byte header and
+// 32-byte records (hal/cpu/kernel_abi.h), so it needs room for one record.
+constexpr uint64_t kDefaultRingBytes = uint64_t{1} << 20;
+
+std::optional<uint64_t> ParseRingBytes(llvm::StringRef text, std::string* error) {
+  if (text.empty()) return kDefaultRingBytes;
+  uint64_t scale = 1;
+  llvm::StringRef digits = text;
+  if (digits.ends_with_insensitive("k")) {
+    scale = uint64_t{1} << 10;
+    digits = digits.drop_back();
+  } else if (digits.ends_with_insensitive("m")) {
+    scale = uint64_t{1} << 20;
+    digits = digits.drop_back();
+  }
+  uint64_t value = 0;
+  if (digits.empty() || digits.getAsInteger(10, value) || value > UINT64_MAX / scale) {
+    *error = ("--instrument-dispatches=" + text +
+              ": expected a size in bytes, optionally with a k or m suffix (KiB, MiB)")
+                 .str();
+    return std::nullopt;
+  }
+  value *= scale;
+  if (value < 64 || value % 32 != 0) {
+    *error = ("--instrument-dispatches=" + text + " is " + llvm::Twine(value) +
+              " bytes; the ring needs at least 64 bytes and a multiple of 32 (a 32-byte "
+              "header, then 32-byte records)")
+                 .str();
+    return std::nullopt;
+  }
+  return value;
 }
 
 int Run(int argc, char** argv) {
@@ -106,6 +143,14 @@ int Run(int argc, char** argv) {
                "read stay in oneDNN's blocked layout (nChw16c) between them on the cpu device, "
                "with no reorder (pair with --im2col-max-pixels=-1, which keeps 1x1 ones "
                "convolutions). Default: off; never where cuda is a target (cuDNN reads NCHW)"));
+  static cl::opt<std::string> instrument_dispatches(
+      "instrument-dispatches", cl::ValueOptional, cl::value_desc("SIZE"),
+      cl::desc("Every generated kernel records one entry per workgroup (dispatch site id, "
+               "workgroup id, start and end device clock) into a ring of SIZE bytes that the "
+               "runtime binds as an extra last binding (kiln-run-module --instrument_file). "
+               "SIZE: bytes with an optional k or m suffix (KiB, MiB), at least 64 and a "
+               "multiple of 32; 1m without a value. Exports run as library calls are not "
+               "instrumented"));
   static cl::opt<std::string> module_name(
       "module-name", cl::desc("Module name (default: the module's @name, else 'module')"));
   static cl::opt<bool> strip_debug_info("strip-debug-info", cl::init(false),
@@ -145,6 +190,12 @@ int Run(int argc, char** argv) {
   }
   if (blocked_activations.getNumOccurrences() > 0) {
     options.pipeline.blocked_activations = blocked_activations.getValue();
+  }
+  if (instrument_dispatches.getNumOccurrences() > 0) {
+    std::string size_error;
+    std::optional<uint64_t> bytes = ParseRingBytes(instrument_dispatches, &size_error);
+    if (!bytes) return Fail(size_error);
+    options.pipeline.instrument_dispatches_bytes = *bytes;
   }
   options.module_name = module_name;
   options.debug_locations = !strip_debug_info;

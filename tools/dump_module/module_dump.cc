@@ -13,6 +13,9 @@ namespace {
 
 namespace s = ::kiln::schema;
 
+// DispatchSiteDescriptor.site_id of a dispatch that is not instrumented.
+constexpr uint32_t kNoSiteId = 0xFFFFFFFFu;
+
 std::string Str(const flatbuffers::String* text) { return text ? text->str() : std::string(); }
 
 // Number of entries of an optional FlatBuffer vector.
@@ -103,8 +106,9 @@ void AppendExecutablesText(const s::Module& flat, std::string& out) {
       out += "    dispatch of @" + Str(e->exports()->Get(d->export_ordinal())->name()) +
              " in function " + std::to_string(d->function()) + " '" +
              Str(flat.functions()->Get(d->function())->name()) + "' at offset " +
-             std::to_string(d->bytecode_offset()) + (location.empty() ? "" : " (" + location + ")") +
-             "\n";
+             std::to_string(d->bytecode_offset()) +
+             (location.empty() ? "" : " (" + location + ")") +
+             (d->site_id() == kNoSiteId ? "" : ", site " + std::to_string(d->site_id())) + "\n";
     }
   }
 }
@@ -168,6 +172,12 @@ void AppendExecutablesJson(const s::Module& flat, JsonWriter& json) {
       json.Uint(d->bytecode_offset());
       json.Key("location");
       json.String(LocationAt(flat, d->function(), d->bytecode_offset()));
+      json.Key("site_id");  // null: the dispatch is not instrumented.
+      if (d->site_id() == kNoSiteId) {
+        json.Null();
+      } else {
+        json.Uint(d->site_id());
+      }
       json.EndObject();
     }
     json.EndArray();

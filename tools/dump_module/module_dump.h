@@ -9,7 +9,9 @@
 //   - globals (bytes, refs, initializer), rodata segments (name, size,
 //     alignment), embedded executables (variants with target, format and
 //     size; exports with layout and workgroup size; every dispatch site with
-//     its function, offset and source location), ref types, the string count, source files
+//     its function, offset, source location and, when the dispatch is
+//     instrumented, its site id: `, site 3`; "site_id": 3, null when not),
+//     ref types, the string count, source files
 //   - per function: name, signature, registers per bank and frame slots,
 //     bytecode offset and size, and the disassembly (vm/disassembler.h), one
 //     instruction per line with its offset and source location. A debug-table

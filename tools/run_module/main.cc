@@ -26,6 +26,10 @@
 // trace_file.h: load, initialize, call, and the hal module's record, submit
 // and wait spans; the device's time of each dispatch, with the source
 // locations of its dispatch sites), also when the call fails;
+// --instrument_file=FILE writes, after the call (also when it fails), the
+// records of the program's instrumented dispatches (kiln-compile
+// --instrument-dispatches) with its dispatch-site table, for
+// kiln-dump-instruments (tools/common/instrument_file.h);
 // --print_statistics prints, after the results, the dispatches that took
 // the most device time (tools/common/dispatch_statistics.h), the memory the
 // device's allocator handed out (peak, allocated, freed and still live once
@@ -51,6 +55,7 @@
 
 #include "hal/builtin_drivers.h"
 #include "hal/driver_registry.h"
+#include "hal/instrumentation.h"
 #include "hal/module/hal_module.h"
 #include "tools/common/collective_flags.h"
 #include "tools/common/device_selection.h"
@@ -59,6 +64,7 @@
 #include "tools/common/flags.h"
 #include "tools/common/function_io.h"
 #include "tools/common/instruction_tracer.h"
+#include "tools/common/instrument_file.h"
 #include "tools/common/parameter_flags.h"
 #include "tools/common/program_loading.h"
 #include "tools/common/run_statistics.h"
@@ -83,7 +89,8 @@ struct RunOptions {
   std::vector<tools::ParameterFile> parameters;
   tools::ComparisonOptions comparison;
   bool trace_execution = false;
-  std::string trace_path;  // Empty: no --trace.
+  std::string trace_path;       // Empty: no --trace.
+  std::string instrument_path;  // Empty: no --instrument_file.
   bool print_statistics = false;
   std::string device_uri = "cpu";
   bool list_devices = false;
@@ -97,6 +104,32 @@ int64_t ElapsedNs(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
                                                               start)
       .count();
+}
+
+// Writes --instrument_file: the rings the program made, read back now that
+// the call's device work is done, and the site table of its modules.
+Status WriteInstruments(const std::string& path, const hal::Device& device,
+                        const hal::InstrumentationRings& rings,
+                        std::vector<tools::InstrumentSite> sites) {
+  tools::InstrumentFileContents contents;
+  contents.tool = "kiln-run-module";
+  contents.driver = device.properties().driver;
+  contents.device = device.properties().uri;
+  contents.clock = tools::InstrumentClockUnit(contents.driver);
+  contents.sites = std::move(sites);
+  KILN_ASSIGN_OR_RETURN(contents.rings, tools::ReadInstrumentRings(rings));
+  if (contents.rings.empty()) {
+    // Not an error: the file says so too, but a user who expected records
+    // learns why there are none before reading it.
+    std::fprintf(stderr,
+                 "warning: --instrument_file: the program made no instrumentation ring (no "
+                 "instrumented dispatches; compile it with kiln-compile "
+                 "--instrument-dispatches): '%s' has no rings\n",
+                 path.c_str());
+  }
+  Status written = tools::WriteInstrumentFile(path, contents);
+  if (!written.ok()) return Status(written.code(), "--instrument_file: " + written.message());
+  return OkStatus();
 }
 
 // Runs the whole tool; the exit code is 1 when results do not match.
@@ -130,9 +163,19 @@ Result<int> Run(const RunOptions& options) {
   auto phase_start = std::chrono::steady_clock::now();
   std::optional<hal::ScopedHostSpan> load_span(std::in_place, trace.get(), "load");
   std::vector<Ref<vm::BytecodeModule>> modules;
+  // --instrument_file: the rings the hal module makes, and the sites that
+  // name their records.
+  Ref<hal::InstrumentationRings> rings =
+      options.instrument_path.empty() ? nullptr : MakeRef<hal::InstrumentationRings>();
+  std::vector<tools::InstrumentSite> instrument_sites;
   for (const std::string& path : options.module_paths) {
     KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> loaded, tools::LoadModule(*instance, path));
     if (trace) tools::AddDispatchSiteDetails(*loaded, *trace);
+    if (rings) {
+      for (tools::InstrumentSite& site : tools::CollectInstrumentSites(*loaded)) {
+        instrument_sites.push_back(std::move(site));
+      }
+    }
     modules.push_back(std::move(loaded));
   }
   load_span.reset();
@@ -179,9 +222,11 @@ Result<int> Run(const RunOptions& options) {
   phase_start = std::chrono::steady_clock::now();
   KILN_ASSIGN_OR_RETURN(
       Ref<vm::Context> context,
-      tools::CreateProgramContext(
-          instance, device, std::move(modules), context_options, {},
-          {.parameters = parameters, .trace = trace, .collectives = std::move(group)}));
+      tools::CreateProgramContext(instance, device, std::move(modules), context_options, {},
+                                  {.parameters = parameters,
+                                   .trace = trace,
+                                   .collectives = std::move(group),
+                                   .instrumentation = rings}));
   phases.push_back({"initialize", ElapsedNs(phase_start)});
   KILN_ASSIGN_OR_RETURN(vm::Function function, context->LookupFunction(std::string(module->name()) +
                                                                        "." + exported->name));
@@ -199,6 +244,11 @@ Result<int> Run(const RunOptions& options) {
   if (!options.trace_path.empty()) {
     Status written = tools::WriteTraceFile(*trace, "kiln-run-module", options.trace_path);
     // A failing call's error says more than the trace's: it wins.
+    if (!written.ok() && invoked.ok()) return written;
+  }
+  if (rings) {
+    Status written =
+        WriteInstruments(options.instrument_path, *device, *rings, std::move(instrument_sites));
     if (!written.ok() && invoked.ok()) return written;
   }
   KILN_ASSIGN_OR_RETURN(Ref<vm::List> results, std::move(invoked));
@@ -283,6 +333,11 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
        "initialize, call, each command buffer's record, submit and wait, and the device "
        "time of each dispatch",
        cxxopts::value<std::string>())  //
+      ("instrument_file",
+       "After the call, write the records of the program's instrumented dispatches "
+       "(kiln-compile --instrument-dispatches) and its dispatch sites to this file, for "
+       "kiln-dump-instruments",
+       cxxopts::value<std::string>())  //
       ("print_statistics",
        "After the results, print the dispatches that took the most device time (top 10)",
        cxxopts::value<bool>()->default_value("false"))  //
@@ -347,6 +402,12 @@ Result<bool> ParseFlags(int argc, char** argv, RunOptions* options) {
     if (result.count("trace")) {
       options->trace_path = result["trace"].as<std::string>();
       if (options->trace_path.empty()) return InvalidArgumentError("--trace needs a file name");
+    }
+    if (result.count("instrument_file")) {
+      options->instrument_path = result["instrument_file"].as<std::string>();
+      if (options->instrument_path.empty()) {
+        return InvalidArgumentError("--instrument_file needs a file name");
+      }
     }
   } catch (const std::exception& error) {
     return InvalidArgumentError(tools::FlagErrorMessage(error));

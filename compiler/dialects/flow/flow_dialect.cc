@@ -5,13 +5,13 @@
 
 #include <string>
 
+#include "compiler/dialects/flow/flow_dialect.cpp.inc"
+#include "compiler/dialects/flow/flow_enums.cpp.inc"
+#include "compiler/dialects/hal/instrumented_layout.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
-
-#include "compiler/dialects/flow/flow_dialect.cpp.inc"
-#include "compiler/dialects/flow/flow_enums.cpp.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "compiler/dialects/flow/flow_types.cpp.inc"
@@ -58,8 +58,9 @@ ParseResult ParseDims(OpAsmParser& parser, mlir::Type type,
   }
   size_t given = dims.size() - before;
   if (given != DynamicDimCount(type)) {
-    return parser.emitError(loc) << type << " has " << Plural(DynamicDimCount(type), "dynamic dimension")
-                                 << ", but " << given << " dimension values are given";
+    return parser.emitError(loc) << type << " has "
+                                 << Plural(DynamicDimCount(type), "dynamic dimension") << ", but "
+                                 << given << " dimension values are given";
   }
   return success();
 }
@@ -93,8 +94,7 @@ ParseResult DispatchOp::parse(OpAsmParser& parser, mlir::OperationState& result)
                             result.attributes)) {
     return failure();
   }
-  llvm::SmallVector<OpAsmParser::UnresolvedOperand> workload, arguments, argument_dims,
-      result_dims;
+  llvm::SmallVector<OpAsmParser::UnresolvedOperand> workload, arguments, argument_dims, result_dims;
   if (succeeded(parser.parseOptionalLSquare())) {
     if (parser.parseOperandList(workload) || parser.parseRSquare()) return failure();
   }
@@ -173,11 +173,11 @@ ParseResult DispatchOp::parse(OpAsmParser& parser, mlir::OperationState& result)
   if (llvm::any_of(tied, [](int64_t t) { return t >= 0; })) {
     result.addAttribute(getTiedOperandsAttrName(result.name), builder.getDenseI64ArrayAttr(tied));
   }
-  result.addAttribute(getOperandSegmentSizesAttrName(result.name),
-                      builder.getDenseI32ArrayAttr({static_cast<int32_t>(workload.size()),
-                                                    static_cast<int32_t>(arguments.size()),
-                                                    static_cast<int32_t>(argument_dims.size()),
-                                                    static_cast<int32_t>(result_dims.size())}));
+  result.addAttribute(
+      getOperandSegmentSizesAttrName(result.name),
+      builder.getDenseI32ArrayAttr(
+          {static_cast<int32_t>(workload.size()), static_cast<int32_t>(arguments.size()),
+           static_cast<int32_t>(argument_dims.size()), static_cast<int32_t>(result_dims.size())}));
   return success();
 }
 
@@ -317,10 +317,9 @@ LogicalResult DispatchOp::verifySymbolUses(mlir::SymbolTableCollection& symbols)
   if (mlir::Block* count = export_op.getWorkgroupCountBody()) {
     size_t expected = count->getNumArguments() - 1;
     if (getWorkload().size() != expected) {
-      mlir::InFlightDiagnostic diag = emitOpError("passes ")
-                                      << Plural(getWorkload().size(), "workload value") << " to "
-                                      << entry << ", whose workgroup count region takes "
-                                      << expected;
+      mlir::InFlightDiagnostic diag =
+          emitOpError("passes ") << Plural(getWorkload().size(), "workload value") << " to "
+                                 << entry << ", whose workgroup count region takes " << expected;
       diag.attachNote(export_op.getLoc()) << "the export is defined here";
       return diag;
     }
@@ -338,16 +337,23 @@ LogicalResult DispatchOp::verifySymbolUses(mlir::SymbolTableCollection& symbols)
     if (!getTiedOperandIndex(i)) ++untied;
   }
   HAL::PipelineLayoutAttr layout = export_op.getLayout();
-  if (static_cast<size_t>(layout.getConstants()) != scalars ||
-      layout.getBindings().size() != tensors + untied) {
+  // An instrumented layout's last constant (the site id) and last binding
+  // (the ring) come from the host, not from the dispatch's operands
+  // (compiler/dialects/hal/instrumented_layout.h).
+  const bool instrumented = HAL::IsInstrumentedLayout(layout);
+  const size_t constants = static_cast<size_t>(layout.getConstants()) - (instrumented ? 1 : 0);
+  const size_t bindings = layout.getBindings().size() - (instrumented ? 1 : 0);
+  if (constants != scalars || bindings != tensors + untied) {
     mlir::InFlightDiagnostic diag =
         emitOpError("passes ") << Plural(scalars, "constant") << " and "
                                << Plural(tensors + untied, "binding") << " ("
                                << Plural(tensors, "tensor operand") << ", "
                                << Plural(untied, "result")
-                               << " not tied to an operand), but the layout of " << entry
-                               << " has " << Plural(layout.getConstants(), "constant") << " and "
-                               << Plural(layout.getBindings().size(), "binding");
+                               << " not tied to an operand), but the layout of " << entry << " has "
+                               << Plural(constants, "constant") << " and "
+                               << Plural(bindings, "binding")
+                               << (instrumented ? " besides the instrumentation site id and ring"
+                                                : "");
     diag.attachNote(export_op.getLoc()) << "the export is defined here";
     return diag;
   }
@@ -369,8 +375,7 @@ LogicalResult TensorDynamicConstantOp::verify() {
   for (int64_t i = 0; i < result_type.getRank(); ++i) {
     if (!result_type.isDynamicDim(i) && result_type.getDimSize(i) != value_type.getDimSize(i)) {
       return emitOpError("value of type ")
-             << value_type << " cannot be seen as " << result_type << " (dimension " << i
-             << ")";
+             << value_type << " cannot be seen as " << result_type << " (dimension " << i << ")";
     }
   }
   return success();

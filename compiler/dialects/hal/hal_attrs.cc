@@ -88,7 +88,7 @@ FailureOr<PipelineBindingAttr> PipelineBindingAttr::parseBody(AsmParser& parser)
     std::optional<DescriptorFlags> parsed = symbolizeDescriptorFlags(Compact(text));
     if (!parsed) {
       return parser.emitError(flags_loc, "unknown binding flags '")
-             << text << "'; expected 'ReadOnly', 'Indirect' or 'None'";
+             << text << "'; expected 'ReadOnly', 'Indirect', 'Instrumentation' or 'None'";
     }
     flags = *parsed;
   }
@@ -168,7 +168,8 @@ FailureOr<DescriptorSetLayoutAttr> DescriptorSetLayoutAttr::parseBody(AsmParser&
               if (parser.parseAttribute(attr)) return failure();
               binding = llvm::dyn_cast<DescriptorSetBindingAttr>(attr);
               if (!binding) {
-                return parser.emitError(loc, "expected a binding <N, storage_buffer[, flags]>, got ")
+                return parser.emitError(loc,
+                                        "expected a binding <N, storage_buffer[, flags]>, got ")
                        << attr;
               }
             }
@@ -215,8 +216,7 @@ Attribute DescriptorSetLayoutAttr::parse(AsmParser& parser, mlir::Type) {
 void DescriptorSetLayoutAttr::print(AsmPrinter& printer) const {
   printer << '<' << getOrdinal() << ", bindings = [";
   llvm::interleaveComma(llvm::enumerate(getBindings()), printer, [&](auto indexed) {
-    printer << '<' << indexed.index() << ", "
-            << stringifyDescriptorType(indexed.value().getType());
+    printer << '<' << indexed.index() << ", " << stringifyDescriptorType(indexed.value().getType());
     if (indexed.value().getFlags() != DescriptorFlags::None) {
       printer << ", ";
       PrintFlags(printer, stringifyDescriptorFlags(indexed.value().getFlags()));
@@ -256,8 +256,7 @@ Attribute PipelineLayoutAttr::parse(AsmParser& parser, mlir::Type) {
         llvm::SMLoc count_loc = parser.getCurrentLocation();
         if (parser.parseInteger(constants)) return {};
         if (constants < 0 || constants > INT32_MAX) {
-          parser.emitError(count_loc, "the constant count must be in [0, 2^31), got ")
-              << constants;
+          parser.emitError(count_loc, "the constant count must be in [0, 2^31), got ") << constants;
           return {};
         }
       } else if (key == "sets" || key == "bindings") {
@@ -271,8 +270,7 @@ Attribute PipelineLayoutAttr::parse(AsmParser& parser, mlir::Type) {
           if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() -> ParseResult {
                 llvm::SMLoc set_loc = parser.getCurrentLocation();
                 if (++sets > 1) {
-                  return parser.emitError(set_loc,
-                                          "only one descriptor set (set 0) is supported");
+                  return parser.emitError(set_loc, "only one descriptor set (set 0) is supported");
                 }
                 // `<0, bindings = [...]>` or #hal.descriptor_set.layout<...>.
                 DescriptorSetLayoutAttr set;
@@ -286,8 +284,9 @@ Attribute PipelineLayoutAttr::parse(AsmParser& parser, mlir::Type) {
                   if (parser.parseAttribute(attr)) return failure();
                   set = llvm::dyn_cast<DescriptorSetLayoutAttr>(attr);
                   if (!set) {
-                    return parser.emitError(set_loc, "expected a descriptor set <0, bindings = "
-                                                     "[...]>, got ")
+                    return parser.emitError(set_loc,
+                                            "expected a descriptor set <0, bindings = "
+                                            "[...]>, got ")
                            << attr;
                   }
                 }
@@ -296,8 +295,8 @@ Attribute PipelineLayoutAttr::parse(AsmParser& parser, mlir::Type) {
                          << set.getOrdinal() << " is not supported; kiln's layouts use set 0 only";
                 }
                 llvm::append_range(bindings, set.getBindings());
-                indirect = indirect || bitEnumContainsAll(set.getFlags(),
-                                                          PipelineLayoutFlags::Indirect);
+                indirect =
+                    indirect || bitEnumContainsAll(set.getFlags(), PipelineLayoutFlags::Indirect);
                 return success();
               })) {
             return {};
@@ -338,8 +337,9 @@ Attribute PipelineLayoutAttr::parse(AsmParser& parser, mlir::Type) {
         indirect = indirect || bitEnumContainsAll(*flags, PipelineLayoutFlags::Indirect);
       } else {
         parser.emitError(key_loc, "unknown key '")
-            << key << "'; expected 'constants', 'bindings', 'flags' (or 'push_constants', "
-                      "'sets')";
+            << key
+            << "'; expected 'constants', 'bindings', 'flags' (or 'push_constants', "
+               "'sets')";
         return {};
       }
     } while (succeeded(parser.parseOptionalComma()));
@@ -364,14 +364,28 @@ void PipelineLayoutAttr::print(AsmPrinter& printer) const {
   printer << '>';
 }
 
-LogicalResult PipelineLayoutAttr::verify(
-    llvm::function_ref<mlir::InFlightDiagnostic()> emit_error, int64_t constants,
-    llvm::ArrayRef<PipelineBindingAttr> bindings, PipelineLayoutFlags) {
+LogicalResult PipelineLayoutAttr::verify(llvm::function_ref<mlir::InFlightDiagnostic()> emit_error,
+                                         int64_t constants,
+                                         llvm::ArrayRef<PipelineBindingAttr> bindings,
+                                         PipelineLayoutFlags) {
   if (constants < 0 || constants > INT32_MAX) {
     return emit_error() << "the constant count must be in [0, 2^31), got " << constants;
   }
-  for (PipelineBindingAttr binding : bindings) {
+  for (auto [i, binding] : llvm::enumerate(bindings)) {
     if (!binding) return emit_error() << "null binding";
+    // The host appends the ring and the site id after the dispatch's own
+    // operands, so both must close the layout (instrumented_layout.h).
+    if (!binding.isInstrumentation()) continue;
+    if (i + 1 != bindings.size()) {
+      return emit_error() << "binding " << i
+                          << " is an Instrumentation binding, which must be the last binding "
+                             "(the layout has "
+                          << bindings.size() << ")";
+    }
+    if (constants < 1) {
+      return emit_error() << "a layout with an Instrumentation binding needs at least one "
+                             "constant (the last one is the dispatch site id)";
+    }
   }
   return success();
 }
@@ -436,34 +450,33 @@ Attribute ExecutableObjectsAttr::parse(AsmParser& parser, mlir::Type) {
   llvm::SmallVector<Attribute> targets, objects;
   if (parser.parseLess()) return {};
   llvm::SMLoc loc = parser.getCurrentLocation();
-  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Braces, [&]() -> ParseResult {
-        Attribute target;
-        mlir::ArrayAttr list;
-        if (parser.parseAttribute(target) || parser.parseEqual() ||
-            parser.parseAttribute(list)) {
-          return failure();
-        }
-        targets.push_back(target);
-        objects.push_back(list);
-        return success();
-      }) ||
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Braces,
+                                     [&]() -> ParseResult {
+                                       Attribute target;
+                                       mlir::ArrayAttr list;
+                                       if (parser.parseAttribute(target) || parser.parseEqual() ||
+                                           parser.parseAttribute(list)) {
+                                         return failure();
+                                       }
+                                       targets.push_back(target);
+                                       objects.push_back(list);
+                                       return success();
+                                     }) ||
       parser.parseGreater()) {
     return {};
   }
   mlir::MLIRContext* context = parser.getContext();
   return getChecked([&] { return parser.emitError(loc); }, context,
-                    mlir::ArrayAttr::get(context, targets),
-                    mlir::ArrayAttr::get(context, objects));
+                    mlir::ArrayAttr::get(context, targets), mlir::ArrayAttr::get(context, objects));
 }
 
 void ExecutableObjectsAttr::print(AsmPrinter& printer) const {
   printer << "<{";
-  llvm::interleaveComma(llvm::zip_equal(getTargets(), getTargetObjects()), printer,
-                        [&](auto pair) {
-                          printer.printAttribute(std::get<0>(pair));
-                          printer << " = ";
-                          printer.printAttribute(std::get<1>(pair));
-                        });
+  llvm::interleaveComma(llvm::zip_equal(getTargets(), getTargetObjects()), printer, [&](auto pair) {
+    printer.printAttribute(std::get<0>(pair));
+    printer << " = ";
+    printer.printAttribute(std::get<1>(pair));
+  });
   printer << "}>";
 }
 
@@ -490,8 +503,8 @@ LogicalResult ExecutableObjectsAttr::verify(
     }
     for (Attribute object : list) {
       if (!llvm::isa<ExecutableObjectAttr>(object)) {
-        return emit_error() << "expected a #hal.executable.object<...> in the objects of "
-                            << target << ", got " << object;
+        return emit_error() << "expected a #hal.executable.object<...> in the objects of " << target
+                            << ", got " << object;
       }
     }
   }
@@ -539,8 +552,8 @@ Attribute DeviceTargetAttr::parse(AsmParser& parser, mlir::Type) {
     llvm::SMLoc loc = parser.getCurrentLocation();
     Attribute attr;
     if (parser.parseAttribute(attr)) return {};
-    if (auto dict = llvm::dyn_cast<mlir::DictionaryAttr>(attr); dict && !configuration &&
-                                                                 !seen_list) {
+    if (auto dict = llvm::dyn_cast<mlir::DictionaryAttr>(attr);
+        dict && !configuration && !seen_list) {
       // IREE's older `{executable_targets = [...]}` form: the list moves out
       // of the configuration.
       llvm::SmallVector<mlir::NamedAttribute> rest;

@@ -21,6 +21,7 @@ def HAL_PipelineBindingAttr : HAL_AttrDef<"PipelineBinding"> {
     #hal.pipeline.binding<storage_buffer>
     #hal.pipeline.binding<storage_buffer, ReadOnly>
     #hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">
+    #hal.pipeline.binding<storage_buffer, Instrumentation>
     ```
   }];
   let parameters = (ins
@@ -36,6 +37,11 @@ def HAL_PipelineBindingAttr : HAL_AttrDef<"PipelineBinding"> {
     bool isIndirect() const {
       return ::kiln::compiler::HAL::bitEnumContainsAll(getFlags(),
                                                        DescriptorFlags::Indirect);
+    }
+    // The instrumentation ring (see instrumented_layout.h).
+    bool isInstrumentation() const {
+      return ::kiln::compiler::HAL::bitEnumContainsAll(
+          getFlags(), DescriptorFlags::Instrumentation);
     }
     // Parses `storage_buffer[, [flags =] ReadOnly|"ReadOnly|Indirect"]`
     // (the body shared by both layout syntaxes); the caller has consumed '<'.
@@ -61,7 +67,9 @@ def HAL_PipelineLayoutAttr : HAL_AttrDef<"PipelineLayout"> {
     ], flags = Indirect>
     ```
     Only descriptor set 0 exists; the old syntax's binding ordinals must be
-    0..n-1 in order.
+    0..n-1 in order. An `Instrumentation` binding (the dispatch
+    instrumentation ring) may only be the last binding, and only in a layout
+    with at least one constant (its last constant is the dispatch site id).
   }];
   let parameters = (ins
     DefaultValuedParameter<"int64_t", "0">:$constants,

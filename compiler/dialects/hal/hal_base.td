@@ -45,12 +45,16 @@ def HAL_DescriptorType : I32EnumAttr<"DescriptorType", "descriptor type", [
   let genSpecializedAttr = 0;
 }
 
-// Flags of one binding: `ReadOnly` (the kernel never writes it) and
-// `Indirect` (bound through a binding table).
+// Flags of one binding: `ReadOnly` (the kernel never writes it),
+// `Indirect` (bound through a binding table) and `Instrumentation` (the
+// dispatch instrumentation ring of hal/cpu/kernel_abi.h, which the host binds
+// itself: such a binding is the layout's last, and its last constant is the
+// dispatch site id; see instrumented_layout.h).
 def HAL_DescriptorFlags : I32BitEnumAttr<"DescriptorFlags", "descriptor flags", [
   I32BitEnumAttrCaseNone<"None">,
   I32BitEnumAttrCaseBit<"ReadOnly", 0>,
   I32BitEnumAttrCaseBit<"Indirect", 1>,
+  I32BitEnumAttrCaseBit<"Instrumentation", 2>,
 ]> {
   let cppNamespace = "::kiln::compiler::HAL";
   let genSpecializedAttr = 0;

@@ -238,6 +238,29 @@ def HAL_DeviceAllocatorOp : HAL_PureOp<"device.allocator"> {
   }];
 }
 
+def HAL_DeviceInstrumentationRingOp : HAL_Op<"device.instrumentation_ring"> {
+  let summary = "The context's dispatch instrumentation ring on a device.";
+  let description = [{
+    ```mlir
+    %ring = hal.device.instrumentation_ring<%device : !hal.device> bytes(%c1048576)
+        : !hal.buffer
+    ```
+    The ring of `byte_length` bytes (at least 64, a multiple of 32) that
+    instrumented kernels record their workgroups into (hal/cpu/kernel_abi.h,
+    kiln_hal_instrument_ring_header_t): made by the runtime on the first
+    call of a context (header set, records zeroed) and the same buffer on
+    every later one, so that every call appends to one ring the host reads
+    back. The module initializer makes it (bufferize-dispatches), into the
+    immutable global that instrumented dispatches bind as their last binding.
+  }];
+  let arguments = (ins HAL_Device:$device, Index:$byte_length);
+  let results = (outs HAL_Buffer:$result);
+  let assemblyFormat = [{
+    `<` $device `:` type($device) `>` `bytes` `(` $byte_length `)` `:` type($result)
+    attr-dict-with-keyword
+  }];
+}
+
 def HAL_AllocatorAllocateOp : HAL_Op<"allocator.allocate"> {
   let summary = "Allocates a buffer of `result_size` bytes.";
   let description = [{
@@ -988,5 +1011,53 @@ class HAL_InterfaceWorkgroupOp<string what, string name>
 def HAL_InterfaceWorkgroupIDOp : HAL_InterfaceWorkgroupOp<"id", "id">;
 def HAL_InterfaceWorkgroupCountOp : HAL_InterfaceWorkgroupOp<"count", "count">;
 def HAL_InterfaceWorkgroupSizeOp : HAL_InterfaceWorkgroupOp<"size", "size">;
+
+// Dispatch instrumentation (kiln-instrument-dispatches): the kernel-side ops
+// a workgroup's record needs beyond the ones above. The record itself is
+// written with memref ops into the ring binding (hal/cpu/kernel_abi.h).
+
+def HAL_InterfaceTimestampOp : HAL_Op<"interface.timestamp"> {
+  let summary = "The device clock.";
+  let description = [{
+    ```mlir
+    %t = hal.interface.timestamp : i64
+    %t = hal.interface.timestamp : vector<2xi32>
+    ```
+    cpu: clock_gettime(CLOCK_MONOTONIC) in ns; cuda: %globaltimer in ns;
+    vulkan: OpReadClockKHR with Device scope, in device ticks, as its two
+    32-bit words (low first: the vector form, which needs no 64-bit
+    integers). Reading the clock is a side effect: two reads are never
+    merged or reordered.
+  }];
+  let results = (outs AnyTypeOf<[I64, VectorOfLengthAndType<[2], [I32]>]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def HAL_InterfaceWorkgroupBarrierOp : HAL_Op<"interface.workgroup.barrier"> {
+  let summary = "Waits for every invocation of the workgroup.";
+  let description = [{
+    ```mlir
+    hal.interface.workgroup.barrier
+    ```
+    A control and workgroup-memory barrier on GPUs. On the cpu a workgroup
+    is one call, so it does nothing. Every invocation must reach it.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def HAL_InterfaceWorkgroupLeaderOp : HAL_Op<"interface.workgroup.leader"> {
+  let summary = "True in exactly one invocation of the workgroup.";
+  let description = [{
+    ```mlir
+    %leader = hal.interface.workgroup.leader : i1
+    ```
+    The invocation with local id (0, 0, 0) on GPUs; always true on the cpu,
+    where a workgroup is one call. Lets a kernel do per-workgroup work
+    (an instrumentation record) once although its scalar code runs on every
+    thread after the GPU targets' distribution.
+  }];
+  let results = (outs I1:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
 
 #endif  // KILN_COMPILER_DIALECTS_HAL_HAL_OPS

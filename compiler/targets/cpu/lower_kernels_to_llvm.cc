@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -177,6 +178,80 @@ class BindingSubspanOpLowering
   }
 };
 
+// hal.interface.timestamp: clock_gettime(CLOCK_MONOTONIC) in ns, the clock
+// of std::chrono::steady_clock, so that records line up with host spans.
+// The shared object imports clock_gettime from the process (shared_object.cc
+// allows it).
+class TimestampOpLowering : public mlir::ConvertOpToLLVMPattern<HAL::InterfaceTimestampOp> {
+ public:
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult matchAndRewrite(HAL::InterfaceTimestampOp op, OpAdaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    constexpr int32_t kClockMonotonic = 1;  // Linux's CLOCK_MONOTONIC.
+    const Location loc = op.getLoc();
+    auto* context = rewriter.getContext();
+    auto i32 = rewriter.getI32Type();
+    auto i64 = rewriter.getI64Type();
+    auto ptr = LLVM::LLVMPointerType::get(context);
+    auto module = op->getParentOfType<mlir::ModuleOp>();
+    mlir::FailureOr<LLVM::LLVMFuncOp> clock_gettime =
+        LLVM::lookupOrCreateFn(rewriter, module, "clock_gettime", {i32, ptr}, i32);
+    if (mlir::failed(clock_gettime)) return failure();
+    // struct timespec { time_t tv_sec; long tv_nsec; } on LP64.
+    auto timespec = LLVM::LLVMStructType::getLiteral(context, {i64, i64});
+    // The timespec in the entry block: a static stack slot, whichever block
+    // reads the clock.
+    Value spec;
+    {
+      mlir::OpBuilder::InsertionGuard guard(rewriter);
+      auto function = op->getParentOfType<mlir::FunctionOpInterface>();
+      rewriter.setInsertionPointToStart(&function.getFunctionBody().front());
+      Value one = LLVM::ConstantOp::create(rewriter, loc, i64, 1);
+      spec = LLVM::AllocaOp::create(rewriter, loc, ptr, timespec, one, /*alignment=*/8);
+    }
+    Value clock = LLVM::ConstantOp::create(rewriter, loc, i32, kClockMonotonic);
+    LLVM::CallOp::create(rewriter, loc, *clock_gettime, mlir::ValueRange{clock, spec});
+    Value sec_address =
+        LLVM::GEPOp::create(rewriter, loc, ptr, timespec, spec, llvm::ArrayRef<LLVM::GEPArg>{0, 0});
+    Value nsec_address =
+        LLVM::GEPOp::create(rewriter, loc, ptr, timespec, spec, llvm::ArrayRef<LLVM::GEPArg>{0, 1});
+    Value sec = LLVM::LoadOp::create(rewriter, loc, i64, sec_address);
+    Value nsec = LLVM::LoadOp::create(rewriter, loc, i64, nsec_address);
+    Value billion = LLVM::ConstantOp::create(rewriter, loc, i64, 1000000000);
+    rewriter.replaceOpWithNewOp<LLVM::AddOp>(op, LLVM::MulOp::create(rewriter, loc, sec, billion),
+                                             nsec);
+    return success();
+  }
+};
+
+// A CPU workgroup is one call on one thread: it needs no barrier, and its
+// single invocation is the leader.
+class WorkgroupBarrierOpLowering
+    : public mlir::ConvertOpToLLVMPattern<HAL::InterfaceWorkgroupBarrierOp> {
+ public:
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult matchAndRewrite(HAL::InterfaceWorkgroupBarrierOp op, OpAdaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+class WorkgroupLeaderOpLowering
+    : public mlir::ConvertOpToLLVMPattern<HAL::InterfaceWorkgroupLeaderOp> {
+ public:
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult matchAndRewrite(HAL::InterfaceWorkgroupLeaderOp op, OpAdaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::ConstantOp>(op, rewriter.getI1Type(),
+                                                  rewriter.getBoolAttr(true));
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Before the conversion: checking the contract and giving kernels the ABI
 //===----------------------------------------------------------------------===//
@@ -305,7 +380,8 @@ LogicalResult ConvertToLLVM(mlir::ModuleOp module) {
   patterns.add<WorkgroupOpLowering<HAL::InterfaceWorkgroupIDOp, kWorkgroupId>,
                WorkgroupOpLowering<HAL::InterfaceWorkgroupCountOp, kWorkgroupCount>,
                WorkgroupOpLowering<HAL::InterfaceWorkgroupSizeOp, kWorkgroupSize>,
-               ConstantLoadOpLowering, BindingSubspanOpLowering>(converter);
+               ConstantLoadOpLowering, BindingSubspanOpLowering, TimestampOpLowering,
+               WorkgroupBarrierOpLowering, WorkgroupLeaderOpLowering>(converter);
 
   mlir::LLVMConversionTarget target(*context);
   target.addLegalOp<mlir::ModuleOp>();

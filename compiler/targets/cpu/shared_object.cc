@@ -44,7 +44,8 @@ constexpr std::string_view kTriple = "x86_64-unknown-linux-gnu";
 // What a kernel may leave undefined: functions LLVM calls for math
 // intrinsics it has no instruction for (llvm.exp -> expf, ...) and for the
 // idioms it recognizes (a zeroing loop -> memset), plus the allocator that
-// memref.alloc lowers to. All are in every glibc process.
+// memref.alloc lowers to, and clock_gettime (hal.interface.timestamp of
+// instrumented kernels). All are in every glibc process.
 //
 // Half-precision truncations where the host CPU has no instruction for them
 // (double -> f16 without AVX512-FP16 is __truncdfhf2, rounding once) come
@@ -58,7 +59,7 @@ constexpr std::string_view kLibmFunctions[] = {
     "sin",      "sincos", "sinh", "sqrt",  "tan",       "tanh",  "trunc",
 };
 constexpr std::string_view kLibcFunctions[] = {
-    "memcpy", "memmove", "memset", "malloc", "free", "aligned_alloc",
+    "memcpy", "memmove", "memset", "malloc", "free", "aligned_alloc", "clock_gettime",
 };
 
 bool IsAllowedUndefinedSymbol(std::string_view name) {

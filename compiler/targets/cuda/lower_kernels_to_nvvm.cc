@@ -386,6 +386,19 @@ class BarrierLowering : public mlir::ConvertOpToLLVMPattern<mlir::gpu::BarrierOp
   }
 };
 
+// hal.interface.timestamp: PTX's %globaltimer, a 64-bit nanosecond clock
+// shared by the device's SMs (its resolution depends on the device).
+class TimestampLowering : public mlir::ConvertOpToLLVMPattern<HAL::InterfaceTimestampOp> {
+ public:
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult matchAndRewrite(HAL::InterfaceTimestampOp op, OpAdaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::GlobalTimerOp>(op, rewriter.getI64Type());
+    return success();
+  }
+};
+
 class ConstantLoadLowering : public mlir::ConvertOpToLLVMPattern<HAL::InterfaceConstantLoadOp> {
  public:
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -476,8 +489,8 @@ LogicalResult ConvertToLLVM(mlir::ModuleOp module) {
                                    NVVM::GridDimYOp, NVVM::GridDimZOp>,
                WorkgroupOpLowering<HAL::InterfaceWorkgroupSizeOp, NVVM::BlockDimXOp,
                                    NVVM::BlockDimYOp, NVVM::BlockDimZOp>,
-               ThreadIdLowering, BarrierLowering, ConstantLoadLowering, BindingSubspanLowering>(
-      converter);
+               ThreadIdLowering, BarrierLowering, ConstantLoadLowering, BindingSubspanLowering,
+               TimestampLowering>(converter);
 
   mlir::LLVMConversionTarget target(*context);
   target.addLegalDialect<NVVM::NVVMDialect>();

@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "compiler/dialects/hal/hal_dialect.h"
 #include "compiler/targets/gpu/cooperative_reduction.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
@@ -377,8 +378,48 @@ LogicalResult DistributeOp(mlir::linalg::LinalgOp op, const Threads& threads,
 // One kernel
 //===----------------------------------------------------------------------===//
 
+//===----------------------------------------------------------------------===//
+// Workgroup-level interface ops
+//===----------------------------------------------------------------------===//
+
+// The ops that speak of the workgroup as one (kiln-instrument-dispatches'
+// records) in terms of its threads, which all run the kernel's scalar code:
+// the barrier is a gpu.barrier, the leader the thread with local id
+// (0, 0, 0) (only the dimensions wider than 1 need comparing).
+void LowerWorkgroupOps(mlir::func::FuncOp kernel, mlir::RewriterBase& rewriter) {
+  llvm::SmallVector<mlir::Operation*> ops;
+  kernel.walk([&](mlir::Operation* op) {
+    if (llvm::isa<HAL::InterfaceWorkgroupBarrierOp, HAL::InterfaceWorkgroupLeaderOp>(op)) {
+      ops.push_back(op);
+    }
+  });
+  const std::array<int64_t, 3> size = KernelWorkgroupSize(kernel);
+  for (mlir::Operation* op : ops) {
+    rewriter.setInsertionPoint(op);
+    const Location loc = op->getLoc();
+    if (llvm::isa<HAL::InterfaceWorkgroupBarrierOp>(op)) {
+      mlir::gpu::BarrierOp::create(rewriter, loc);
+      rewriter.eraseOp(op);
+      continue;
+    }
+    Value leader = mlir::arith::ConstantIntOp::create(rewriter, loc, rewriter.getI1Type(), 1);
+    Value zero = mlir::arith::ConstantIndexOp::create(rewriter, loc, 0);
+    constexpr mlir::gpu::Dimension kDimensions[] = {
+        mlir::gpu::Dimension::x, mlir::gpu::Dimension::y, mlir::gpu::Dimension::z};
+    for (int d = 0; d < 3; ++d) {
+      if (size[d] <= 1) continue;
+      Value id = mlir::gpu::ThreadIdOp::create(rewriter, loc, kDimensions[d]);
+      Value first =
+          mlir::arith::CmpIOp::create(rewriter, loc, mlir::arith::CmpIPredicate::eq, id, zero);
+      leader = mlir::arith::AndIOp::create(rewriter, loc, leader, first);
+    }
+    rewriter.replaceOp(op, leader);
+  }
+}
+
 LogicalResult DistributeKernel(mlir::func::FuncOp kernel) {
   mlir::IRRewriter rewriter(kernel.getContext());
+  LowerWorkgroupOps(kernel, rewriter);
 
   // memref.copy -> a linalg copy, distributed with the rest.
   llvm::SmallVector<mlir::memref::CopyOp> copies;

@@ -57,6 +57,10 @@
 //
 // memref.copy ops become linalg copies first (upstream makeMemRefCopyOp), so
 // they are distributed like the rest.
+//
+// The workgroup-level ops of instrumented kernels become thread-level ones:
+// hal.interface.workgroup.barrier a gpu.barrier, and
+// hal.interface.workgroup.leader "this thread's local id is (0, 0, 0)".
 #pragma once
 
 #include <array>

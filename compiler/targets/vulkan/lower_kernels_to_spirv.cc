@@ -5,6 +5,7 @@
 
 #include "compiler/dialects/hal/hal_dialect.h"
 #include "compiler/targets/gpu/distribute_to_threads.h"
+#include "compiler/targets/vulkan/shader_clock.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -15,6 +16,7 @@
 #include "mlir/Conversion/MemRefToSPIRV/MemRefToSPIRV.h"
 #include "mlir/Conversion/SCFToSPIRV/SCFToSPIRV.h"
 #include "mlir/Conversion/UBToSPIRV/UBToSPIRV.h"
+#include "mlir/Conversion/VectorToSPIRV/VectorToSPIRV.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -33,6 +35,7 @@
 #include "mlir/Dialect/SPIRV/Transforms/Passes.h"
 #include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -228,10 +231,11 @@ LogicalResult FlattenSubspan(HAL::InterfaceBindingSubspanOp subspan) {
                                     "backend cannot bind them";
   }
   for (mlir::Operation* user : subspan->getUsers()) {
-    if (!llvm::isa<mlir::memref::LoadOp, mlir::memref::StoreOp>(user)) {
+    // Atomics: the instrumentation ring's counter (instrument_dispatches.cc).
+    if (!llvm::isa<mlir::memref::LoadOp, mlir::memref::StoreOp, mlir::memref::AtomicRMWOp>(user)) {
       return user->emitOpError() << "uses binding " << subspan.getBinding().getZExtValue()
-                                 << " in a way the Vulkan backend cannot lower (only loads "
-                                    "and stores, after subviews are folded into them)";
+                                 << " in a way the Vulkan backend cannot lower (only loads, "
+                                    "stores and atomics, after subviews are folded into them)";
     }
   }
 
@@ -284,6 +288,10 @@ LogicalResult FlattenSubspan(HAL::InterfaceBindingSubspanOp subspan) {
     if (auto load = llvm::dyn_cast<mlir::memref::LoadOp>(user)) {
       Value index = linear_index(rewriter, load.getLoc(), load.getIndices());
       rewriter.replaceOpWithNewOp<mlir::memref::LoadOp>(load, flat, mlir::ValueRange{index});
+    } else if (auto atomic = llvm::dyn_cast<mlir::memref::AtomicRMWOp>(user)) {
+      Value index = linear_index(rewriter, atomic.getLoc(), atomic.getIndices());
+      rewriter.replaceOpWithNewOp<mlir::memref::AtomicRMWOp>(
+          atomic, atomic.getKind(), atomic.getValue(), flat, mlir::ValueRange{index});
     } else {
       auto store = llvm::cast<mlir::memref::StoreOp>(user);
       Value index = linear_index(rewriter, store.getLoc(), store.getIndices());
@@ -659,6 +667,29 @@ class ConstantLoadLowering : public mlir::OpConversionPattern<HAL::InterfaceCons
   }
 };
 
+// hal.interface.timestamp as its two words: a load of the placeholder that
+// PatchShaderClock turns into OpReadClockKHR after serialization
+// (shader_clock.h).
+class TimestampLowering : public mlir::OpConversionPattern<HAL::InterfaceTimestampOp> {
+ public:
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(HAL::InterfaceTimestampOp op, OpAdaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    auto words = llvm::dyn_cast<mlir::VectorType>(op.getType());
+    if (!words) {
+      return rewriter.notifyMatchFailure(op,
+                                         "64-bit clock reads are split before (SplitClockReads)");
+    }
+    auto pointer = spirv::PointerType::get(words, spirv::StorageClass::Private);
+    spirv::GlobalVariableOp variable =
+        GetOrCreateVariable(op, kShaderClockPlaceholder, pointer, std::nullopt, rewriter);
+    Value address = spirv::AddressOfOp::create(rewriter, op.getLoc(), variable);
+    rewriter.replaceOpWithNewOp<spirv::LoadOp>(op, address);
+    return mlir::success();
+  }
+};
+
 template <typename OpT, spirv::BuiltIn kBuiltin>
 class WorkgroupBuiltinLowering : public mlir::OpConversionPattern<OpT> {
  public:
@@ -763,8 +794,10 @@ LogicalResult ConvertToSPIRV(mlir::gpu::GPUModuleOp gpu_module, spirv::TargetEnv
   mlir::populateMemRefToSPIRVPatterns(converter, patterns);
   mlir::populateFuncToSPIRVPatterns(converter, patterns);
   mlir::ub::populateUBToSPIRVConversionPatterns(converter, patterns);
+  // The clock's words (vector.extract of hal.interface.timestamp).
+  mlir::populateVectorToSPIRVPatterns(converter, patterns);
   patterns
-      .add<SubspanLowering, ConstantLoadLowering,
+      .add<SubspanLowering, ConstantLoadLowering, TimestampLowering,
            WorkgroupBuiltinLowering<HAL::InterfaceWorkgroupIDOp, spirv::BuiltIn::WorkgroupId>,
            WorkgroupBuiltinLowering<HAL::InterfaceWorkgroupCountOp, spirv::BuiltIn::NumWorkgroups>>(
           converter, context);
@@ -817,11 +850,14 @@ class LowerKernelsToSPIRVPass
     pm.getDependentDialects(registry);
     registry.insert<mlir::affine::AffineDialect, mlir::arith::ArithDialect, mlir::func::FuncDialect,
                     mlir::gpu::GPUDialect, mlir::math::MathDialect, mlir::memref::MemRefDialect,
-                    mlir::scf::SCFDialect, spirv::SPIRVDialect, mlir::ub::UBDialect>();
+                    mlir::scf::SCFDialect, spirv::SPIRVDialect, mlir::ub::UBDialect,
+                    mlir::vector::VectorDialect>();
   }
 
   void runOnOperation() final {
     mlir::ModuleOp module = getOperation();
+    // First: canonicalization must not see the clock's 64-bit words.
+    if (mlir::failed(SplitClockReads(module))) return signalPassFailure();
     if (mlir::failed(CheckInterfaceUse(module))) return signalPassFailure();
     bool has_kernel = false;
     for (auto function : module.getOps<mlir::func::FuncOp>()) has_kernel |= IsKernel(function);

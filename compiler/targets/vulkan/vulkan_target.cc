@@ -9,6 +9,7 @@
 #include "compiler/targets/gpu/distribute_to_threads.h"
 #include "compiler/targets/kernel_context.h"
 #include "compiler/targets/vulkan/lower_kernels_to_spirv.h"
+#include "compiler/targets/vulkan/shader_clock.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -74,6 +75,9 @@ Result<std::vector<uint8_t>> CompileVulkanKernels(mlir::ModuleOp kernels,
   if (mlir::failed(mlir::spirv::serialize(*spirv_modules.begin(), words))) {
     return copy->Error("cannot serialize the Vulkan kernels' SPIR-V module");
   }
+  // The device clock of instrumented kernels, which the SPIR-V dialect
+  // cannot express (shader_clock.h).
+  KILN_RETURN_IF_ERROR(PatchShaderClock(words));
   std::vector<uint8_t> bytes(words.size() * sizeof(uint32_t));
   std::memcpy(bytes.data(), words.data(), bytes.size());
   return bytes;

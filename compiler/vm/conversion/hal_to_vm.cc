@@ -7,6 +7,7 @@
 #include "compiler/dialects/hal/hal_dialect.h"
 #include "compiler/dialects/vm/vm_dialect.h"
 #include "compiler/host/host_utils.h"
+#include "compiler/host/instrumentation.h"
 #include "compiler/vm/conversion/import_builder.h"
 #include "compiler/vm/conversion/passes.h"
 #include "compiler/vm/conversion/selection_builder.h"
@@ -33,6 +34,9 @@ struct ImportCall {
   HalImport id;
   llvm::SmallVector<Value> arguments;
   mlir::SymbolRefAttr dispatch = {};
+  // An instrumented dispatch's site id (kiln.dispatch_site_id), for the
+  // module's dispatch-site table.
+  mlir::IntegerAttr dispatch_site_id = {};
 };
 
 // One hal op -> one import call (or none: `Build` may return nullopt after
@@ -55,7 +59,7 @@ class HalImportPattern : public mlir::OpConversionPattern<OpT> {
       return mlir::success();
     }
     mlir::FailureOr<Operation*> made =
-        ib.Call(HalImportOf(call->id), call->arguments, call->dispatch);
+        ib.Call(HalImportOf(call->id), call->arguments, call->dispatch, call->dispatch_site_id);
     if (mlir::failed(made)) return mlir::failure();
     llvm::SmallVector<Value> results;
     for (auto [result, value] : llvm::zip(op->getResults(), (*made)->getResults())) {
@@ -214,6 +218,9 @@ void PopulateHALToVMPatterns(const mlir::TypeConverter& converter,
   Add<HAL::DeviceAllocatorOp>(patterns, converter, [](auto, auto a, IB&) {
     return ImportCall{HI::kDeviceAllocator, {a.getDevice()}};
   });
+  Add<HAL::DeviceInstrumentationRingOp>(patterns, converter, [](auto, auto a, IB& ib) {
+    return ImportCall{HI::kDeviceInstrumentationRing, {a.getDevice(), ib.AsI64(a.getByteLength())}};
+  });
   Add<HAL::AllocatorAllocateOp>(patterns, converter, [](auto, auto a, IB&) {
     return ImportCall{
         HI::kAllocatorAllocate,
@@ -360,7 +367,8 @@ void PopulateHALToVMPatterns(const mlir::TypeConverter& converter,
       args.push_back(ib.AsI64(length));
     }
     return ImportCall{slots ? HI::kCommandBufferDispatchIndirect : HI::kCommandBufferDispatch, args,
-                      op.getDispatchAttr()};
+                      op.getDispatchAttr(),
+                      op->template getAttrOfType<mlir::IntegerAttr>(host::kDispatchSiteIdAttrName)};
   });
 
   // (cmd, channel, op = kind | reduction << 8, element type, send rank,

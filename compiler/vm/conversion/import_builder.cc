@@ -3,6 +3,7 @@
 #include <bit>
 
 #include "compiler/dialects/hal/hal_dialect.h"
+#include "compiler/host/instrumentation.h"
 
 namespace kiln::compiler {
 namespace {
@@ -156,7 +157,8 @@ mlir::FailureOr<std::string> ImportBuilder::Declare(const NativeImport& import) 
 
 mlir::FailureOr<mlir::Operation*> ImportBuilder::Call(const NativeImport& import,
                                                       llvm::SmallVector<Value> arguments,
-                                                      mlir::SymbolRefAttr dispatch) {
+                                                      mlir::SymbolRefAttr dispatch,
+                                                      mlir::IntegerAttr dispatch_site_id) {
   mlir::FailureOr<std::string> name = Declare(import);
   if (mlir::failed(name)) return mlir::failure();
   mlir::FunctionType type = ImportType(context(), import);
@@ -173,6 +175,9 @@ mlir::FailureOr<mlir::Operation*> ImportBuilder::Call(const NativeImport& import
   state.addTypes(type.getResults());
   state.addAttribute("callee", mlir::FlatSymbolRefAttr::get(context(), *name));
   if (dispatch) state.addAttribute("dispatch", dispatch);
+  if (dispatch && dispatch_site_id) {
+    state.addAttribute(host::kDispatchSiteIdAttrName, dispatch_site_id);
+  }
   return rewriter_.create(state);
 }
 

@@ -65,10 +65,13 @@ class ImportBuilder {
   mlir::FailureOr<std::string> Declare(const NativeImport& import);
 
   // vm.call.import of `import` with `arguments` (fixed ones fitted to the
-  // table's types; a variadic tail as given).
+  // table's types; a variadic tail as given). A dispatch's call carries its
+  // entry point (`dispatch`) and, when instrumented, its site id
+  // (kiln.dispatch_site_id) for the module's dispatch-site table.
   mlir::FailureOr<mlir::Operation*> Call(const NativeImport& import,
                                          llvm::SmallVector<mlir::Value> arguments,
-                                         mlir::SymbolRefAttr dispatch = {});
+                                         mlir::SymbolRefAttr dispatch = {},
+                                         mlir::IntegerAttr dispatch_site_id = {});
 
  private:
   // A rodata holding `value` whose name starts with `prefix`: an existing

@@ -18,11 +18,13 @@
 #include <vector>
 
 #include "compiler/dialects/registration.h"
+#include "compiler/dispatch/passes.h"
 #include "gtest/gtest.h"
 #include "hal/cpu/kernel_abi.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace kiln::compiler::cpu {
 namespace {
@@ -410,6 +412,75 @@ module {
   ASSERT_FALSE(bytes.ok());
   EXPECT_NE(bytes.status().message().find("dynamic strides"), std::string::npos)
       << bytes.status().ToString();
+}
+
+// --kiln-instrument-dispatches then the CPU backend: a dispatch of N
+// workgroups, spread over threads, leaves exactly N records in the ring,
+// one per workgroup id, each with the site id (the last constant) and
+// start <= end on CLOCK_MONOTONIC; the kernel still computes its result.
+TEST_F(CpuTargetTest, InstrumentedKernelRecordsEachWorkgroupOnce) {
+  // kAddKernel's aliases, then its module as the executable's kernels.
+  const std::string add = kAddKernel;
+  const size_t module_at = add.find("module {");
+  const std::string source = add.substr(0, module_at) +
+                             "hal.executable.source private @add_dispatch_0 {\n"
+                             "  hal.executable.export public @add_dispatch_0 ordinal(0) "
+                             "layout(#layout)\n" +
+                             "builtin." + add.substr(module_at) + "}\n";
+  mlir::OwningOpRef<mlir::ModuleOp> program =
+      mlir::parseSourceString<mlir::ModuleOp>(source, &context_);
+  ASSERT_TRUE(program);
+  constexpr uint64_t kRingBytes = 32 + 64 * 32;
+  mlir::PassManager pm(&context_);
+  pm.addPass(createInstrumentDispatchesPass(kRingBytes));
+  ASSERT_TRUE(mlir::succeeded(pm.run(*program)));
+  mlir::ModuleOp kernels;
+  program->walk([&](mlir::ModuleOp nested) {
+    if (nested != *program) kernels = nested;
+  });
+  ASSERT_TRUE(kernels);
+  auto bytes = CompileCpuKernels(kernels, {});
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  SharedObject library(*bytes);
+  ASSERT_TRUE(library.ok()) << library.error();
+  kiln_hal_kernel_fn kernel = library.Kernel("add_dispatch_0");
+  ASSERT_NE(kernel, nullptr);
+
+  constexpr uint32_t n = 40000;  // 40 workgroups of 1024, the last partial.
+  constexpr uint32_t workgroups = (n + 1023) / 1024;
+  constexpr uint32_t kSiteId = 7;
+  std::vector<float> a(n, 1.0f), b(n, 2.0f), out(n, kGuard);
+  std::vector<uint64_t> ring(kRingBytes / sizeof(uint64_t), 0);
+  auto* header = reinterpret_cast<kiln_hal_instrument_ring_header_t*>(ring.data());
+  header->capacity = 64;
+  header->magic = KILN_HAL_INSTRUMENT_RING_MAGIC;
+  header->record_size = sizeof(kiln_hal_instrument_record_t);
+  auto* records = reinterpret_cast<kiln_hal_instrument_record_t*>(header + 1);
+  const uint64_t before = kiln_hal_instrument_now_ns();
+  ASSERT_EQ(0, Dispatch(kernel, {workgroups, 1, 1}, {1024, 1, 1}, {n, kSiteId},
+                        {a.data(), b.data(), out.data(), ring.data()},
+                        {n * sizeof(float), n * sizeof(float), n * sizeof(float), kRingBytes},
+                        /*threads=*/2));
+  const uint64_t after = kiln_hal_instrument_now_ns();
+  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(out[i], 3.0f) << "element " << i;
+
+  EXPECT_EQ(header->next, workgroups);
+  std::vector<int> seen(workgroups, 0);
+  for (uint32_t r = 0; r < workgroups; ++r) {
+    const kiln_hal_instrument_record_t& record = records[r];
+    EXPECT_EQ(record.site_id, kSiteId) << "record " << r;
+    ASSERT_LT(record.workgroup_id[0], workgroups) << "record " << r;
+    EXPECT_EQ(record.workgroup_id[1], 0u) << "record " << r;
+    EXPECT_EQ(record.workgroup_id[2], 0u) << "record " << r;
+    ++seen[record.workgroup_id[0]];
+    EXPECT_LE(before, record.start) << "record " << r;
+    EXPECT_LE(record.start, record.end) << "record " << r;
+    EXPECT_LE(record.end, after) << "record " << r;
+  }
+  for (uint32_t w = 0; w < workgroups; ++w) EXPECT_EQ(seen[w], 1) << "workgroup " << w;
+  for (uint32_t r = workgroups; r < header->capacity; ++r) {
+    EXPECT_EQ(records[r].end, 0u) << "unclaimed record " << r;
+  }
 }
 
 }  // namespace

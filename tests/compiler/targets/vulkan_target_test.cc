@@ -17,11 +17,13 @@
 #include <vector>
 
 #include "compiler/dialects/registration.h"
+#include "compiler/dispatch/passes.h"
 #include "compiler/targets/spirv_module_info.h"
 #include "gtest/gtest.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "tests/compiler/targets/external_tool.h"
 
 namespace kiln::compiler::vulkan {
@@ -388,6 +390,67 @@ module {
   ASSERT_FALSE(bytes.ok());
   EXPECT_NE(bytes.status().message().find("failed to legalize"), std::string::npos)
       << bytes.status().ToString();
+}
+
+// --kiln-instrument-dispatches then the Vulkan backend: the device clock is
+// OpReadClockKHR (opcode 5056) with Device scope, patched in after
+// serialization with OpCapability ShaderClockKHR (5055) and its extension;
+// the module stays valid for Vulkan 1.2 and keeps its bindings, the ring
+// last.
+TEST_F(VulkanTargetTest, InstrumentedKernelReadsTheDeviceClock) {
+  mlir::OwningOpRef<mlir::ModuleOp> program = mlir::parseSourceString<mlir::ModuleOp>(R"mlir(
+#layout = #hal.pipeline.layout<constants = 1, bindings = [
+  #hal.pipeline.binding<storage_buffer, ReadOnly>,
+  #hal.pipeline.binding<storage_buffer>]>
+hal.executable.source private @copy_dispatch_0 {
+  hal.executable.export public @copy_dispatch_0 ordinal(0) layout(#layout)
+  builtin.module {
+    func.func @copy_dispatch_0() attributes {kiln.workgroup_size = array<i64: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %n = hal.interface.constant.load layout(#layout) ordinal(0) : index
+      %in = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : memref<?xf32>{%n}
+      %out = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : memref<?xf32>{%n}
+      linalg.copy ins(%in : memref<?xf32>) outs(%out : memref<?xf32>)
+      return
+    }
+  }
+}
+)mlir",
+                                                                                      &context_);
+  ASSERT_TRUE(program);
+  mlir::PassManager pm(&context_);
+  pm.addPass(createInstrumentDispatchesPass(4096));
+  ASSERT_TRUE(mlir::succeeded(pm.run(*program)));
+  mlir::ModuleOp kernels;
+  program->walk([&](mlir::ModuleOp nested) {
+    if (nested != *program) kernels = nested;
+  });
+  ASSERT_TRUE(kernels);
+  auto bytes = CompileVulkanKernels(kernels, {});
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  Result<SpirvModuleInfo> info = ReadSpirvModuleInfo(*bytes, "'copy_dispatch_0'");
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_EQ(DescriptorBindings(info->words),
+            (std::set<std::pair<uint32_t, uint32_t>>{{0, 0}, {0, 1}, {0, 2}}));
+  int clock_reads = 0;
+  bool capability = false;
+  const std::vector<uint32_t>& words = info->words;
+  for (size_t i = 5; i < words.size();) {
+    const uint32_t count = words[i] >> 16, opcode = words[i] & 0xffff;
+    if (count == 0 || i + count > words.size()) break;
+    if (opcode == 5056) ++clock_reads;
+    if (opcode == 17 && words[i + 1] == 5055) capability = true;
+    i += count;
+  }
+  EXPECT_EQ(clock_reads, 2);  // At entry, and by the leader at the end.
+  EXPECT_TRUE(capability);
+
+  const std::string spirv_val = testing::FindTool("spirv-val");
+  if (spirv_val.empty()) GTEST_SKIP() << "spirv-val is not installed (spirv-tools)";
+  testing::ToolRun run = testing::RunToolOnFile(
+      spirv_val, "--target-env vulkan1.2",
+      std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+  EXPECT_EQ(run.status, 0) << run.output;
 }
 
 }  // namespace

@@ -204,6 +204,7 @@ TEST_P(HalModuleTest, ExportsTheContractSignatures) {
       {"devices.count", "_i"},
       {"devices.get", "i_r"},
       {"device.allocator", "r_r"},
+      {"device.instrumentation_ring", "rI_r"},
       {"allocator.allocate", "riiI_r"},
       {"allocator.allocate.initialized", "rr_r"},
       {"allocator.allocate.parameter", "rrriI*_r"},
@@ -296,6 +297,83 @@ TEST_P(HalModuleTest, DevicesAndAllocation) {
                   "negative");
 }
 
+// The instrumentation ring: made once per context and device (the first
+// call, as the module initializer makes it) with a new ring's header,
+// registered in the module's InstrumentationRings, the same buffer on every
+// later call; a size that is not a ring's, or not the first call's, is an
+// error naming the argument.
+TEST_P(HalModuleTest, InstrumentationRingIsMadeOncePerContext) {
+  auto rings = MakeRef<InstrumentationRings>();
+  Ref<vm::Module> hal = Unwrap(CreateHalModule(
+      *instance_, {device_},
+      {.parameters = nullptr, .trace = nullptr, .collectives = {}, .instrumentation = rings}));
+  Program program;
+  // ring(bytes) -> (ring, the same ring again?)
+  FunctionBuilder& f = program.builder().AddFunction("ring", "I_ri");
+  program.Device0(f, 0, 0);
+  program.Call(f, "device.instrumentation_ring", "rI_r", {0, 0}, {1});
+  program.Call(f, "device.instrumentation_ring", "rI_r", {0, 0}, {2});
+  f.Emit(Opcode::kRefEq, {Reg(0), Reg(1), Reg(2)});
+  f.EmitReturn({1, 0});
+  program.builder().AddExport("ring", f.ordinal());
+  auto bytes = program.builder().Finish();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  Ref<vm::BytecodeModule> module =
+      Unwrap(vm::BytecodeModule::Load(*instance_, AlignedBuffer::CopyOf(*bytes)));
+  Ref<vm::Context> first = Unwrap(vm::Context::Create(instance_, {hal, Ref<vm::Module>(module)}));
+  Ref<vm::Context> second = Unwrap(vm::Context::Create(instance_, {hal, Ref<vm::Module>(module)}));
+
+  auto results = Invoke(*first, "ring", {Variant::I64(32 + 4 * 32)});
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  EXPECT_EQ((*results)[1].ToString(), "i32=1");
+  Ref<Buffer> ring = UnwrapBuffer((*results)[0]);
+  ASSERT_TRUE(ring);
+  EXPECT_EQ(ring->byte_length(), 160u);
+  EXPECT_EQ(ring->allowed_usage() & kBufferUsageDispatchStorage, kBufferUsageDispatchStorage);
+  auto contents = ReadInstrumentationRing(*device_, ring);
+  ASSERT_TRUE(contents.ok()) << contents.status().ToString();
+  EXPECT_EQ(contents->header.capacity, 4u);
+  EXPECT_EQ(contents->header.next, 0u);
+  EXPECT_TRUE(contents->records.empty());
+
+  // A later call of the same context: the same ring, not registered again.
+  results = Invoke(*first, "ring", {Variant::I64(160)});
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  EXPECT_EQ(UnwrapBuffer((*results)[0]), ring);
+  ASSERT_EQ(rings->rings().size(), 1u);
+  EXPECT_EQ(rings->rings()[0].device, device_);
+  EXPECT_EQ(rings->rings()[0].buffer, ring);
+  EXPECT_EQ(rings->rings()[0].byte_length, 160u);
+
+  // Another context has a ring of its own.
+  results = Invoke(*second, "ring", {Variant::I64(64)});
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  EXPECT_NE(UnwrapBuffer((*results)[0]), ring);
+  ASSERT_EQ(rings->rings().size(), 2u);
+  EXPECT_EQ(rings->rings()[1].byte_length, 64u);
+
+  results = Invoke(*first, "ring", {Variant::I64(64)});
+  ASSERT_FALSE(results.ok());
+  EXPECT_CONTAINS(results.status().message(),
+                  "import 'hal.device.instrumentation_ring' failed: argument 1 (byte length): "
+                  "this context's instrumentation ring on the device holds 160 bytes, not 64");
+
+  const Variant device = Variant::FromRef(WrapDevice(device_));
+  for (int64_t bad : {0, 32, 100}) {
+    Status status = CallHalError("device.instrumentation_ring", {device, Variant::I64(bad)}, 1);
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+    EXPECT_CONTAINS(status.message(), "argument 1 (byte length): an instrumentation ring of " +
+                                          std::to_string(bad) + " bytes");
+  }
+  Status status = CallHalError("device.instrumentation_ring", {device, Variant::I64(-64)}, 1);
+  EXPECT_CONTAINS(status.message(), "argument 1 (byte length): -64 is negative");
+  // Without a sink the ring is made all the same.
+  auto made = CallHal("device.instrumentation_ring", {device, Variant::I64(96)}, 1);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  EXPECT_EQ(UnwrapBuffer((*made)[0])->byte_length(), 96u);
+  EXPECT_EQ(rings->rings().size(), 2u);
+}
+
 // A program's constant bytes in a new buffer: the same bytes read back,
 // whichever way the transfer went.
 TEST_P(HalModuleTest, AllocateInitialized) {
@@ -349,8 +427,9 @@ TEST_P(HalModuleTest, AllocateParameter) {
           testing::BytesOf<float>({1.5f, 2, 3, -4})));
   Ref<ParameterIndex> parameters = ParameterIndex::Create();
   ASSERT_TRUE(parameters->AddFile("model", path).ok());
-  hal_ = Unwrap(CreateHalModule(*instance_, {device_},
-                                {.parameters = parameters, .trace = nullptr, .collectives = {}}));
+  hal_ = Unwrap(CreateHalModule(
+      *instance_, {device_},
+      {.parameters = parameters, .trace = nullptr, .collectives = {}, .instrumentation = nullptr}));
 
   Program program;
   // load_<key>(element type, byte length, d0, d1) -> buffer of parameter
@@ -695,8 +774,9 @@ TEST_P(HalModuleTest, ExecutableLoadDispatchAndFence) {
 // submit span and before the wait ends.
 TEST_P(HalModuleTest, TraceGetsADeviceSpanPerDispatchNamedByTheProgram) {
   Ref<Trace> trace = Trace::Create(/*record_spans=*/true);
-  hal_ = Unwrap(CreateHalModule(*instance_, {device_},
-                                {.parameters = nullptr, .trace = trace, .collectives = {}}));
+  hal_ = Unwrap(CreateHalModule(
+      *instance_, {device_},
+      {.parameters = nullptr, .trace = trace, .collectives = {}, .instrumentation = nullptr}));
   EXPECT_EQ(device_->attached_trace().get(), trace.get());
   Program program;
   FunctionBuilder& f = program.builder().AddFunction("mul", "rrrIii_");

@@ -42,7 +42,7 @@
 
 // -----
 
-// expected-error @+1 {{unknown binding flags 'WriteOnly'; expected 'ReadOnly', 'Indirect' or 'None'}}
+// expected-error @+1 {{unknown binding flags 'WriteOnly'; expected 'ReadOnly', 'Indirect', 'Instrumentation' or 'None'}}
 #binding = #hal.pipeline.binding<storage_buffer, WriteOnly>
 
 // -----

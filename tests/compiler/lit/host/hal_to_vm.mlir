@@ -197,3 +197,45 @@ module @parameters {
     return %w, %m : !hal.buffer, !hal.buffer
   }
 }
+
+// -----
+
+// Dispatch instrumentation: the ring is the hal.device.instrumentation_ring
+// import's (byte length as i64); an instrumented dispatch's site id goes
+// with its dispatch onto the call, for the module's dispatch-site table.
+
+#timed = #hal.pipeline.layout<constants = 1, bindings = [
+  #hal.pipeline.binding<storage_buffer>,
+  #hal.pipeline.binding<storage_buffer, Instrumentation>
+]>
+
+// CHECK-LABEL: vm.module @instrumentation
+module @instrumentation {
+  // CHECK-DAG: vm.import @hal.device.instrumentation_ring(!vm.ref<!hal.device>, i64) -> !vm.ref<!hal.buffer>
+  hal.executable private @ex {
+    hal.executable.binary public @elf attributes {data = dense<[1, 2, 3, 4]> : vector<4xi8>, format = "system-elf-x86_64"}
+    hal.executable.export public @timed ordinal(0) layout(#timed) attributes {workgroup_size = [64 : index, 1 : index, 1 : index]}
+  }
+  // CHECK: vm.func @ring
+  func.func @ring(%device: !hal.device) -> !hal.buffer {
+    // CHECK: %[[BYTES:.+]] = vm.const.i64 4096
+    %bytes = arith.constant 4096 : index
+    // CHECK: %[[RING:.+]] = vm.call.import @hal.device.instrumentation_ring(%{{.+}}, %[[BYTES]]) : (!vm.ref<!hal.device>, i64) -> !vm.ref<!hal.buffer>
+    %ring = hal.device.instrumentation_ring<%device : !hal.device> bytes(%bytes) : !hal.buffer
+    // CHECK: vm.return %[[RING]]
+    return %ring : !hal.buffer
+  }
+  // CHECK: vm.func @run
+  func.func @run(%cmd: !hal.command_buffer, %exe: !hal.executable, %a: !hal.buffer, %ring: !hal.buffer) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %c4096 = arith.constant 4096 : index
+    %site = arith.constant 2 : i32
+    // CHECK: vm.call.import @hal.command_buffer.dispatch({{[^)]*}}) {dispatch = @ex::@timed, kiln.dispatch_site_id = 2 : i32} : (!vm.ref<!hal.command_buffer>, !vm.ref<!hal.executable>, i32, i32, i32, i32, i32, i32, !vm.ref<!hal.buffer>, i64, i64, !vm.ref<!hal.buffer>, i64, i64) -> ()
+    hal.command_buffer.dispatch<%cmd : !hal.command_buffer> target(%exe : !hal.executable)[%c0] workgroups([%c1, %c1, %c1]) constants([%site]) bindings([(%a : !hal.buffer)[%c0, %c16], (%ring : !hal.buffer)[%c0, %c4096]]) attributes {dispatch = @ex::@timed, kiln.dispatch_site_id = 2 : i32}
+    // CHECK: vm.call.import @hal.command_buffer.dispatch.indirect({{[^)]*}}) {dispatch = @ex::@timed, kiln.dispatch_site_id = 3 : i32}
+    hal.command_buffer.dispatch<%cmd : !hal.command_buffer> target(%exe : !hal.executable)[%c0] workgroups([%c1, %c1, %c1]) constants([%site]) bindings([(%c0 : index)[%c0, %c16], (%c1 : index)[%c0, %c4096]]) attributes {dispatch = @ex::@timed, kiln.dispatch_site_id = 3 : i32}
+    return
+  }
+}
