@@ -419,13 +419,7 @@ TEST_P(CpuDispatchTest, ForeignSemaphoresCanBeSignaledButNotWaitedOn) {
 
 INSTANTIATE_TEST_SUITE_P(Devices, CpuDispatchTest,
                          ::testing::Values("cpu", "cpu-sync", "cpu-4-threads"),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;
-                           for (char& c : name) {
-                             if (c == '-') c = '_';
-                           }
-                           return name;
-                         });
+                         testing::DeviceParamName);
 
 }  // namespace
 }  // namespace kiln::hal

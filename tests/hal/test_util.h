@@ -136,6 +136,16 @@ inline Ref<cpu::CpuExecutable> MakeTestExecutable() {
   return Unwrap(cpu::CpuExecutable::Create("test-in-process", std::move(exports)));
 }
 
+// The gtest name of a test parameterized by a device name ("cpu-4-threads"
+// becomes "cpu_4_threads": gtest names allow no '-').
+inline std::string DeviceParamName(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  for (char& c : name) {
+    if (c == '-') c = '_';
+  }
+  return name;
+}
+
 // Submits one command buffer with no waits and waits for it.
 inline Status SubmitAndWait(Device& device, const Ref<CommandBuffer>& command_buffer,
                             std::span<const Ref<Buffer>> binding_table = {}) {

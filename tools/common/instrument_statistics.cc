@@ -9,6 +9,7 @@
 
 #include "hal/instrumentation.h"
 #include "tools/common/json_writer.h"
+#include "tools/common/trace_file.h"
 
 namespace kiln::tools {
 namespace {
@@ -247,38 +248,19 @@ Result<std::string> FormatInstrumentChromeTrace(const InstrumentFileContents& co
   json.String("ns");
   json.Key("traceEvents");
   json.BeginArray();
-  auto metadata = [&](std::string_view kind, int pid, const uint32_t* tid,
-                      const std::string& name) {
-    json.BeginObject();
-    json.Key("name");
-    json.String(kind);
-    json.Key("ph");
-    json.String("M");
-    json.Key("pid");
-    json.Int(pid);
-    if (tid) {
-      json.Key("tid");
-      json.Uint(*tid);
-    }
-    json.Key("args");
-    json.BeginObject();
-    json.Key("name");
-    json.String(name);
-    json.EndObject();
-    json.EndObject();
-  };
   for (size_t i = 0; i < rings.size(); ++i) {
     const int pid = static_cast<int>(i) + 1;
     std::string name = "ring " + std::to_string(i) + " (" + contents.rings[i].device + ", clock " +
                        contents.clock + ")";
-    metadata("process_name", pid, nullptr, name);
+    WriteChromeMetadata(json, "process_name", pid, nullptr, name);
     std::set<uint32_t> ids;
     for (const kiln_hal_instrument_record_t& record : rings[i].records) ids.insert(record.site_id);
     for (uint32_t id : ids) {
       std::optional<InstrumentSite> site = site_of(id);
       std::string track = "site " + std::to_string(id);
       if (site) track += " " + SiteName(id, site);
-      metadata("thread_name", pid, &id, track);
+      const uint64_t track_id = id;
+      WriteChromeMetadata(json, "thread_name", pid, &track_id, track);
     }
     for (const kiln_hal_instrument_record_t& record : rings[i].records) {
       std::optional<InstrumentSite> site = site_of(record.site_id);

@@ -23,15 +23,17 @@ std::string TrackName(uint64_t track) {
   return "host thread " + std::to_string(track);
 }
 
-void WriteMetadata(JsonWriter& json, std::string_view kind, const uint64_t* track,
-                   std::string_view name) {
+}  // namespace
+
+void WriteChromeMetadata(JsonWriter& json, std::string_view kind, int64_t pid,
+                         const uint64_t* track, std::string_view name) {
   json.BeginObject();
   json.Key("name");
   json.String(kind);
   json.Key("ph");
   json.String("M");
   json.Key("pid");
-  json.Int(kProcessId);
+  json.Int(pid);
   if (track) {
     json.Key("tid");
     json.Uint(*track);
@@ -44,8 +46,6 @@ void WriteMetadata(JsonWriter& json, std::string_view kind, const uint64_t* trac
   json.EndObject();
 }
 
-}  // namespace
-
 std::string FormatChromeTrace(const hal::Trace& trace, std::string_view process) {
   const std::vector<hal::Trace::Span> spans = trace.Spans();
   JsonWriter json;
@@ -54,10 +54,11 @@ std::string FormatChromeTrace(const hal::Trace& trace, std::string_view process)
   json.String("ns");
   json.Key("traceEvents");
   json.BeginArray();
-  WriteMetadata(json, "process_name", nullptr, process);
+  WriteChromeMetadata(json, "process_name", kProcessId, nullptr, process);
   std::set<uint64_t> tracks;
   for (const hal::Trace::Span& span : spans) tracks.insert(span.track);
-  for (uint64_t track : tracks) WriteMetadata(json, "thread_name", &track, TrackName(track));
+  for (uint64_t track : tracks)
+    WriteChromeMetadata(json, "thread_name", kProcessId, &track, TrackName(track));
   for (const hal::Trace::Span& span : spans) {
     json.BeginObject();
     json.Key("name");
@@ -95,8 +96,8 @@ std::string FormatChromeTrace(const hal::Trace& trace, std::string_view process)
 
 Status WriteTraceFile(const hal::Trace& trace, std::string_view process, const std::string& path) {
   const std::string text = FormatChromeTrace(trace, process);
-  Status status = WriteFile(
-      path, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  Status status =
+      WriteFile(path, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
   if (!status.ok()) {
     return Status(status.code(), "--trace: " + status.message());
   }

@@ -21,11 +21,19 @@
 
 #include "base/status.h"
 #include "hal/trace.h"
+#include "tools/common/json_writer.h"
 
 namespace kiln::tools {
 
 // The trace as Chrome trace JSON; `process` names the process track.
 std::string FormatChromeTrace(const hal::Trace& trace, std::string_view process);
+
+// One metadata event ("ph": "M") of kind `kind` ("process_name",
+// "thread_name") giving process `pid`, or its track `track` when not null,
+// the name `name`: what Chrome traces name their tracks with (kiln's
+// --trace files and kiln-dump-instruments --chrome_trace).
+void WriteChromeMetadata(JsonWriter& json, std::string_view kind, int64_t pid,
+                         const uint64_t* track, std::string_view name);
 
 // Writes FormatChromeTrace to `path`; the error names the file.
 Status WriteTraceFile(const hal::Trace& trace, std::string_view process, const std::string& path);
