@@ -134,10 +134,11 @@ def model_seed(folder, default):
 
 # --- kiln -------------------------------------------------------------------------------
 
-def kiln_compile(model, folder, device, args):
-    """Imports and compiles the model for `device` (run_models.py's commands).
+def kiln_compile(model, folder, device, args, instrumented=False):
+    """Imports and compiles the model for `device` (run_models.py's commands);
+    `instrumented` adds kiln-compile --instrument-dispatches (its own folder).
     Returns (kmod, parameters file or None, function, seconds per stage)."""
-    work = os.path.join(args.work_dir, device, model)
+    work = os.path.join(args.work_dir, device + ("-instrumented" if instrumented else ""), model)
     os.makedirs(work, exist_ok=True)
     mlir = os.path.join(work, "model.mlir")
     params = os.path.join(work, "model.safetensors")
@@ -157,7 +158,8 @@ def kiln_compile(model, folder, device, args):
                                            onnx_path, "-o", mlir, "--param-file=" + params],
                                 args.timeout, times, args.verbose)
             run_models.run_step("compile", [compiler, mlir, "--iree-hal-target-backends=" +
-                                            run_models.BACKENDS[device], "-o", kmod],
+                                            run_models.BACKENDS[device], "-o", kmod] +
+                                (["--instrument-dispatches"] if instrumented else []),
                                 args.timeout, times, args.verbose)
     except run_models.StageError as e:
         raise RowError("kiln %s: %s" % (e.stage, e))
@@ -180,9 +182,10 @@ def kiln_io_flags(kmod, params, function, device):
     return flags
 
 
-def kiln_check(model, folder, kmod, params, function, device, args):
+def kiln_check(model, folder, kmod, params, function, device, args, instrument_file=None):
     """Runs the model once with kiln-run-module; max relative error of its
-    outputs against the export's expected outputs (the largest over outputs)."""
+    outputs against the export's expected outputs (the largest over outputs).
+    With `instrument_file`, the run writes it (--instrument_file)."""
     expected = run_models.numbered(folder, "expected")
     inputs = run_models.numbered(folder, "input")
     work = os.path.dirname(kmod)
@@ -192,7 +195,8 @@ def kiln_check(model, folder, kmod, params, function, device, args):
             os.remove(path)
     cmd = [os.path.join(args.bin_dir, "kiln-run-module")] + \
         kiln_io_flags(kmod, params, function, device) + \
-        ["--input=@" + p for p in inputs] + ["--output=@" + p for p in outputs]
+        ["--input=@" + p for p in inputs] + ["--output=@" + p for p in outputs] + \
+        (["--instrument_file=" + instrument_file] if instrument_file else [])
     try:
         run_models.run_step("run", cmd, args.timeout, {}, args.verbose)
     except run_models.StageError as e:
@@ -272,17 +276,41 @@ def kiln_benchmark(folder, kmod, params, function, device, args):
     return result
 
 
-def kiln_row(model, folder, device, args):
-    """Compile, check and time one model with kiln: the row's kiln figures."""
-    kmod, params, function, times = kiln_compile(model, folder, device, args)
+def kiln_row(model, folder, device, args, instrumented=False):
+    """Compile, check and time one model with kiln: the row's kiln figures.
+    `instrumented`: compiled with --instrument-dispatches; the check run
+    writes an instrument file, whose per-call figures the row keeps."""
+    kmod, params, function, times = kiln_compile(model, folder, device, args, instrumented)
     row = {"compile_s": times}
-    if args.check:
-        max_rel = kiln_check(model, folder, kmod, params, function, device, args)
+    if args.check or instrumented:
+        instrument_file = os.path.join(os.path.dirname(kmod), "check.kins") \
+            if instrumented else None
+        max_rel = kiln_check(model, folder, kmod, params, function, device, args,
+                             instrument_file)
         row["max_rel_err"] = max_rel
         row["tolerance"] = TOLERANCE[dtype_of(model)]
         row["correct"] = max_rel <= row["tolerance"]
+        if instrumented:
+            row["instruments"] = kiln_instrument_summary(instrument_file, args)
     row.update(kiln_benchmark(folder, kmod, params, function, device, args))
     return row
+
+
+def kiln_instrument_summary(path, args):
+    """kiln-dump-instruments' JSON of one call's instrument file: the sites
+    and records it counted, and the dropped ones (a ring too small)."""
+    cmd = [os.path.join(args.bin_dir, "kiln-dump-instruments"), path, "--output=json"]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          timeout=args.timeout)
+    if proc.returncode != 0:
+        raise RowError("kiln-dump-instruments exit %d: %s" %
+                       (proc.returncode, run_models.tail(proc.stderr.decode("utf-8", "replace"), 3)))
+    try:
+        data = json.loads(proc.stdout.decode("utf-8", "replace"))
+    except ValueError as e:
+        raise RowError("kiln-dump-instruments' JSON: %s" % e)
+    return {"sites": len(data.get("sites", [])), "records": data.get("records"),
+            "dropped": data.get("dropped")}
 
 
 def kiln_cpu_threads(bin_dir):
@@ -581,7 +609,36 @@ def gpu_tables(rows, info, args):
             fmt_us(kiln.get("process_cpu_us")) if ok else "—",
             " | ".join(cell(r.get("torch", {}).get(p), [], "issue_us") if
                        ok_figure(r.get("torch", {}).get(p)) else "—" for p in args.peers)))
+    if args.instrumented:
+        lines += instrumentation_table(rows, notes)
     return lines, notes
+
+
+def instrumentation_table(rows, notes):
+    """Issue 19: the cost of kiln-compile --instrument-dispatches, the same
+    model with and without, both timed in this run."""
+    lines = ["", "Instrumentation overhead: the model compiled with and without "
+             "kiln-compile --instrument-dispatches (one record per workgroup into a 1 MiB "
+             "ring), wall µs per call as above.", "",
+             "| model | kiln | kiln instrumented | overhead | host µs | host µs instrumented | "
+             "records per call (sites) | instrumented output (max rel err) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        plain, inst = r.get("kiln"), r.get("kiln_instrumented")
+        overhead = "%+.1f%%" % (100.0 * (inst["us"] / plain["us"] - 1.0)) \
+            if ok_figure(plain) and ok_figure(inst) else "—"
+        records = "—"
+        if ok_figure(inst) and "instruments" in inst:
+            i = inst["instruments"]
+            records = "%s (%s)" % (i["records"], i["sites"])
+            if i.get("dropped"):
+                records += ", %s dropped" % i["dropped"]
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["model"], kiln_cell(plain, notes), kiln_cell(inst, notes), overhead,
+            fmt_us(plain.get("host_time_us")) if ok_figure(plain) else "—",
+            fmt_us(inst.get("host_time_us")) if ok_figure(inst) else "—",
+            records, check_cell(inst)))
+    return lines
 
 
 def cpu_table(rows, info, args):
@@ -641,6 +698,16 @@ def run_gpu(args):
         except RowError as e:
             row["kiln"] = {"error": str(e)}
             log("  kiln     error: %s" % short(e, 200))
+        if args.instrumented:
+            try:
+                row["kiln_instrumented"] = kiln_row(model, folder, args.kiln_device, args,
+                                                    instrumented=True)
+                k = row["kiln_instrumented"]
+                log("  kiln instrumented %10.1f us/call, %s records per call in %s sites" %
+                    (k["us"], k["instruments"]["records"], k["instruments"]["sites"]))
+            except RowError as e:
+                row["kiln_instrumented"] = {"error": str(e)}
+                log("  kiln instrumented error: %s" % short(e, 200))
         if args.peers:
             row["torch"] = torch_rows(model, folder, args)
         row["seconds"] = time.time() - start
@@ -753,6 +820,9 @@ def main():
                            help="cpu for a smoke run without a GPU")
             p.add_argument("--peers", default=",".join(PEERS),
                            help="comma-separated, of: %s; empty for kiln only" % ", ".join(PEERS))
+            p.add_argument("--instrumented", action="store_true",
+                           help="also compile and time each model with kiln-compile "
+                           "--instrument-dispatches: the overhead table (issue 19)")
         else:
             p.add_argument("--threads", type=int, default=0,
                            help="ONNX Runtime's intra-op threads (default: what kiln's cpu "
@@ -768,7 +838,10 @@ def main():
         unknown = [p for p in args.peers if p not in PEERS]
         if unknown:
             parser.error("unknown peer(s) %s" % ", ".join(unknown))
-    for tool in ("kiln-import-onnx", "kiln-compile", "kiln-run-module", "kiln-benchmark-module"):
+    tools = ["kiln-import-onnx", "kiln-compile", "kiln-run-module", "kiln-benchmark-module"]
+    if getattr(args, "instrumented", False):
+        tools.append("kiln-dump-instruments")
+    for tool in tools:
         if not os.access(os.path.join(args.bin_dir, tool), os.X_OK):
             parser.error("no %s in %s" % (tool, args.bin_dir))
 

@@ -149,7 +149,7 @@ TEST(InstrumentStatisticsTest, RecordsOfUnknownSitesAndBackwardClocks) {
   EXPECT_EQ(statistics->sites[0].calls, 1u);
   EXPECT_FALSE(statistics->sites[0].site.has_value());
   EXPECT_EQ(FormatInstrumentStatistics(*statistics),
-            "Instrumented dispatches (clock ticks; 1 site, 1 workgroups in 1 calls):\n"
+            "Instrumented dispatches (clock ticks; 1 site, 1 workgroup in 1 call):\n"
             "    site    calls  workgroups  total ticks   mean ticks    max ticks   span ticks  "
             "dispatch\n"
             "       7        1           1            0          0.0            0            0  "
@@ -160,7 +160,8 @@ TEST(InstrumentStatisticsTest, Text) {
   auto statistics = ComputeInstrumentStatistics(testing::BuildTestInstrumentFile());
   ASSERT_TRUE(statistics.ok()) << statistics.status().ToString();
   EXPECT_EQ(FormatInstrumentStatistics(*statistics),
-            "Instrumented dispatches (clock ns; 3 sites, 9 workgroups in 4 calls):\n"
+            "Instrumented dispatches (clock ns; 3 sites, 9 workgroups in 4 calls; lower bounds: "
+            "records were dropped):\n"
             "    site    calls  workgroups     total us      mean us       max us      span us  "
             "dispatch\n"
             "       0        2           4        8.000        2.000        4.000       13.000  "
@@ -170,7 +171,61 @@ TEST(InstrumentStatisticsTest, Text) {
             "       2        1           2        0.400        0.200        0.300        1.100  "
             "@ex0::@mul (@loop, prog.mlir:14:5)\n"
             "Dropped records: 3 (the oldest, overwritten when a ring wrapped; the figures cover "
-            "the 9 kept; a larger kiln-compile --instrument-dispatches=SIZE keeps more)\n");
+            "the 9 kept, so they are lower bounds: a call counts only if its workgroup (0,0,0) "
+            "was kept; a larger kiln-compile --instrument-dispatches=SIZE keeps more)\n");
+}
+
+// Without dropped records the figures are exact: the header says nothing
+// of lower bounds and no "Dropped records" line follows.
+TEST(InstrumentStatisticsTest, WithoutDroppedRecordsTheFiguresAreExact) {
+  InstrumentFileContents contents = testing::BuildTestInstrumentFile();
+  contents.rings.pop_back();  // The ring that wrapped.
+  auto statistics = ComputeInstrumentStatistics(contents);
+  ASSERT_TRUE(statistics.ok()) << statistics.status().ToString();
+  EXPECT_EQ(statistics->dropped, 0u);
+  const std::string text = FormatInstrumentStatistics(*statistics);
+  EXPECT_EQ(text.substr(0, text.find('\n')),
+            "Instrumented dispatches (clock ns; 2 sites, 7 workgroups in 3 calls):");
+  EXPECT_EQ(text.find("Dropped"), std::string::npos) << text;
+  EXPECT_EQ(text.find("lower bound"), std::string::npos) << text;
+}
+
+// A wrapped ring that overwrote a call's workgroup (0,0,0) keeps its other
+// workgroups but not the call: the header marks the figures as lower bounds
+// and the "Dropped records" line says why.
+TEST(InstrumentStatisticsTest, ADroppedFirstWorkgroupLeavesItsCallUncounted) {
+  InstrumentFileContents contents;
+  contents.clock = "ns";
+  std::vector<uint8_t> ring = hal::NewInstrumentRingImage(32 + 2 * 32);
+  // Three workgroups of one call claimed slots 0, 1, 2 of a ring of two:
+  // (0,0,0), in slot 0, was overwritten by (2,0,0).
+  for (uint32_t x : {2u, 1u}) {
+    kiln_hal_instrument_record_t record{};
+    record.site_id = 0;
+    record.workgroup_id[0] = x;
+    record.start = 100;
+    record.end = 200;
+    std::memcpy(ring.data() + 32 + (x % 2) * 32, &record, sizeof(record));
+  }
+  const uint32_t next = 3;
+  std::memcpy(ring.data(), &next, sizeof(next));
+  contents.rings = {{"cpu://0", ring}};
+  auto statistics = ComputeInstrumentStatistics(contents);
+  ASSERT_TRUE(statistics.ok()) << statistics.status().ToString();
+  ASSERT_EQ(statistics->sites.size(), 1u);
+  EXPECT_EQ(statistics->sites[0].calls, 0u);
+  EXPECT_EQ(statistics->sites[0].workgroups, 2u);
+  EXPECT_EQ(statistics->dropped, 1u);
+  EXPECT_EQ(FormatInstrumentStatistics(*statistics),
+            "Instrumented dispatches (clock ns; 1 site, 2 workgroups in 0 calls; lower bounds: "
+            "records were dropped):\n"
+            "    site    calls  workgroups     total us      mean us       max us      span us  "
+            "dispatch\n"
+            "       0        0           2        0.200        0.100        0.100        0.100  "
+            "site 0 (not in the file's site table)\n"
+            "Dropped records: 1 (the oldest, overwritten when a ring wrapped; the figures cover "
+            "the 2 kept, so they are lower bounds: a call counts only if its workgroup (0,0,0) "
+            "was kept; a larger kiln-compile --instrument-dispatches=SIZE keeps more)\n");
 }
 
 TEST(InstrumentStatisticsTest, NoRingsAndEmptyRings) {

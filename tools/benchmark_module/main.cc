@@ -57,8 +57,16 @@
 // (tools/common/dispatch_statistics.h), then the memory the device's
 // allocator handed out over the run (peak, allocated, freed, and live: what
 // the program's context still holds; tools/common/run_statistics.h); it records the trace's spans
-// even without --trace, which costs the timed loop a little. Every failure (a bad flag, module,
-// function or input, a failing invocation) is one "error: ..." line on stderr and exit code 1.
+// even without --trace, which costs the timed loop a little. --instrument_file=FILE writes,
+// after the benchmarks, what the program's instrumented dispatches (kiln-compile
+// --instrument-dispatches) recorded over the whole run, with its dispatch-site table, for
+// kiln-dump-instruments (tools/common/instrument_file.h): the context's ring is made once and
+// every call appends to it, so the file holds each function's call made before timing and
+// every timed call (with --iterations=N and --benchmark_repetitions=R, 1 + R x N calls per
+// function timed; Google Benchmark's --benchmark_min_warmup_time adds its warm-up calls),
+// as many as the ring keeps (kiln-compile --instrument-dispatches=SIZE). Every failure (a bad
+// flag, module, function or input, a failing invocation) is one "error: ..." line on stderr
+// and exit code 1.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -82,6 +90,7 @@
 #include "tools/common/dispatch_statistics.h"
 #include "tools/common/flags.h"
 #include "tools/common/function_io.h"
+#include "tools/common/instrument_file.h"
 #include "tools/common/parameter_flags.h"
 #include "tools/common/program_loading.h"
 #include "tools/common/run_statistics.h"
@@ -102,7 +111,8 @@ struct BenchmarkOptions {
   std::optional<std::string> function;    // None: every export without arguments.
   std::vector<std::string> inputs;
   std::vector<tools::ParameterFile> parameters;
-  std::string trace_path;  // Empty: no --trace.
+  std::string trace_path;       // Empty: no --trace.
+  std::string instrument_path;  // Empty: no --instrument_file.
   bool print_statistics = false;
   std::string device_uri = "cpu";
   bool list_devices = false;
@@ -137,6 +147,8 @@ struct Session {
   std::unique_ptr<vm::Stack> stack;  // Shared: benchmarks run one at a time.
   std::vector<Target> targets;
   std::optional<Status> failure;  // The first invocation that failed while timed.
+  // --instrument_file: the context's rings and the modules' sites.
+  std::optional<tools::InstrumentRecorder> instruments;
   // The host time of each call of the running loop (RunTarget); kept
   // between loops so that its storage is allocated before timing.
   std::vector<int64_t> host_ns;
@@ -197,9 +209,11 @@ Status Prepare(const BenchmarkOptions& options, hal::DriverRegistry& registry, S
   KILN_RETURN_IF_ERROR(hal::RegisterHalTypes(*instance));
   std::optional<hal::ScopedHostSpan> load_span(std::in_place, session.trace.get(), "load");
   std::vector<Ref<vm::BytecodeModule>> modules;
+  if (!options.instrument_path.empty()) session.instruments.emplace();
   for (const std::string& path : options.module_paths) {
     KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> loaded, tools::LoadModule(*instance, path));
     tools::AddDispatchSiteDetails(*loaded, *session.trace);
+    if (session.instruments) session.instruments->AddModule(*loaded);
     modules.push_back(std::move(loaded));
   }
   load_span.reset();
@@ -223,12 +237,14 @@ Status Prepare(const BenchmarkOptions& options, hal::DriverRegistry& registry, S
 
   KILN_ASSIGN_OR_RETURN(hal::CollectiveGroup group,
                         tools::OpenCollectiveGroup(options.collectives));
-  KILN_ASSIGN_OR_RETURN(session.context, tools::CreateProgramContext(
-                                             instance, session.device, std::move(modules), {}, {},
-                                             {.parameters = parameters,
-                                              .trace = session.trace,
-                                              .collectives = std::move(group),
-                                              .instrumentation = nullptr}));
+  KILN_ASSIGN_OR_RETURN(
+      session.context,
+      tools::CreateProgramContext(
+          instance, session.device, std::move(modules), {}, {},
+          {.parameters = parameters,
+           .trace = session.trace,
+           .collectives = std::move(group),
+           .instrumentation = session.instruments ? session.instruments->rings() : nullptr}));
   session.stack = session.context->AcquireStack();
   for (size_t i = 0; i < selected.size(); ++i) {
     const vm::ExportedFunction& exported = *selected[i];
@@ -356,6 +372,14 @@ Status Run(const BenchmarkOptions& options) {
     KILN_RETURN_IF_ERROR(
         tools::WriteTraceFile(*session.trace, "kiln-benchmark-module", options.trace_path));
   }
+  // Every call has returned, so its device work is complete (the header
+  // comment says why); the context, which holds the rings, is still alive.
+  if (session.instruments) {
+    Status written = session.instruments->Write(options.instrument_path, "kiln-benchmark-module",
+                                                *session.device);
+    // A failing call's error says more than the file's: it wins.
+    if (!written.ok() && !session.failure) return written;
+  }
   if (session.failure) return *session.failure;
   return OkStatus();
 }
@@ -388,6 +412,12 @@ cxxopts::Options DeclareFlags() {
        "Write a Chrome trace (JSON; Perfetto opens it) to this file: load, initialize, "
        "every timed call, each command buffer's record, submit and wait, and the device "
        "time of each dispatch",
+       cxxopts::value<std::string>())  //
+      ("instrument_file",
+       "After the benchmarks, write the records of the program's instrumented dispatches "
+       "(kiln-compile --instrument-dispatches) over the whole run (each function's call before "
+       "timing and every timed call: 1 + R x N calls with --benchmark_repetitions=R "
+       "--iterations=N) and its dispatch sites to this file, for kiln-dump-instruments",
        cxxopts::value<std::string>())  //
       ("print_statistics",
        "After the benchmarks, print the dispatches that took the most device time (top 10)",
@@ -503,6 +533,12 @@ Status ParseFlags(cxxopts::Options& flags, int argc, char** argv, BenchmarkOptio
     if (result.count("trace")) {
       options->trace_path = result["trace"].as<std::string>();
       if (options->trace_path.empty()) return InvalidArgumentError("--trace needs a file name");
+    }
+    if (result.count("instrument_file")) {
+      options->instrument_path = result["instrument_file"].as<std::string>();
+      if (options->instrument_path.empty()) {
+        return InvalidArgumentError("--instrument_file needs a file name");
+      }
     }
     KILN_ASSIGN_OR_RETURN(options->time_unit, ParseTimeUnit(result["time_unit"].as<std::string>()));
     options->batch_size = result["batch_size"].as<int64_t>();

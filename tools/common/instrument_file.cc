@@ -1,6 +1,7 @@
 #include "tools/common/instrument_file.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "base/file_io.h"
@@ -150,6 +151,33 @@ Status WriteInstrumentFile(const std::string& path, const InstrumentFileContents
 Result<InstrumentFileContents> ReadInstrumentFile(const std::string& path) {
   KILN_ASSIGN_OR_RETURN(AlignedBuffer bytes, ReadFile(path));
   return ParseInstrumentFile(bytes.span(), path);
+}
+
+void InstrumentRecorder::AddModule(const vm::BytecodeModule& module) {
+  for (InstrumentSite& site : CollectInstrumentSites(module)) sites_.push_back(std::move(site));
+}
+
+Status InstrumentRecorder::Write(const std::string& path, std::string_view tool,
+                                 const hal::Device& device) const {
+  InstrumentFileContents contents;
+  contents.tool = std::string(tool);
+  contents.driver = device.properties().driver;
+  contents.device = device.properties().uri;
+  contents.clock = InstrumentClockUnit(contents.driver);
+  contents.sites = sites_;
+  KILN_ASSIGN_OR_RETURN(contents.rings, ReadInstrumentRings(*rings_));
+  if (contents.rings.empty()) {
+    // Not an error: the file says so too, but a user who expected records
+    // learns why there are none before reading it.
+    std::fprintf(stderr,
+                 "warning: --instrument_file: the program made no instrumentation ring (no "
+                 "instrumented dispatches; compile it with kiln-compile "
+                 "--instrument-dispatches): '%s' has no rings\n",
+                 path.c_str());
+  }
+  Status written = WriteInstrumentFile(path, contents);
+  if (!written.ok()) return Status(written.code(), "--instrument_file: " + written.message());
+  return OkStatus();
 }
 
 }  // namespace kiln::tools

@@ -1,6 +1,7 @@
 // The instrument file (schemas/instruments.fbs, identifier "KINS"): what
 // `kiln-run-module --instrument_file=FILE` writes after a call of a program
-// with instrumented dispatches, and `kiln-dump-instruments FILE` reads.
+// with instrumented dispatches (`kiln-benchmark-module --instrument_file=FILE`
+// after all its calls), and `kiln-dump-instruments FILE` reads.
 //
 //   kiln-compile --instrument-dispatches prog.mlir -o prog.kmod
 //   kiln-run-module prog.kmod --function=main --instrument_file=prog.kins
@@ -13,7 +14,8 @@
 //
 // The writer's side is three steps: CollectInstrumentSites for every loaded
 // module, ReadInstrumentRings once the call's device work is complete, then
-// WriteInstrumentFile.
+// WriteInstrumentFile. A tool's --instrument_file takes them through an
+// InstrumentRecorder, which both tools share.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +24,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/ref.h"
 #include "base/result.h"
+#include "hal/device.h"
 #include "hal/instrumentation.h"
 #include "vm/bytecode_module.h"
 
@@ -91,5 +95,38 @@ Status WriteInstrumentFile(const std::string& path, const InstrumentFileContents
 
 // Reads and parses the file at `path`; errors name it.
 Result<InstrumentFileContents> ReadInstrumentFile(const std::string& path);
+
+// What a tool's --instrument_file gathers over a run: the registry the hal
+// module registers the context's rings in (hal::HalModuleOptions::
+// instrumentation) and the sites of every module the tool loads; written
+// once the run's device work is complete.
+//
+//   tools::InstrumentRecorder recorder;
+//   for (each loaded module) recorder.AddModule(*module);
+//   hal_options.instrumentation = recorder.rings();
+//   ... create the context, make the calls ...
+//   KILN_RETURN_IF_ERROR(recorder.Write(path, "kiln-run-module", *device));
+class InstrumentRecorder {
+ public:
+  InstrumentRecorder() : rings_(MakeRef<hal::InstrumentationRings>()) {}
+
+  // The registry to give the hal module.
+  const Ref<hal::InstrumentationRings>& rings() const { return rings_; }
+
+  // Adds `module`'s instrumented sites (CollectInstrumentSites).
+  void AddModule(const vm::BytecodeModule& module);
+
+  // Writes the file at `path`: `device`'s driver, URI and clock unit, the
+  // sites and every ring registered, read back now (the work that writes
+  // them must be complete), with `tool` naming the writer. A program that
+  // made no ring (no instrumented dispatch) still gets its file, with no
+  // rings, and a warning on stderr says why before anyone reads it; the
+  // error of a file that cannot be written starts "--instrument_file: ".
+  Status Write(const std::string& path, std::string_view tool, const hal::Device& device) const;
+
+ private:
+  Ref<hal::InstrumentationRings> rings_;
+  std::vector<InstrumentSite> sites_;
+};
 
 }  // namespace kiln::tools

@@ -52,6 +52,11 @@ std::map<uint32_t, const InstrumentSite*> SitesById(const InstrumentFileContents
   return sites;
 }
 
+// "1 call", "2 calls": `count` and `noun`, plural unless it is 1.
+std::string Count(uint64_t count, const char* noun) {
+  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
 // A time in the clock's unit as the table prints it: us with ns decimals
 // for an "ns" clock, whole ticks otherwise.
 std::string FormatTime(double value, bool ns_clock) {
@@ -112,20 +117,21 @@ std::string FormatInstrumentStatistics(const InstrumentStatistics& statistics) {
   }
   std::string out;
   if (statistics.sites.empty()) {
-    out = "No instrumented dispatch was recorded (" + std::to_string(statistics.rings) +
-          (statistics.rings == 1 ? " ring" : " rings") + ", empty).\n";
+    out =
+        "No instrumented dispatch was recorded (" + Count(statistics.rings, "ring") + ", empty).\n";
   } else {
     const bool ns_clock = statistics.clock == "ns";
     const char* unit = ns_clock ? "us" : "ticks";
     uint64_t calls = 0;
     for (const InstrumentSiteStatistic& s : statistics.sites) calls += s.calls;
+    out += "Instrumented dispatches (clock " + statistics.clock + "; " +
+           Count(statistics.sites.size(), "site") + ", " + Count(statistics.records, "workgroup") +
+           " in " + Count(calls, "call");
+    // What a wrapped ring overwrote is not counted: not its workgroups, nor
+    // a call whose workgroup (0,0,0) it held, nor a site it held entirely.
+    if (statistics.dropped != 0) out += "; lower bounds: records were dropped";
+    out += "):\n";
     char line[256];
-    std::snprintf(line, sizeof(line),
-                  "Instrumented dispatches (clock %s; %zu %s, %" PRIu64 " workgroups in %" PRIu64
-                  " calls):\n",
-                  statistics.clock.c_str(), statistics.sites.size(),
-                  statistics.sites.size() == 1 ? "site" : "sites", statistics.records, calls);
-    out += line;
     const std::string total = std::string("total ") + unit, mean = std::string("mean ") + unit,
                       max = std::string("max ") + unit, span = std::string("span ") + unit;
     std::snprintf(line, sizeof(line), "  %6s %8s %11s %12s %12s %12s %12s  %s\n", "site", "calls",
@@ -161,7 +167,8 @@ std::string FormatInstrumentStatistics(const InstrumentStatistics& statistics) {
     out += "Dropped records: " + std::to_string(statistics.dropped) +
            " (the oldest, overwritten when a ring wrapped; the figures cover the " +
            std::to_string(statistics.records) +
-           " kept; a larger kiln-compile --instrument-dispatches=SIZE keeps more)\n";
+           " kept, so they are lower bounds: a call counts only if its workgroup (0,0,0) was "
+           "kept; a larger kiln-compile --instrument-dispatches=SIZE keeps more)\n";
   }
   return out;
 }

@@ -2,7 +2,7 @@
 // file (instrument_file.h), per dispatch site, from the records its rings
 // kept.
 //
-//   Instrumented dispatches (clock ns; 3 sites, 9 workgroups in 4 calls):
+//   Instrumented dispatches (clock ns; 3 sites, 9 workgroups in 4 calls; lower bounds: ...):
 //       site    calls  workgroups     total us      mean us       max us      span us  dispatch
 //          0        2           4        8.000        2.000        4.000       13.000  @ex0::@mul
 //          (@main, prog.mlir:5:3)
@@ -14,9 +14,13 @@
 // has. A workgroup's time is end - start in the file's clock (printed in us
 // for "ns" clocks, as raw ticks otherwise); the span runs from the site's
 // first start to its last end, so it covers the gaps between calls. Sites
-// come by total time, largest first. Records are those the rings kept: a
-// ring that wrapped dropped its oldest (`dropped`), and the figures then
-// cover the rest.
+// come by total time, largest first. Counts are singular for one ("1
+// site, 1 workgroup in 1 call"). Records are those the rings kept: a ring
+// that wrapped dropped its oldest (`dropped`), and the figures then cover
+// the rest, so they are lower bounds (a call whose workgroup (0,0,0) was
+// dropped is not counted, a site whose records all were is not listed):
+// the header line says so and the "Dropped records" line below the table
+// says how many.
 //
 // The Chrome trace (FormatInstrumentChromeTrace) has one complete event per
 // record, on one track per site and one process per ring, its times in us

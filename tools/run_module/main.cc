@@ -55,7 +55,6 @@
 
 #include "hal/builtin_drivers.h"
 #include "hal/driver_registry.h"
-#include "hal/instrumentation.h"
 #include "hal/module/hal_module.h"
 #include "tools/common/collective_flags.h"
 #include "tools/common/device_selection.h"
@@ -106,32 +105,6 @@ int64_t ElapsedNs(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-// Writes --instrument_file: the rings the program made, read back now that
-// the call's device work is done, and the site table of its modules.
-Status WriteInstruments(const std::string& path, const hal::Device& device,
-                        const hal::InstrumentationRings& rings,
-                        std::vector<tools::InstrumentSite> sites) {
-  tools::InstrumentFileContents contents;
-  contents.tool = "kiln-run-module";
-  contents.driver = device.properties().driver;
-  contents.device = device.properties().uri;
-  contents.clock = tools::InstrumentClockUnit(contents.driver);
-  contents.sites = std::move(sites);
-  KILN_ASSIGN_OR_RETURN(contents.rings, tools::ReadInstrumentRings(rings));
-  if (contents.rings.empty()) {
-    // Not an error: the file says so too, but a user who expected records
-    // learns why there are none before reading it.
-    std::fprintf(stderr,
-                 "warning: --instrument_file: the program made no instrumentation ring (no "
-                 "instrumented dispatches; compile it with kiln-compile "
-                 "--instrument-dispatches): '%s' has no rings\n",
-                 path.c_str());
-  }
-  Status written = tools::WriteInstrumentFile(path, contents);
-  if (!written.ok()) return Status(written.code(), "--instrument_file: " + written.message());
-  return OkStatus();
-}
-
 // Runs the whole tool; the exit code is 1 when results do not match.
 Result<int> Run(const RunOptions& options) {
   hal::DriverRegistry registry;
@@ -165,17 +138,12 @@ Result<int> Run(const RunOptions& options) {
   std::vector<Ref<vm::BytecodeModule>> modules;
   // --instrument_file: the rings the hal module makes, and the sites that
   // name their records.
-  Ref<hal::InstrumentationRings> rings =
-      options.instrument_path.empty() ? nullptr : MakeRef<hal::InstrumentationRings>();
-  std::vector<tools::InstrumentSite> instrument_sites;
+  std::optional<tools::InstrumentRecorder> instruments;
+  if (!options.instrument_path.empty()) instruments.emplace();
   for (const std::string& path : options.module_paths) {
     KILN_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> loaded, tools::LoadModule(*instance, path));
     if (trace) tools::AddDispatchSiteDetails(*loaded, *trace);
-    if (rings) {
-      for (tools::InstrumentSite& site : tools::CollectInstrumentSites(*loaded)) {
-        instrument_sites.push_back(std::move(site));
-      }
-    }
+    if (instruments) instruments->AddModule(*loaded);
     modules.push_back(std::move(loaded));
   }
   load_span.reset();
@@ -220,13 +188,13 @@ Result<int> Run(const RunOptions& options) {
   KILN_ASSIGN_OR_RETURN(hal::CollectiveGroup group,
                         tools::OpenCollectiveGroup(options.collectives));
   phase_start = std::chrono::steady_clock::now();
-  KILN_ASSIGN_OR_RETURN(
-      Ref<vm::Context> context,
-      tools::CreateProgramContext(instance, device, std::move(modules), context_options, {},
-                                  {.parameters = parameters,
-                                   .trace = trace,
-                                   .collectives = std::move(group),
-                                   .instrumentation = rings}));
+  KILN_ASSIGN_OR_RETURN(Ref<vm::Context> context,
+                        tools::CreateProgramContext(
+                            instance, device, std::move(modules), context_options, {},
+                            {.parameters = parameters,
+                             .trace = trace,
+                             .collectives = std::move(group),
+                             .instrumentation = instruments ? instruments->rings() : nullptr}));
   phases.push_back({"initialize", ElapsedNs(phase_start)});
   KILN_ASSIGN_OR_RETURN(vm::Function function, context->LookupFunction(std::string(module->name()) +
                                                                        "." + exported->name));
@@ -246,9 +214,8 @@ Result<int> Run(const RunOptions& options) {
     // A failing call's error says more than the trace's: it wins.
     if (!written.ok() && invoked.ok()) return written;
   }
-  if (rings) {
-    Status written =
-        WriteInstruments(options.instrument_path, *device, *rings, std::move(instrument_sites));
+  if (instruments) {
+    Status written = instruments->Write(options.instrument_path, "kiln-run-module", *device);
     if (!written.ok() && invoked.ok()) return written;
   }
   KILN_ASSIGN_OR_RETURN(Ref<vm::List> results, std::move(invoked));

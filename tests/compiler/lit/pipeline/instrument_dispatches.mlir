@@ -12,13 +12,23 @@
 // SYNTAX: kiln-compile: error: --instrument-dispatches=1x: expected a size in bytes, optionally with a k or m suffix (KiB, MiB)
 // HELP: --instrument-dispatches[=<SIZE>]
 
-// CUDA: the PTX reads %globaltimer at entry; at the end every thread meets
-// at bar.sync, then only thread 0 reads the clock again and claims a slot
-// with an atomic add on the ring's `next`, and, when the capacity (the
-// header's word 1) is not 0, stores the record 32 bytes past the header.
+// CUDA: the kernel takes the ring as its last pointer and the site id as its
+// last 32-bit parameter (after the two dimensions); the PTX reads
+// %globaltimer at entry; at the end every thread meets at bar.sync, then
+// only thread 0 reads the clock again and claims a slot with an atomic add
+// on the ring's `next`, and, when the capacity (the header's word 1) is not
+// 0, stores the record 32 bytes past the header.
 // RUN: %kiln-compile --iree-hal-target-backends=cuda --instrument-dispatches=64k %s -o %t.cuda.kmod
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.cuda.kmod
 // PTX:      .entry scale_dispatch_0(
+// PTX-NEXT:   .param .u64 .ptr .align 1 scale_dispatch_0_param_0,
+// PTX-NEXT:   .param .u64 .ptr .align 1 scale_dispatch_0_param_1,
+// PTX-NEXT:   .param .u64 .ptr .align 1 scale_dispatch_0_param_2,
+// PTX-NEXT:   .param .u64 .ptr .align 1 scale_dispatch_0_param_3,
+// PTX-NEXT:   .param .u32 scale_dispatch_0_param_4,
+// PTX-NEXT:   .param .u32 scale_dispatch_0_param_5,
+// PTX-NEXT:   .param .u32 scale_dispatch_0_param_6
+// PTX-NEXT: )
 // PTX:        mov.u64 {{.*}}, %globaltimer;
 // PTX:        bar.sync 0;
 // PTX-NEXT:   setp.ne.b32 %[[NOT_LEADER:p[0-9]+]], %{{r[0-9]+}}, 0;
@@ -40,6 +50,34 @@
 // RUN: %kiln-compile --iree-hal-target-backends=vulkan-spirv --instrument-dispatches %s -o %t.vk.kmod
 // RUN: FileCheck %s --check-prefix=SPIRV --input-file=%t.vk.kmod
 // SPIRV: SPV_KHR_shader_clock
+
+// Without --instrument-dispatches nothing of it is left: the same kernels
+// read no clock and claim no slot, and take no ring and no site id (three
+// pointers and the two dimensions), while each pattern matches the
+// instrumented modules above. (tests/e2e/dispatch/
+// uninstrumented_pays_nothing.mlir checks the module's layouts, imports,
+// site table and run time on every device.)
+// RUN: %kiln-compile --iree-hal-target-backends=cuda %s -o %t.cuda.plain.kmod
+// RUN: FileCheck %s --check-prefix=PLAIN-PTX --input-file=%t.cuda.plain.kmod
+// PLAIN-PTX-NOT: %globaltimer
+// PLAIN-PTX-NOT: bar.sync
+// PLAIN-PTX-NOT: atom.global.add
+// PLAIN-PTX:      .entry scale_dispatch_0(
+// PLAIN-PTX-NEXT:   .param .u64 .ptr .align 1 scale_dispatch_0_param_0,
+// PLAIN-PTX-NEXT:   .param .u64 .ptr .align 1 scale_dispatch_0_param_1,
+// PLAIN-PTX-NEXT:   .param .u64 .ptr .align 1 scale_dispatch_0_param_2,
+// PLAIN-PTX-NEXT:   .param .u32 scale_dispatch_0_param_3,
+// PLAIN-PTX-NEXT:   .param .u32 scale_dispatch_0_param_4
+// PLAIN-PTX-NEXT: )
+// PLAIN-PTX-NOT: %globaltimer
+// PLAIN-PTX-NOT: bar.sync
+// PLAIN-PTX-NOT: atom.global.add
+// RUN: %kiln-compile --iree-hal-target-backends=llvm-cpu %s -o %t.cpu.plain.kmod
+// RUN: FileCheck %s --check-prefix=PLAIN-ELF --input-file=%t.cpu.plain.kmod
+// PLAIN-ELF-NOT: clock_gettime
+// RUN: %kiln-compile --iree-hal-target-backends=vulkan-spirv %s -o %t.vk.plain.kmod
+// RUN: FileCheck %s --check-prefix=PLAIN-SPIRV --input-file=%t.vk.plain.kmod
+// PLAIN-SPIRV-NOT: SPV_KHR_shader_clock
 
 func.func @scale(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
   %0 = arith.mulf %a, %b : tensor<?xf32>
